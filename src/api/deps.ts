@@ -1,0 +1,6 @@
+import type { Config } from '../config'
+import type { Logger } from '../log'
+import type { Store } from '../store'
+
+/** What management routes are given; nothing else reaches them. */
+export type Deps = { store: Store; config: Config; log: Logger }

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox'
+import { normalizeHost } from '../crawl/url'
+import { FieldErrors, notFound } from '../http/errors'
+import { route, type Route } from '../http/route'
+import { Hash, PageQuery } from '../http/schemas'
+import type { Deps } from './deps'
+import { HostFilters, LabelFilter, LinkFilters, normalizeHosts, normalizeUrls } from './filters'
+import { labelRoutes } from './label-routes'
+import { DataOf, HostShape, LinkShape, PageOf } from './shapes'
+
+const HostParams = Type.Object({ host_hash: Hash })
+const closed = { additionalProperties: false } as const
+
+/** The host catalogue: GET/PUT /v1/hosts, one host, its links and its labels. */
+export const hostRoutes = ({ store }: Deps): Route[] => [
+  route({
+    method: 'GET',
+    path: '/v1/hosts',
+    summary: 'List hosts',
+    tag: 'hosts',
+    query: Type.Object({ ...PageQuery, ...HostFilters, ...LabelFilter }, closed),
+    response: { status: 200, schema: PageOf(HostShape) },
+    handle: ({ tenant, query }) => ({
+      status: 200,
+      body: store.hosts.list(tenant, { ...query, hosts: normalizeHosts(query.hosts) }, query.page, query.per_page ?? 10),
+    }),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/hosts',
+    summary: 'Insert or update hosts by domain',
+    tag: 'hosts',
+    body: Type.Object({ hosts: Type.Array(Type.String({ maxLength: 253 }), { minItems: 1, maxItems: 255 }) }, closed),
+    response: { status: 200, schema: DataOf(HostShape) },
+    handle: ({ tenant, body }) => {
+      const errors = new FieldErrors()
+      const domains = body.hosts.map((raw, i) => normalizeHost(raw) ?? (errors.add(`hosts[${i}]`, 'is not a valid domain'), ''))
+      errors.throwIfAny()
+      return { status: 200, body: { data: store.hosts.upsert(tenant, [...new Set(domains)]) } }
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/hosts/:host_hash',
+    summary: 'Get a host',
+    tag: 'hosts',
+    params: HostParams,
+    response: { status: 200, schema: HostShape },
+    handle: ({ tenant, params }) => {
+      const host = store.hosts.get(tenant, params.host_hash)
+      if (!host) throw notFound('host')
+      const { seq: _, ...shown } = host
+      return { status: 200, body: shown }
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/hosts/:host_hash/links',
+    summary: 'List the links of a host',
+    tag: 'hosts',
+    params: HostParams,
+    query: Type.Object({ ...PageQuery, ...LinkFilters, ...LabelFilter }, closed),
+    response: { status: 200, schema: PageOf(LinkShape) },
+    handle: ({ tenant, params, query }) => {
+      const host = store.hosts.get(tenant, params.host_hash)
+      if (!host) throw notFound('host')
+      const filter = { ...query, urls: normalizeUrls(query.urls) }
+      return { status: 200, body: store.links.listOfHost(tenant, host.seq, filter, query.page, query.per_page ?? 10) }
+    },
+  }),
+  ...labelRoutes({ base: '/v1/hosts', param: 'host_hash', params: HostParams, what: 'host', tag: 'hosts', repo: store.hosts.labels }),
+]

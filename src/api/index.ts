@@ -1,0 +1,9 @@
+import type { Route } from '../http/route'
+import type { Deps } from './deps'
+import { hostRoutes } from './hosts'
+import { jobRoutes } from './jobs'
+import { linkRoutes } from './links'
+import { runRoutes } from './runs'
+
+/** Every management route, in the order the docs list them. */
+export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps)]

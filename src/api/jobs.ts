@@ -1,0 +1,91 @@
+import { Type } from '@sinclair/typebox'
+import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
+import { notFound } from '../http/errors'
+import { route, type Route } from '../http/route'
+import { Labels, PageQuery, QueryArray, Uuid } from '../http/schemas'
+import type { Deps } from './deps'
+import { CreatedFilters, IdFilters, LabelFilter } from './filters'
+import { JobShape, PageOf, RunShape } from './shapes'
+
+const closed = { additionalProperties: false } as const
+const Name = Type.String({ minLength: 1, maxLength: 255 })
+export const JobParams = Type.Object({ job_id: Uuid })
+
+/** Jobs: a name, labels and a crawl manifest. Deleting a job deletes its runs (and, as they land, triggers and artifacts). */
+export const jobRoutes = ({ store, config }: Deps): Route[] => {
+  const proxyNames = Object.keys(config.proxies)
+  const checked = (cfg: CrawlConfig | undefined) => {
+    if (cfg) checkConfig(cfg, 'config', proxyNames).throwIfAny()
+  }
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/jobs',
+      summary: 'List jobs, newest first',
+      tag: 'jobs',
+      query: Type.Object({ ...PageQuery, ...IdFilters, names: Type.Optional(QueryArray(Name)), ...CreatedFilters, ...LabelFilter }, closed),
+      response: { status: 200, schema: PageOf(JobShape) },
+      handle: ({ tenant, query }) => ({ status: 200, body: store.jobs.list(tenant, query, query.page, query.per_page ?? 10) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/jobs',
+      summary: 'Create a job (and, with create_run=true, its first run)',
+      tag: 'jobs',
+      query: Type.Object({ create_run: Type.Optional(Type.Boolean({ default: false })) }, closed),
+      body: Type.Object({ name: Name, config: CrawlConfig, labels: Type.Optional(Labels), id: Type.Optional(Uuid) }, closed),
+      response: { status: 201, schema: Type.Intersect([JobShape, Type.Object({ run: Type.Optional(RunShape) })]) },
+      handle: ({ tenant, query, body }) => {
+        checked(body.config)
+        const created = store.transaction(() => {
+          const { seq, ...job } = store.jobs.create(tenant, { id: body.id ?? crypto.randomUUID(), name: body.name, config: body.config, labels: body.labels ?? {} })
+          if (!query.create_run) return job
+          const run = store.runs.create(tenant, { seq, id: job.id, labels: job.labels }, { id: crypto.randomUUID(), config: resolveConfig(body.config) })
+          return { ...job, run }
+        })
+        return { status: 201, body: created }
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/jobs/:job_id',
+      summary: 'Get a job',
+      tag: 'jobs',
+      params: JobParams,
+      response: { status: 200, schema: JobShape },
+      handle: ({ tenant, params }) => {
+        const job = store.jobs.get(tenant, params.job_id)
+        if (!job) throw notFound('job')
+        const { seq: _, ...shown } = job
+        return { status: 200, body: shown }
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/v1/jobs/:job_id',
+      summary: 'Update a job; omitted fields stay, given ones are replaced',
+      tag: 'jobs',
+      params: JobParams,
+      body: Type.Object({ name: Type.Optional(Name), config: Type.Optional(CrawlConfig), labels: Type.Optional(Labels) }, closed),
+      response: { status: 200, schema: JobShape },
+      handle: ({ tenant, params, body }) => {
+        checked(body.config)
+        const job = store.jobs.update(tenant, params.job_id, body)
+        if (!job) throw notFound('job')
+        return { status: 200, body: job }
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/jobs/:job_id',
+      summary: 'Delete a job with its runs',
+      tag: 'jobs',
+      params: JobParams,
+      response: { status: 204, description: 'deleted' },
+      handle: ({ tenant, params }) => {
+        if (!store.jobs.delete(tenant, params.job_id)) throw notFound('job')
+        return { status: 204 }
+      },
+    }),
+  ]
+}

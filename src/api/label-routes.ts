@@ -1,0 +1,60 @@
+import { Type, type TObject } from '@sinclair/typebox'
+import { FieldErrors, notFound } from '../http/errors'
+import { route, type Route } from '../http/route'
+import { Labels } from '../http/schemas'
+import type { labelRepository } from '../store/labels'
+import { LabelsShape } from './shapes'
+
+const MAX_LABELS = 64
+
+/**
+ * GET, PUT (merge) and DELETE (by keys) of a resource's labels; all three answer
+ * 200 `{"labels": {…the labels now}}` (DESIGN §3).
+ */
+export function labelRoutes(opts: { base: string; param: string; params: TObject; what: string; tag: string; repo: ReturnType<typeof labelRepository> }): Route[] {
+  const path = `${opts.base}/:${opts.param}/labels`
+  const key = (params: Record<string, unknown>) => params[opts.param] as string
+  const answer = (labels: Record<string, string> | null) => {
+    if (!labels) throw notFound(opts.what)
+    return { status: 200, body: { labels } }
+  }
+  return [
+    route({
+      method: 'GET',
+      path,
+      summary: `Labels of a ${opts.what}`,
+      tag: opts.tag,
+      params: opts.params,
+      response: { status: 200, schema: LabelsShape },
+      handle: ({ tenant, params }) => answer(opts.repo.get(tenant, key(params))),
+    }),
+    route({
+      method: 'PUT',
+      path,
+      summary: `Merge labels into a ${opts.what} (existing keys are replaced)`,
+      tag: opts.tag,
+      params: opts.params,
+      body: Type.Object({ labels: Labels }, { additionalProperties: false }),
+      response: { status: 200, schema: LabelsShape },
+      handle: ({ tenant, params, body }) => {
+        const current = opts.repo.get(tenant, key(params))
+        if (current && Object.keys({ ...current, ...body.labels }).length > MAX_LABELS) {
+          const errors = new FieldErrors()
+          errors.add('labels', `would leave more than ${MAX_LABELS} labels`)
+          errors.throwIfAny()
+        }
+        return answer(opts.repo.merge(tenant, key(params), body.labels))
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path,
+      summary: `Delete labels of a ${opts.what} by key`,
+      tag: opts.tag,
+      params: opts.params,
+      query: Type.Object({ keys: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: MAX_LABELS }) }, { additionalProperties: false }),
+      response: { status: 200, schema: LabelsShape },
+      handle: ({ tenant, params, query }) => answer(opts.repo.remove(tenant, key(params), query.keys)),
+    }),
+  ]
+}

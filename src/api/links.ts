@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox'
+import { normalizeUrl } from '../crawl/url'
+import { FieldErrors, notFound } from '../http/errors'
+import { route, type Route } from '../http/route'
+import { Hash, PageQuery } from '../http/schemas'
+import type { Deps } from './deps'
+import { HostFilters, LabelFilter, LinkFilters, normalizeHosts, normalizeUrls } from './filters'
+import { labelRoutes } from './label-routes'
+import { DataOf, LinkShape, PageOf } from './shapes'
+
+const LinkParams = Type.Object({ link_hash: Hash })
+const closed = { additionalProperties: false } as const
+
+/** The link catalogue: GET/PUT /v1/links, one link and its labels. */
+export const linkRoutes = ({ store }: Deps): Route[] => [
+  route({
+    method: 'GET',
+    path: '/v1/links',
+    summary: 'List links',
+    tag: 'links',
+    query: Type.Object({ ...PageQuery, ...LinkFilters, ...HostFilters, ...LabelFilter }, closed),
+    response: { status: 200, schema: PageOf(LinkShape) },
+    handle: ({ tenant, query }) => ({
+      status: 200,
+      body: store.links.list(tenant, { ...query, urls: normalizeUrls(query.urls), hosts: normalizeHosts(query.hosts) }, query.page, query.per_page ?? 10),
+    }),
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/links',
+    summary: 'Insert or update links by URL (their hosts are created too)',
+    tag: 'links',
+    body: Type.Object({ urls: Type.Array(Type.String({ maxLength: 8192 }), { minItems: 1, maxItems: 255 }) }, closed),
+    response: { status: 200, schema: DataOf(LinkShape) },
+    handle: ({ tenant, body }) => {
+      const errors = new FieldErrors()
+      const urls = body.urls.map((raw, i) => normalizeUrl(raw) ?? (errors.add(`urls[${i}]`, 'must be an absolute http(s) URL'), ''))
+      errors.throwIfAny()
+      return { status: 200, body: { data: store.links.upsert(tenant, [...new Set(urls)]) } }
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/links/:link_hash',
+    summary: 'Get a link',
+    tag: 'links',
+    params: LinkParams,
+    response: { status: 200, schema: LinkShape },
+    handle: ({ tenant, params }) => {
+      const link = store.links.get(tenant, params.link_hash)
+      if (!link) throw notFound('link')
+      return { status: 200, body: link }
+    },
+  }),
+  ...labelRoutes({ base: '/v1/links', param: 'link_hash', params: LinkParams, what: 'link', tag: 'links', repo: store.links.labels }),
+]

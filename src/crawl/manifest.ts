@@ -1,0 +1,118 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { RE2JS } from 're2js'
+import { FETCH_TIMEOUT_MS, fetchOptions } from '../fetch/options-schema'
+import { FieldErrors } from '../http/errors'
+import { Duration, StringEnum } from '../http/schemas'
+import { Category, Pipeline, Regex } from '../parse/pipeline-schema'
+import { parseDuration } from '../util/duration'
+
+const closed = { additionalProperties: false } as const
+const Regexes = Type.Array(Regex, { maxItems: 100, default: [] })
+
+/** The crawl manifest: a job's `config` (DESIGN §4). Every default is here. */
+export const CrawlConfig = Type.Object(
+  {
+    seeds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192, format: 'uri' }), { maxItems: 10_000, default: [] })),
+    sitemaps: Type.Optional(Type.Boolean({ default: false })),
+    scope: Type.Optional(
+      Type.Object(
+        {
+          domains: Type.Optional(StringEnum(['same_host', 'same_domain', 'any'], { default: 'same_host' })),
+          include: Type.Optional(Regexes),
+          exclude: Type.Optional(Regexes),
+          categories: Type.Optional(Type.Array(Category, { maxItems: 6, default: [] })),
+          follow_nofollow: Type.Optional(Type.Boolean({ default: false })),
+        },
+        { ...closed, default: {} },
+      ),
+    ),
+    limits: Type.Optional(
+      Type.Object(
+        {
+          max_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, default: 3 })),
+          max_urls: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000, default: 1000 })),
+          max_empty_evaluations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 60 })),
+          max_age: Type.Optional({ ...Duration, default: '1h' }),
+        },
+        { ...closed, default: {} },
+      ),
+    ),
+    politeness: Type.Optional(
+      Type.Object(
+        {
+          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: 16 })),
+          per_host_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, default: 2 })),
+          delay: Type.Optional({ ...Duration, default: '0s' }),
+          respect_robots: Type.Optional(Type.Boolean({ default: true })),
+        },
+        { ...closed, default: {} },
+      ),
+    ),
+    fetch: Type.Optional(Type.Object(fetchOptions({ max_redirects: 5, max_retries: 2 }), { ...closed, default: {} })),
+    pipelines: Type.Optional(Type.Array(Pipeline, { maxItems: 32, default: [] })),
+    store: Type.Optional(
+      Type.Object(
+        {
+          raw: Type.Optional(Type.Boolean({ default: true })),
+          parsed: Type.Optional(Type.Boolean({ default: true })),
+          assets: Type.Optional(Type.Boolean({ default: false })),
+          max_body_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 10_485_760 })),
+        },
+        { ...closed, default: {} },
+      ),
+    ),
+  },
+  { ...closed, description: 'the crawl manifest (DESIGN §4)' },
+)
+export type CrawlConfig = Static<typeof CrawlConfig>
+
+/** The configuration a run executes with: the job's config with every default filled in. */
+export function resolveConfig(config: CrawlConfig): Required<CrawlConfig> {
+  return Value.Default(CrawlConfig, structuredClone(config)) as Required<CrawlConfig>
+}
+
+/**
+ * Checks a schema-valid config for what a schema cannot say: regexes that RE2 rejects,
+ * duration bounds, proxy names the operator has not configured. `at` prefixes field paths.
+ */
+export function checkConfig(config: CrawlConfig, at: string, proxyNames: readonly string[], errors = new FieldErrors()): FieldErrors {
+  const regexes = (list: string[] | undefined, path: string) =>
+    list?.forEach((source, i) => {
+      const problem = regexProblem(source)
+      if (problem) errors.add(`${path}[${i}]`, problem)
+    })
+  regexes(config.scope?.include, `${at}.scope.include`)
+  regexes(config.scope?.exclude, `${at}.scope.exclude`)
+  config.pipelines?.forEach((pipeline, p) => {
+    pipeline.guards?.forEach((guard, g) => {
+      if (guard.kind !== 'url') return
+      regexes(guard.include, `${at}.pipelines[${p}].guards[${g}].include`)
+      regexes(guard.exclude, `${at}.pipelines[${p}].guards[${g}].exclude`)
+    })
+    regexes(pipeline.navigator?.include, `${at}.pipelines[${p}].navigator.include`)
+    regexes(pipeline.navigator?.exclude, `${at}.pipelines[${p}].navigator.exclude`)
+  })
+  const bound = (value: string | undefined, path: string, min: number, max: number, words: string) => {
+    if (value === undefined) return
+    const ms = parseDuration(value)
+    if (ms !== null && (ms < min || ms > max)) errors.add(path, `must be ${words}`)
+  }
+  bound(config.fetch?.timeout, `${at}.fetch.timeout`, FETCH_TIMEOUT_MS.min, FETCH_TIMEOUT_MS.max, 'between 10ms and 300s')
+  bound(config.limits?.max_age, `${at}.limits.max_age`, 1_000, 365 * 86_400_000, 'between 1s and 365d')
+  bound(config.politeness?.delay, `${at}.politeness.delay`, 0, 3_600_000, 'at most 1h')
+  config.fetch?.proxies?.forEach((name, i) => {
+    if (!proxyNames.includes(name)) errors.add(`${at}.fetch.proxies[${i}]`, `is not a configured proxy (TRAWL_PROXIES names: ${proxyNames.join(', ') || 'none'})`)
+  })
+  return errors
+}
+
+/** Why RE2 rejects a pattern, or null when it compiles. */
+export function regexProblem(source: string): string | null {
+  try {
+    RE2JS.compile(source)
+    return null
+  } catch (err) {
+    return `is not a valid RE2 regular expression: ${(err as Error).message}`
+  }
+}

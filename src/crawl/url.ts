@@ -1,0 +1,64 @@
+/**
+ * URL normalization and hashing (DESIGN §3). Every part of trawl that stores, dedupes or looks
+ * up a URL goes through here, so two spellings of one resource always meet on one hash.
+ */
+
+const UNRESERVED = /[A-Za-z0-9\-._~]/
+
+/** Normalized absolute http(s) URL, or null when the input is not one. */
+export function normalizeUrl(input: string, base?: string): string | null {
+  let url: URL
+  try {
+    url = base === undefined ? new URL(input) : new URL(input, base)
+  } catch {
+    return null
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  if (!url.hostname) return null
+  url.hash = ''
+  if (url.hostname.endsWith('.')) url.hostname = url.hostname.replace(/\.+$/, '')
+  if (!url.hostname) return null
+  const search = url.search === '?' ? '' : normalizeEscapes(url.search)
+  const path = normalizeEscapes(url.pathname || '/')
+  const port = url.port ? `:${url.port}` : ''
+  const auth = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''
+  return `${url.protocol}//${auth}${url.hostname}${port}${path}${search}`
+}
+
+/** Uppercase %xx escapes and decode the ones that stand for unreserved characters. */
+function normalizeEscapes(part: string): string {
+  return part.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16))
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`
+  })
+}
+
+/** Lowercase punycode host name with no trailing dot, or null when it is not a valid host. */
+export function normalizeHost(input: string): string | null {
+  const trimmed = input.trim()
+  if (!trimmed || /[\s/?#@\\]/.test(trimmed) || trimmed.length > 253) return null
+  let host: string
+  try {
+    const url = new URL(`http://${trimmed}/`)
+    if (url.port || url.username || url.password) return null
+    host = url.hostname
+  } catch {
+    return null
+  }
+  host = host.replace(/\.+$/, '')
+  if (!host || host.length > 253) return null
+  return host
+}
+
+/** First 32 hex characters of SHA-256: the id of a normalized URL or host name. */
+export function hash32(text: string): string {
+  return new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 32)
+}
+
+export const linkHash = (normalizedUrl: string) => hash32(normalizedUrl)
+export const hostHash = (normalizedHost: string) => hash32(normalizedHost)
+
+/** Host name of a normalized URL (no port), as hosts are keyed. */
+export function hostOf(normalizedUrl: string): string {
+  return new URL(normalizedUrl).hostname
+}

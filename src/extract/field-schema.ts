@@ -1,0 +1,25 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { StringEnum } from '../http/schemas'
+
+export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date'] as const
+
+/** A Field (DESIGN §6): what to extract from a document, for data maps, `fields` steps and scrape json. */
+export const Field = Type.Recursive(
+  (Self) =>
+    Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 128 }),
+        selector: Type.String({ minLength: 1, maxLength: 1024, description: 'CSS selector' }),
+        attr: Type.Optional(Type.String({ minLength: 1, maxLength: 128, default: 'text', description: '`text`, `html` or an attribute name' })),
+        type: Type.Optional(StringEnum(FIELD_TYPES, { default: 'string' })),
+        multiple: Type.Optional(Type.Boolean({ default: false })),
+        fields: Type.Optional(Type.Array(Self, { maxItems: 100, description: 'an object per matched element' })),
+        required: Type.Optional(Type.Boolean({ default: false })),
+      },
+      { additionalProperties: false },
+    ),
+  { $id: 'Field' },
+)
+export type Field = Static<typeof Field>
+
+export const Fields = Type.Array(Field, { minItems: 1, maxItems: 100 })

@@ -1,0 +1,70 @@
+import { Type } from '@sinclair/typebox'
+import { DateTime, Duration, StringEnum } from '../http/schemas'
+
+const closed = { additionalProperties: false } as const
+const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", patternHint: 'an HTTP header name' })
+const HeaderValue = Type.String({ maxLength: 8192 })
+export const HeaderPairs = Type.Array(Type.Tuple([HeaderName, HeaderValue]), { maxItems: 100, description: 'name and value pairs' })
+
+export const Cookie = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    value: Type.String({ maxLength: 4096 }),
+    domain: Type.Optional(Type.String({ maxLength: 253 })),
+    path: Type.Optional(Type.String({ maxLength: 1024 })),
+    expires: Type.Optional(DateTime),
+    http_only: Type.Optional(Type.Boolean()),
+    secure: Type.Optional(Type.Boolean()),
+    same_site: Type.Optional(StringEnum(['Lax', 'Strict', 'None'])),
+  },
+  closed,
+)
+
+export const Client = Type.Union([
+  Type.Object({ kind: Type.Literal('standard') }, closed),
+  Type.Object({ kind: Type.Literal('browser'), wait_until: Type.Optional(StringEnum(['load', 'networkidle'], { default: 'load' })) }, closed),
+])
+
+const Status = Type.Integer({ minimum: 100, maximum: 599 })
+/** Request and response middleware kinds; each is documented in docs/api.md. */
+export const Middleware = Type.Union([
+  Type.Object({ kind: Type.Literal('set_headers'), headers: HeaderPairs }, closed),
+  Type.Object({ kind: Type.Literal('remove_headers'), names: Type.Array(HeaderName, { minItems: 1, maxItems: 100 }) }, closed),
+  Type.Object({ kind: Type.Literal('basic_auth'), username: Type.String({ maxLength: 1024 }), password: Type.String({ maxLength: 1024 }) }, closed),
+  Type.Object({ kind: Type.Literal('bearer_auth'), token: Type.String({ minLength: 1, maxLength: 8192 }) }, closed),
+  Type.Object({ kind: Type.Literal('rate_limit'), per_second: Type.Number({ exclusiveMinimum: 0, maximum: 10000 }) }, closed),
+  Type.Object(
+    { kind: Type.Literal('retry_on_status'), statuses: Type.Array(Status, { minItems: 1, maxItems: 50 }), max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 2 })) },
+    closed,
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal('response_guard'),
+      statuses: Type.Optional(Type.Array(Status, { maxItems: 100, description: 'allowed statuses' })),
+      content_types: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 50, description: 'allowed content types' })),
+    },
+    closed,
+  ),
+])
+
+export const USER_AGENT_KEYWORDS = ['trawl', 'chrome', 'firefox', 'safari', 'random'] as const
+
+/**
+ * The fetch options every fetching surface shares (SPEC Fetch, minus url, method and body).
+ * `defaults` differ: /v1/fetch keeps SPEC's (0 redirects, 0 retries), crawls are friendlier.
+ */
+export function fetchOptions(defaults: { max_redirects: number; max_retries: number }) {
+  return {
+    client: Type.Optional({ ...Client, default: { kind: 'standard' } }),
+    middleware: Type.Optional(Type.Array(Middleware, { maxItems: 32, default: [] })),
+    user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, default: 'trawl', description: `${USER_AGENT_KEYWORDS.join(', ')} or a user-agent string` })),
+    referrer: Type.Optional(Type.String({ maxLength: 8192 })),
+    headers: Type.Optional({ ...HeaderPairs, default: [] }),
+    cookies: Type.Optional(Type.Array(Cookie, { maxItems: 100, default: [] })),
+    proxies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 16, default: [], description: 'names from TRAWL_PROXIES' })),
+    timeout: Type.Optional({ ...Duration, default: '30s', description: 'whole-request timeout, 10ms to 300s' }),
+    max_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: defaults.max_redirects })),
+    max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: defaults.max_retries })),
+  }
+}
+export const FETCH_TIMEOUT_MS = { min: 10, max: 300_000 }

@@ -1,0 +1,85 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import type { Elysia } from 'elysia'
+import { ApiError, FieldErrors, ValidationError } from './errors'
+import { parseQuery } from './query'
+import { TENANT_PATTERN, tenantOf } from './tenant'
+import { validate } from './validate'
+
+/** What a handler answers: a status with a JSON body, or a ready Response. */
+export type Reply = { status: number; body?: unknown } | Response
+
+export type Ctx<P, Q, B> = { tenant: string; params: P; query: Q; body: B; request: Request; url: URL }
+
+/**
+ * One route: its schemas validate the request (we do it, not Elysia, so every 422 has our
+ * field paths and the order tenant → validation → existence → state holds) and the same
+ * schemas are handed to the OpenAPI document, so docs and validation cannot drift.
+ */
+export type Route<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema> = {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  path: string
+  summary: string
+  tag: string
+  params?: P
+  query?: Q
+  body?: B
+  /** A missing or empty body counts as `{}` (e.g. POST /v1/jobs/{id}/runs). */
+  bodyOptional?: boolean
+  /** Documentation of the success response. */
+  response?: { status: number; schema?: TSchema; description?: string; contentType?: string }
+  /** Management routes need X-Tenant-Id; scrape routes do not. */
+  tenant?: boolean
+  handle: (ctx: Ctx<P['static'], Q['static'], B['static']>) => Reply | Promise<Reply>
+}
+
+/** Declares a route with its schema types flowing into the handler. */
+export const route = <P extends TObject, Q extends TObject, B extends TSchema>(r: Route<P, Q, B>) => r as unknown as Route
+
+export const json = (status: number, body: unknown): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+
+const NO_QUERY = Type.Object({}, { additionalProperties: false })
+
+/** OpenAPI references (the plugin's `references` option) collected while mounting. */
+export type References = Record<string, Record<string, Record<string, unknown>>>
+
+export function mount(app: Elysia, routes: Route[], refs: References) {
+  for (const r of routes) {
+    const needsTenant = r.tenant !== false
+    app.route(
+      r.method,
+      r.path,
+      async ({ request, body, params }: { request: Request; body: unknown; params: Record<string, string> }) => {
+        const tenant = needsTenant ? tenantOf(request) : ''
+        const url = new URL(request.url)
+        const errors = new FieldErrors()
+        const check = <T>(fn: () => T): T | undefined => {
+          try {
+            return fn()
+          } catch (err) {
+            if (!(err instanceof ValidationError)) throw err
+            for (const f of err.fields) for (const e of f.errors) errors.add(f.field, e)
+            return undefined
+          }
+        }
+        const p = r.params ? check(() => validate(r.params!, params, 'params')) : {}
+        const q = check(() => parseQuery(r.query ?? NO_QUERY, url))
+        const given = body === null || body === undefined || body === '' ? undefined : body
+        const b = r.body ? check(() => validate(r.body!, given === undefined && r.bodyOptional ? {} : given, 'body')) : undefined
+        errors.throwIfAny()
+        const reply = await r.handle({ tenant, params: p, query: q, body: b, request, url } as never)
+        return reply instanceof Response ? reply : reply.status === 204 ? new Response(null, { status: 204 }) : json(reply.status, reply.body)
+      },
+      { detail: { summary: r.summary, tags: [r.tag] } } as never,
+    )
+    const ref: Record<string, unknown> = {}
+    if (r.params) ref.params = r.params
+    if (r.query) ref.query = r.query
+    if (r.body) ref.body = r.body
+    if (needsTenant) ref.headers = Type.Object({ 'x-tenant-id': Type.String({ pattern: TENANT_PATTERN, description: 'tenant identifier' }) })
+    if (r.response?.schema) ref.response = { [r.response.status]: r.response.schema }
+    ;(refs[r.path] ??= {})[r.method.toLowerCase()] = ref
+  }
+}
+
+export { ApiError }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bun
+import { ConfigError, loadConfig, SETTING_NAMES } from './config'
+import { createLogger } from './log'
+import { startServer } from './server'
+import { VERSION } from './version'
+
+const USAGE = `trawl ${VERSION}: crawl management and scrape service
+
+usage:
+  trawl serve [--data-dir DIR] [--host ADDR] [--port N] [--scrape-port N]
+  trawl version
+
+settings (flag, environment, default):
+${SETTING_NAMES.map((s) => `  ${(s.flag ?? '').padEnd(14)} ${s.env.padEnd(30)} ${s.default}`).join('\n')}
+`
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'version':
+    case '--version':
+      process.stdout.write(`trawl ${VERSION} (bun ${Bun.version})\n`)
+      return 0
+    case 'serve':
+      return serve(rest)
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE)
+      return command === undefined ? 2 : 0
+    default:
+      process.stderr.write(`trawl: unknown command "${command}"\n\n${USAGE}`)
+      return 2
+  }
+}
+
+async function serve(argv: string[]): Promise<number> {
+  const { config } = loadConfig(argv, process.env)
+  const log = createLogger(config.logLevel)
+  const server = await startServer(config, log)
+  process.stdout.write(`trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`)
+  return new Promise((resolve) => {
+    const shutdown = (signal: string) => {
+      log.info('shutting down', { signal })
+      server.stop().then(() => resolve(0), (err) => {
+        log.error('shutdown failed', { error: String(err) })
+        resolve(1)
+      })
+    }
+    process.once('SIGINT', () => shutdown('SIGINT'))
+    process.once('SIGTERM', () => shutdown('SIGTERM'))
+  })
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`trawl: ${err.message}\n`)
+      process.exit(2)
+    }
+    const message = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE' ? `address in use: ${(err as Error).message}` : String((err as Error)?.stack ?? err)
+    process.stderr.write(`trawl: ${message}\n`)
+    process.exit(1)
+  },
+)

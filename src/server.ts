@@ -1,0 +1,58 @@
+import { managementRoutes } from './api'
+import type { Config } from './config'
+import { createApp } from './http/app'
+import type { Logger } from './log'
+import { scrapeRoutes } from './scrape'
+import { createStore } from './store'
+import { openDatabase } from './store/db'
+import { VERSION } from './version'
+
+export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
+
+/** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
+export async function startServer(config: Config, log: Logger): Promise<Server> {
+  const db = openDatabase(config.dataDir)
+  const store = createStore(db)
+  const management = createApp({
+    title: 'trawl management API',
+    description: 'Crawl jobs, runs, the host and link catalogue. Every request carries X-Tenant-Id.',
+    routes: managementRoutes({ store, config, log }),
+    log,
+    maxRequestBytes: config.maxRequestBytes,
+    tenant: true,
+  })
+  const scrape = createApp({
+    title: 'trawl scrape API',
+    description: 'One URL in, markdown, html, json or binary out; paid per request with x402.',
+    routes: scrapeRoutes(),
+    log,
+    maxRequestBytes: 1024 * 1024,
+    tenant: false,
+  })
+  const serveOpts = (port: number, maxRequestBodySize: number) => ({ hostname: config.host, port, maxRequestBodySize })
+  try {
+    management.listen(serveOpts(config.port, config.maxRequestBytes))
+    scrape.listen(serveOpts(config.scrapePort, 1024 * 1024))
+  } catch (err) {
+    await management.stop?.().catch(() => {})
+    db.close()
+    throw err
+  }
+  const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
+  const managementUrl = url(management)
+  const scrapeUrl = url(scrape)
+  log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: config.payTo ? 'paid' : 'free', data_dir: config.dataDir })
+  let stopped: Promise<void> | null = null
+  return {
+    managementUrl,
+    scrapeUrl,
+    stop: () =>
+      (stopped ??= (async () => {
+        // Finish the requests in flight, then close the database so the WAL is checkpointed.
+        await Promise.all([management.stop(), scrape.stop()])
+        db.close()
+      })()),
+  }
+}
+
+const formatHost = (host: string) => (host.includes(':') ? `[${host}]` : host)

@@ -1,0 +1,51 @@
+import type { Database } from 'bun:sqlite'
+import { hostHash } from '../crawl/url'
+import { labelRepository, type Labels } from './labels'
+import { ListQuery, type Page } from './list'
+import { iso } from './time'
+
+export type Host = { hash: string; domain: string; labels: Labels; created_at: string }
+export type HostFilter = { host_hashes?: string[]; hosts?: string[]; labels?: Labels }
+
+type HostRow = { hash: string; domain: string; labels: string; created_at: number }
+const COLUMNS = 't.hash, t.domain, t.labels, t.created_at'
+export const toHost = (r: HostRow): Host => ({ hash: r.hash, domain: r.domain, labels: JSON.parse(r.labels), created_at: iso(r.created_at)! })
+
+/** Hosts of the catalogue, keyed per tenant by the hash of the normalized host name. */
+export function hostRepository(db: Database) {
+  const insert = db.query('INSERT INTO hosts (tenant, hash, domain, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, hash) DO NOTHING')
+  const byHash = db.query(`SELECT seq, ${COLUMNS} FROM hosts t WHERE tenant = ? AND hash = ?`)
+
+  /** Seq of the host row for a normalized host name, creating it when new. */
+  function ensure(tenant: string, domain: string, now: number): number {
+    const hash = hostHash(domain)
+    insert.run(tenant, hash, domain, now)
+    return (byHash.get(tenant, hash) as { seq: number }).seq
+  }
+
+  return {
+    ensure,
+    /** Inserts the normalized domains that are new; answers every one, in order. */
+    upsert(tenant: string, domains: string[]): Host[] {
+      return db.transaction(() => {
+        const now = Date.now()
+        return domains.map((domain) => {
+          ensure(tenant, domain, now)
+          return toHost(byHash.get(tenant, hostHash(domain)) as HostRow)
+        })
+      })()
+    },
+    get(tenant: string, hash: string): (Host & { seq: number }) | null {
+      const row = byHash.get(tenant, hash) as (HostRow & { seq: number }) | null
+      return row ? { ...toHost(row), seq: row.seq } : null
+    },
+    list(tenant: string, f: HostFilter, page: string | undefined, perPage: number): Page<Host> {
+      return new ListQuery('hosts', tenant, 'host')
+        .in('t.hash', f.host_hashes)
+        .in('t.domain', f.hosts)
+        .labels(f.labels)
+        .page(db, COLUMNS, '', page, perPage, toHost)
+    },
+    labels: labelRepository(db, 'host', 'hosts'),
+  }
+}

@@ -1,0 +1,22 @@
+import type { Database } from 'bun:sqlite'
+import { hostRepository } from './hosts'
+import { jobRepository } from './jobs'
+import { linkRepository } from './links'
+import { runRepository } from './runs'
+
+/** Every repository over one database; what routes and the engine receive. */
+export function createStore(db: Database) {
+  const hosts = hostRepository(db)
+  return {
+    db,
+    hosts,
+    links: linkRepository(db, hosts),
+    jobs: jobRepository(db),
+    runs: runRepository(db),
+    /** Runs `fn` in one transaction (nested calls join it as savepoints). */
+    transaction<T>(fn: () => T): T {
+      return db.transaction(fn)()
+    },
+  }
+}
+export type Store = ReturnType<typeof createStore>
