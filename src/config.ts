@@ -132,7 +132,8 @@ export function loadConfig(
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
   } catch (err) {
-    throw new ConfigError((err as Error).message.split('\n')[0]!.replace(/^Unknown option/, 'unknown flag'))
+    // node's messages run on ("… To specify a positional argument …"); keep the first sentence.
+    throw new ConfigError((err as Error).message.split(/\.\s|\n/)[0]!.replace(/^Unknown option/, 'unknown flag'))
   }
   const values = parsed.values as Record<string, string | boolean | undefined>
   const config = { maxRequestBytes: 64 * 1024 * 1024 } as Record<keyof Config, unknown>

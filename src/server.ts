@@ -1,4 +1,5 @@
 import { managementRoutes } from './api'
+import type { Deps } from './api/deps'
 import type { Config } from './config'
 import { createApp } from './http/app'
 import type { Logger } from './log'
@@ -7,21 +8,19 @@ import { createStore } from './store'
 import { openDatabase } from './store/db'
 import { VERSION } from './version'
 
-export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
-
-/** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
-export async function startServer(config: Config, log: Logger): Promise<Server> {
-  const db = openDatabase(config.dataDir)
-  const store = createStore(db)
-  const management = createApp({
+/** The management surface over a store (also what API tests drive with app.handle). */
+export const managementApp = (deps: Deps) =>
+  createApp({
     title: 'trawl management API',
     description: 'Crawl jobs, runs, the host and link catalogue. Every request carries X-Tenant-Id.',
-    routes: managementRoutes({ store, config, log }),
-    log,
-    maxRequestBytes: config.maxRequestBytes,
+    routes: managementRoutes(deps),
+    log: deps.log,
+    maxRequestBytes: deps.config.maxRequestBytes,
     tenant: true,
   })
-  const scrape = createApp({
+
+export const scrapeApp = (config: Config, log: Logger) =>
+  createApp({
     title: 'trawl scrape API',
     description: 'One URL in, markdown, html, json or binary out; paid per request with x402.',
     routes: scrapeRoutes(),
@@ -29,6 +28,15 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     maxRequestBytes: 1024 * 1024,
     tenant: false,
   })
+
+export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
+
+/** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
+export async function startServer(config: Config, log: Logger): Promise<Server> {
+  const db = openDatabase(config.dataDir)
+  const store = createStore(db)
+  const management = managementApp({ store, config, log })
+  const scrape = scrapeApp(config, log)
   const serveOpts = (port: number, maxRequestBodySize: number) => ({ hostname: config.host, port, maxRequestBodySize })
   try {
     management.listen(serveOpts(config.port, config.maxRequestBytes))

@@ -1,0 +1,28 @@
+// Builds dist/trawl with `bun build --compile`. Flags per shared BUN-NOTES: never --minify or
+// --minify-identifiers (mangled names silently disable Elysia's validation code paths);
+// --bytecode needs --format=esm; the binary must not pick up .env or bunfig.toml from the cwd.
+import { rmSync } from 'node:fs'
+
+const outfile = process.argv[2] ?? 'dist/trawl'
+const target = process.argv[3] // e.g. bun-linux-arm64; default: this machine
+rmSync(outfile, { force: true }) // a failed build must not leave an old binary looking current
+
+const args = [
+  'build',
+  'src/main.ts',
+  '--compile',
+  '--minify-syntax',
+  '--minify-whitespace',
+  '--bytecode',
+  '--format=esm',
+  '--no-compile-autoload-dotenv',
+  '--no-compile-autoload-bunfig',
+  '--outfile',
+  outfile,
+  ...(target ? [`--target=${target}`] : []),
+]
+const proc = Bun.spawnSync([process.execPath, ...args], { stdout: 'inherit', stderr: 'inherit' })
+if (proc.exitCode !== 0) {
+  console.error(`build failed (exit ${proc.exitCode})`)
+  process.exit(proc.exitCode ?? 1)
+}
