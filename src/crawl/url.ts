@@ -37,6 +37,9 @@ function normalizeEscapes(part: string): string {
 export function normalizeHost(input: string): string | null {
   const trimmed = input.trim()
   if (!trimmed || /[\s/?#@\\]/.test(trimmed) || trimmed.length > 253) return null
+  // A port is not part of a host; only a bracketed IPv6 literal may hold colons. (URL would
+  // silently drop a default port like :80, so check the text.)
+  if (trimmed.includes(':') && !/^\[[0-9a-fA-F:.]+\]$/.test(trimmed)) return null
   let host: string
   try {
     const url = new URL(`http://${trimmed}/`)

@@ -1,0 +1,95 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../src/config'
+
+const load = (argv: string[], env: Record<string, string> = {}) => loadConfig(argv, env).config
+
+describe('configuration', () => {
+  test('defaults work with nothing configured', () => {
+    const c = load([])
+    expect(c).toMatchObject({
+      dataDir: './trawl-data',
+      host: '127.0.0.1',
+      port: 8080,
+      scrapePort: 8081,
+      maxActiveRuns: 4,
+      allowPrivateNetworks: false,
+      proxies: {},
+      chromium: 'chromium',
+      blobUrl: null,
+      payTo: null,
+      payNetwork: 'base-sepolia',
+      price: '0.001',
+      payMaxTimeoutMs: 300_000,
+      scrapeRate: 20,
+      scrapeRender: 'auto',
+      maxBodyBytes: 10_485_760,
+      logLevel: 'info',
+    })
+  })
+
+  test('flags beat environment, environment beats defaults', () => {
+    expect(load(['--port', '9000'], { TRAWL_PORT: '9100' }).port).toBe(9000)
+    expect(load([], { TRAWL_PORT: '9100' }).port).toBe(9100)
+    expect(load(['--data-dir', '/x'], { TRAWL_DATA_DIR: '/y' }).dataDir).toBe('/x')
+    expect(load([], { TRAWL_SCRAPE_PORT: '0' }).scrapePort).toBe(0)
+  })
+
+  test('parses every environment-only setting', () => {
+    const c = load([], {
+      TRAWL_MAX_ACTIVE_RUNS: '8',
+      TRAWL_ALLOW_PRIVATE_NETWORKS: 'true',
+      TRAWL_PROXIES: 'isp=http://proxy.example:3128, dc=http://10.0.0.1:8080',
+      TRAWL_BLOB_URL: 's3://bucket/prefix',
+      TRAWL_S3_ENDPOINT: 'http://127.0.0.1:4569/',
+      TRAWL_PAY_TO: '0x' + 'ab'.repeat(20),
+      TRAWL_PAY_NETWORK: 'base',
+      TRAWL_PRICE: '0.05',
+      TRAWL_PAY_MAX_TIMEOUT: '1h',
+      TRAWL_SCRAPE_RATE: 'off',
+      TRAWL_SCRAPE_RENDER: 'never',
+      TRAWL_MAX_BODY_BYTES: '1024',
+      TRAWL_LOG_LEVEL: 'debug',
+    })
+    expect(c.maxActiveRuns).toBe(8)
+    expect(c.allowPrivateNetworks).toBe(true)
+    expect(c.proxies).toEqual({ isp: 'http://proxy.example:3128', dc: 'http://10.0.0.1:8080' })
+    expect(c.blobUrl).toBe('s3://bucket/prefix')
+    expect(c.s3Endpoint).toBe('http://127.0.0.1:4569')
+    expect(c.payNetwork).toBe('base')
+    expect(c.price).toBe('0.05')
+    expect(c.payMaxTimeoutMs).toBe(3_600_000)
+    expect(c.scrapeRate).toBeNull()
+    expect(c.scrapeRender).toBe('never')
+    expect(c.maxBodyBytes).toBe(1024)
+    expect(c.logLevel).toBe('debug')
+  })
+
+  test.each([
+    [['--port', '70000'], {}, '--port'],
+    [['--port', 'abc'], {}, '--port'],
+    [[], { TRAWL_PORT: '-1' }, 'TRAWL_PORT'],
+    [[], { TRAWL_MAX_ACTIVE_RUNS: '0' }, 'TRAWL_MAX_ACTIVE_RUNS'],
+    [[], { TRAWL_ALLOW_PRIVATE_NETWORKS: 'maybe' }, 'TRAWL_ALLOW_PRIVATE_NETWORKS'],
+    [[], { TRAWL_PROXIES: 'garbage' }, 'TRAWL_PROXIES'],
+    [[], { TRAWL_PROXIES: 'isp=ftp://x' }, 'TRAWL_PROXIES'],
+    [[], { TRAWL_BLOB_URL: 'gs://bucket' }, 'TRAWL_BLOB_URL'],
+    [[], { TRAWL_PAY_TO: '0x123' }, 'TRAWL_PAY_TO'],
+    [[], { TRAWL_PAY_NETWORK: 'mainnet' }, 'TRAWL_PAY_NETWORK'],
+    [[], { TRAWL_PRICE: 'free' }, 'TRAWL_PRICE'],
+    [[], { TRAWL_PRICE: '0' }, 'TRAWL_PRICE'],
+    [[], { TRAWL_PAY_MAX_TIMEOUT: '5 minutes' }, 'TRAWL_PAY_MAX_TIMEOUT'],
+    [[], { TRAWL_SCRAPE_RATE: '20' }, 'TRAWL_SCRAPE_RATE'],
+    [[], { TRAWL_SCRAPE_RENDER: 'sometimes' }, 'TRAWL_SCRAPE_RENDER'],
+    [[], { TRAWL_MAX_BODY_BYTES: '10MB' }, 'TRAWL_MAX_BODY_BYTES'],
+    [[], { TRAWL_LOG_LEVEL: 'loud' }, 'TRAWL_LOG_LEVEL'],
+    [[], { TRAWL_FACILITATOR_URL: 'not a url' }, 'TRAWL_FACILITATOR_URL'],
+    [['--nope'], {}, '--nope'],
+  ] as [string[], Record<string, string>, string][])('%p %p is rejected naming %s', (argv, env, name) => {
+    expect(() => load(argv, env)).toThrow(ConfigError)
+    expect(() => load(argv, env)).toThrow(name)
+  })
+
+  test('the price accepts a dollar sign', () => {
+    expect(load([], { TRAWL_PRICE: '$0.002' }).price).toBe('0.002')
+  })
+})
