@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createStore } from '../../src/store'
+import { migrate, openDatabase } from '../../src/store/db'
+import { migrations } from '../../src/store/migrations'
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'trawl-db-'))
+
+describe('openDatabase', () => {
+  test('creates the data dir, WAL mode, foreign keys, every migration applied', () => {
+    const dir = join(tempDir(), 'nested', 'data')
+    const db = openDatabase(dir)
+    try {
+      expect((db.query('PRAGMA journal_mode').get() as any).journal_mode).toBe('wal')
+      expect((db.query('PRAGMA foreign_keys').get() as any).foreign_keys).toBe(1)
+      expect((db.query('PRAGMA busy_timeout').get() as any).timeout).toBe(5000)
+      expect((db.query('PRAGMA user_version').get() as any).user_version).toBe(migrations.length)
+      const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as any[]).map((r) => r.name)
+      expect(tables).toEqual(expect.arrayContaining(['hosts', 'jobs', 'labels', 'links', 'runs']))
+    } finally {
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('reopening keeps data and applies nothing twice', () => {
+    const dir = tempDir()
+    try {
+      const db1 = openDatabase(dir)
+      const store = createStore(db1)
+      store.jobs.create('t', { id: crypto.randomUUID(), name: 'kept', config: {}, labels: { a: 'b' } })
+      db1.close()
+      const db2 = openDatabase(dir)
+      expect(createStore(db2).jobs.list('t', { labels: { a: 'b' } }, undefined, 10).data.map((j) => j.name)).toEqual(['kept'])
+      migrate(db2) // idempotent
+      expect((db2.query('PRAGMA user_version').get() as any).user_version).toBe(migrations.length)
+      db2.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a database from a newer binary is refused rather than misread', () => {
+    const dir = tempDir()
+    try {
+      const raw = new Database(join(dir, 'trawl.db'), { create: true })
+      raw.exec(`PRAGMA user_version = ${migrations.length + 1}`)
+      raw.close()
+      expect(() => openDatabase(dir)).toThrow('newer than this binary')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('deleting a job cascades to its runs at the SQL level', () => {
+    const dir = tempDir()
+    const db = openDatabase(dir)
+    try {
+      const store = createStore(db)
+      const j = store.jobs.create('t', { id: crypto.randomUUID(), name: 'j', config: {}, labels: {} })
+      store.runs.create('t', j, { id: crypto.randomUUID(), config: {} })
+      expect(store.jobs.delete('t', j.id)).toBe(true)
+      expect((db.query('SELECT count(*) AS n FROM runs').get() as any).n).toBe(0)
+    } finally {
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
