@@ -57,6 +57,12 @@ export function createApp(opts: AppOptions) {
       opts.log.error('unhandled error', { method: request.method, url: request.url, error: String((error as Error)?.stack ?? error) })
       return errorResponse(new ApiError(500, 'internal', 'internal error'))
     })
+    // The plugin knows nothing of query encodings; say how our objects travel (DESIGN §3).
+    .onAfterHandle({ as: 'global' }, ({ request, response }) => {
+      if (new URL(request.url).pathname !== '/openapi.json') return
+      annotateQueryStyles(response)
+      hoistSchemaIds(response)
+    })
     .use(
       openapi({
         path: '/docs',
@@ -75,6 +81,42 @@ export function createApp(opts: AppOptions) {
     }, { detail: { hide: true } })
   mount(app as unknown as Elysia, opts.routes, refs)
   return app
+}
+
+/** Marks object query parameters as deepObject (`labels[env]=prod`) and arrays as repeated keys. */
+function annotateQueryStyles(doc: unknown) {
+  const paths = (doc as { paths?: Record<string, Record<string, { parameters?: Record<string, any>[] }>> })?.paths ?? {}
+  for (const ops of Object.values(paths))
+    for (const op of Object.values(ops))
+      for (const p of op.parameters ?? []) {
+        if (p.in !== 'query') continue
+        if (p.schema?.type === 'object') Object.assign(p, { style: 'deepObject', explode: true })
+        if (p.schema?.type === 'array') Object.assign(p, { style: 'form', explode: true })
+      }
+}
+
+/**
+ * Recursive TypeBox schemas (Field) carry `$id` and refer to themselves by bare `$ref`; OpenAPI
+ * tools resolve `#/components/schemas/…` only, so move each `$id` schema there. Idempotent:
+ * the plugin caches the document and hands us the same object every time.
+ */
+function hoistSchemaIds(doc: unknown) {
+  const d = doc as { components?: { schemas?: Record<string, unknown> } }
+  const components = ((d.components ??= {}).schemas ??= {})
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit)
+    if (!node || typeof node !== 'object') return node
+    const obj = node as Record<string, unknown>
+    if (typeof obj.$ref === 'string' && !obj.$ref.startsWith('#')) obj.$ref = `#/components/schemas/${obj.$ref}`
+    for (const [k, v] of Object.entries(obj)) obj[k] = visit(v)
+    if (typeof obj.$id === 'string') {
+      const { $id, ...schema } = obj
+      components[$id] = schema
+      return { $ref: `#/components/schemas/${$id}` }
+    }
+    return obj
+  }
+  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) if (k !== 'components') (doc as Record<string, unknown>)[k] = visit(v)
 }
 
 export function errorResponse(error: ApiError): Response {

@@ -70,7 +70,7 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
         const reply = await r.handle({ tenant, params: p, query: q, body: b, request, url } as never)
         return reply instanceof Response ? reply : reply.status === 204 ? new Response(null, { status: 204 }) : json(reply.status, reply.body)
       },
-      { detail: { summary: r.summary, tags: [r.tag] } } as never,
+      { detail: { summary: r.summary, tags: [r.tag] }, ...(r.body ? { parse: 'json' } : {}) } as never,
     )
     const ref: Record<string, unknown> = {}
     if (r.params) ref.params = r.params

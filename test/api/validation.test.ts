@@ -137,3 +137,16 @@ describe('order of checks and other error bodies', () => {
     expect(r.body.data[0].domain).toBe('plain.example')
   })
 })
+
+describe('unexpected failures', () => {
+  test('are a 500 internal with no stack trace, and are logged', async () => {
+    const broken = testApi()
+    broken.db.close() // the store now throws on every statement
+    const r = await broken.get('/v1/jobs')
+    expect(r.status).toBe(500)
+    expect(r.body).toEqual({ error: 'internal', message: 'internal error' })
+    expect(JSON.stringify(r.body)).not.toContain('at ')
+    expect(broken.logs.some((l) => l.includes('error unhandled error') && l.includes('GET'))).toBe(true)
+    broken.close()
+  })
+})

@@ -12,7 +12,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** Query string from pairs, repeated keys and `labels[key]` brackets kept (percent-encoded). */
-const qs = (pairs: [string, string | number][]) => `?${new URLSearchParams(pairs.map(([k, v]) => [k, String(v)])).toString()}`
+const qs = (pairs: [string, string | number][]) => `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, String(v)])).toString()}`
 
 const jobBody = (over: Record<string, unknown> = {}) => ({ name: 'docs', config: { seeds: ['https://example.com/'] }, ...over })
 

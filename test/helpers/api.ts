@@ -19,7 +19,8 @@ export function testApi(env: Record<string, string> = {}) {
   const { config } = loadConfig(['--data-dir', dir], env)
   const db = openDatabase(dir)
   const store = createStore(db)
-  const app = managementApp({ store, config, log: createLogger('error') })
+  const logs: string[] = []
+  const app = managementApp({ store, config, log: createLogger('info', (line) => logs.push(line)) })
 
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
     const headers = new Headers(opts.headers)
@@ -43,6 +44,7 @@ export function testApi(env: Record<string, string> = {}) {
     del: (path: string, opts?: CallOptions) => call('DELETE', path, opts),
     store,
     db,
+    logs,
     config,
     dir,
     close() {
