@@ -378,6 +378,9 @@ describe('one server', () => {
       expect(query.per_page!.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 })
       expect(query.statuses!.schema).toMatchObject({ type: 'array' })
       expect(query.statuses!.schema.items.enum).toEqual(expect.arrayContaining(['pending', 'running', 'paused', 'finished']))
+      // how they travel (DESIGN §3): objects as deepObject, arrays as repeated keys
+      expect(query.labels).toMatchObject({ style: 'deepObject', explode: true, schema: { type: 'object' } })
+      expect(query.job_ids).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } })
       const tenantHeader = params.find((p) => p.in === 'header' && p.name.toLowerCase() === 'x-tenant-id')
       expect(tenantHeader?.required).toBe(true)
       const jobParams: { name: string; in: string }[] = doc.paths['/v1/jobs/{job_id}'].get.parameters

@@ -56,9 +56,9 @@ export function testApi(env: Record<string, string> = {}) {
 export type TestApi = ReturnType<typeof testApi>
 
 /** Counts rows of every table, to show a rejected request changed nothing. */
-export function snapshot(api: TestApi): Record<string, number> {
+export function snapshot(api: TestApi): { hosts: number; links: number; labels: number; jobs: number; runs: number } {
   const tables = ['hosts', 'links', 'labels', 'jobs', 'runs']
-  return Object.fromEntries(tables.map((t) => [t, (api.db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]))
+  return Object.fromEntries(tables.map((t) => [t, (api.db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n])) as ReturnType<typeof snapshot>
 }
 
 /** Query string from pairs, keeping repeated keys and brackets (`labels[env]`). */
