@@ -68,7 +68,8 @@ export function createApp(opts: AppOptions) {
         path: '/docs',
         specPath: '/openapi.json',
         provider: 'swagger-ui',
-        swagger: { cdn: '/docs/assets/swagger-ui-bundle.js', theme: '/docs/assets/swagger-ui.css', autoDarkMode: false } as never,
+        // An absolute spec URL, so /docs/ (trailing slash) finds it too.
+        swagger: { url: '/openapi.json', cdn: '/docs/assets/swagger-ui-bundle.js', theme: '/docs/assets/swagger-ui.css', autoDarkMode: false } as never,
         documentation: { info: { title: opts.title, version: VERSION, description: opts.description } },
         exclude: { paths: ['/docs/assets/:file'] },
         references: () => refs as never,

@@ -56,6 +56,10 @@ describe('OpenAPI document', () => {
     expect(page.status).toBe(200)
     expect(page.body).toContain('/docs/assets/swagger-ui-bundle.js')
     expect(page.body).not.toMatch(/unpkg|jsdelivr|cdn\./)
+    // the spec URL is absolute, so the page also works as /docs/
+    const slash = await api.get('/docs/', { tenant: null })
+    expect(slash.status).toBe(200)
+    expect(slash.body).toContain('"url":"/openapi.json"')
     const js = await api.get('/docs/assets/swagger-ui-bundle.js', { tenant: null })
     expect(js.status).toBe(200)
     expect(js.headers.get('content-type')).toContain('javascript')
