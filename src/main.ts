@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 import { ConfigError, loadConfig, SETTING_NAMES } from './config'
 import { createLogger } from './log'
-import { startServer } from './server'
+import { ListenError, startServer } from './server'
 import { VERSION } from './version'
 
 const USAGE = `trawl ${VERSION}: crawl management and scrape service
@@ -36,7 +36,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(argv: string[]): Promise<number> {
-  const { config } = loadConfig(argv, process.env)
+  const { config, positionals } = loadConfig(argv, process.env)
+  if (positionals.length > 0) throw new ConfigError(`serve takes no arguments, got "${positionals[0]}"`)
   const log = createLogger(config.logLevel)
   const server = await startServer(config, log)
   process.stdout.write(`trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`)
@@ -60,7 +61,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`trawl: ${err.message}\n`)
       process.exit(2)
     }
-    const message = (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE' ? `address in use: ${(err as Error).message}` : String((err as Error)?.stack ?? err)
+    const message = err instanceof ListenError ? err.message : String((err as Error)?.stack ?? err)
     process.stderr.write(`trawl: ${message}\n`)
     process.exit(1)
   },

@@ -25,9 +25,14 @@ export const scrapeApp = (config: Config, log: Logger) =>
     description: 'One URL in, markdown, html, json or binary out; paid per request with x402.',
     routes: scrapeRoutes(),
     log,
-    maxRequestBytes: 1024 * 1024,
+    maxRequestBytes: SCRAPE_MAX_REQUEST_BYTES,
     tenant: false,
   })
+
+const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
+
+/** The ports could not be bound: an operator error, reported in one line. */
+export class ListenError extends Error {}
 
 export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
 
@@ -37,14 +42,17 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const store = createStore(db)
   const management = managementApp({ store, config, log })
   const scrape = scrapeApp(config, log)
-  const serveOpts = (port: number, maxRequestBodySize: number) => ({ hostname: config.host, port, maxRequestBodySize })
+  // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
+  // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
+  // body gets our JSON 413, not Bun's empty one.
+  const serveOpts = (port: number, maxRequestBytes: number) => ({ hostname: config.host, port, reusePort: false, maxRequestBodySize: maxRequestBytes + 1024 * 1024 })
   try {
     management.listen(serveOpts(config.port, config.maxRequestBytes))
-    scrape.listen(serveOpts(config.scrapePort, 1024 * 1024))
+    scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES))
   } catch (err) {
-    await management.stop?.().catch(() => {})
+    for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
     db.close()
-    throw err
+    throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
   const managementUrl = url(management)

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { normalizeHost } from '../crawl/url'
-import { FieldErrors, notFound } from '../http/errors'
+import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Hash, PageQuery } from '../http/schemas'
 import type { Deps } from './deps'
@@ -32,10 +32,12 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     tag: 'hosts',
     body: Type.Object({ hosts: Type.Array(Type.String({ maxLength: 253 }), { minItems: 1, maxItems: 255 }) }, closed),
     response: { status: 200, schema: DataOf(HostShape) },
+    refine: (body, errors) => {
+      const items = (body as Record<string, unknown>).hosts
+      if (Array.isArray(items)) items.forEach((raw, i) => typeof raw === 'string' && normalizeHost(raw) === null && errors.add(`hosts[${i}]`, 'is not a valid domain'))
+    },
     handle: ({ tenant, body }) => {
-      const errors = new FieldErrors()
-      const domains = body.hosts.map((raw, i) => normalizeHost(raw) ?? (errors.add(`hosts[${i}]`, 'is not a valid domain'), ''))
-      errors.throwIfAny()
+      const domains = body.hosts.map((raw) => normalizeHost(raw)!) // refine rejected any that do not normalize
       return { status: 200, body: { data: store.hosts.upsert(tenant, [...new Set(domains)]) } }
     },
   }),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
+import type { FieldErrors } from '../http/errors'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels, PageQuery, QueryArray, Uuid } from '../http/schemas'
@@ -14,8 +15,9 @@ export const JobParams = Type.Object({ job_id: Uuid })
 /** Jobs: a name, labels and a crawl manifest. Deleting a job deletes its runs (and, as they land, triggers and artifacts). */
 export const jobRoutes = ({ store, config }: Deps): Route[] => {
   const proxyNames = Object.keys(config.proxies)
-  const checked = (cfg: CrawlConfig | undefined) => {
-    if (cfg) checkConfig(cfg, 'config', proxyNames).throwIfAny()
+  const refine = (body: unknown, errors: FieldErrors) => {
+    const cfg = (body as { config?: unknown }).config
+    if (cfg !== undefined) checkConfig(cfg, 'config', proxyNames, errors)
   }
   return [
     route({
@@ -34,9 +36,9 @@ export const jobRoutes = ({ store, config }: Deps): Route[] => {
       tag: 'jobs',
       query: Type.Object({ create_run: Type.Optional(Type.Boolean({ default: false })) }, closed),
       body: Type.Object({ name: Name, config: CrawlConfig, labels: Type.Optional(Labels), id: Type.Optional(Uuid) }, closed),
+      refine,
       response: { status: 201, schema: Type.Intersect([JobShape, Type.Object({ run: Type.Optional(RunShape) })]) },
       handle: ({ tenant, query, body }) => {
-        checked(body.config)
         const created = store.transaction(() => {
           const { seq, ...job } = store.jobs.create(tenant, { id: body.id ?? crypto.randomUUID(), name: body.name, config: body.config, labels: body.labels ?? {} })
           if (!query.create_run) return job
@@ -67,9 +69,9 @@ export const jobRoutes = ({ store, config }: Deps): Route[] => {
       tag: 'jobs',
       params: JobParams,
       body: Type.Object({ name: Type.Optional(Name), config: Type.Optional(CrawlConfig), labels: Type.Optional(Labels) }, closed),
+      refine,
       response: { status: 200, schema: JobShape },
       handle: ({ tenant, params, body }) => {
-        checked(body.config)
         const job = store.jobs.update(tenant, params.job_id, body)
         if (!job) throw notFound('job')
         return { status: 200, body: job }

@@ -73,39 +73,48 @@ export function resolveConfig(config: CrawlConfig): Required<CrawlConfig> {
 }
 
 /**
- * Checks a schema-valid config for what a schema cannot say: regexes that RE2 rejects,
- * duration bounds, proxy names the operator has not configured. `at` prefixes field paths.
+ * Checks a config for what a schema cannot say: regexes that RE2 rejects, duration bounds,
+ * proxy names the operator has not configured. Runs beside schema validation on the raw input
+ * (so one 422 lists everything), hence it trusts no shape. `at` prefixes field paths.
  */
-export function checkConfig(config: CrawlConfig, at: string, proxyNames: readonly string[], errors = new FieldErrors()): FieldErrors {
-  const regexes = (list: string[] | undefined, path: string) =>
-    list?.forEach((source, i) => {
-      const problem = regexProblem(source)
+export function checkConfig(config: unknown, at: string, proxyNames: readonly string[], errors = new FieldErrors()): FieldErrors {
+  const c = obj(config)
+  const regexes = (list: unknown, path: string) =>
+    arr(list).forEach((source, i) => {
+      const problem = typeof source === 'string' ? regexProblem(source) : null
       if (problem) errors.add(`${path}[${i}]`, problem)
     })
-  regexes(config.scope?.include, `${at}.scope.include`)
-  regexes(config.scope?.exclude, `${at}.scope.exclude`)
-  config.pipelines?.forEach((pipeline, p) => {
-    pipeline.guards?.forEach((guard, g) => {
-      if (guard.kind !== 'url') return
-      regexes(guard.include, `${at}.pipelines[${p}].guards[${g}].include`)
-      regexes(guard.exclude, `${at}.pipelines[${p}].guards[${g}].exclude`)
+  const scope = obj(c.scope)
+  regexes(scope.include, `${at}.scope.include`)
+  regexes(scope.exclude, `${at}.scope.exclude`)
+  arr(c.pipelines).forEach((pipeline, p) => {
+    arr(obj(pipeline).guards).forEach((guard, g) => {
+      if (obj(guard).kind !== 'url') return
+      regexes(obj(guard).include, `${at}.pipelines[${p}].guards[${g}].include`)
+      regexes(obj(guard).exclude, `${at}.pipelines[${p}].guards[${g}].exclude`)
     })
-    regexes(pipeline.navigator?.include, `${at}.pipelines[${p}].navigator.include`)
-    regexes(pipeline.navigator?.exclude, `${at}.pipelines[${p}].navigator.exclude`)
+    const navigator = obj(obj(pipeline).navigator)
+    regexes(navigator.include, `${at}.pipelines[${p}].navigator.include`)
+    regexes(navigator.exclude, `${at}.pipelines[${p}].navigator.exclude`)
   })
-  const bound = (value: string | undefined, path: string, min: number, max: number, words: string) => {
-    if (value === undefined) return
-    const ms = parseDuration(value)
+  const bound = (value: unknown, path: string, min: number, max: number, words: string) => {
+    const ms = typeof value === 'string' ? parseDuration(value) : null
     if (ms !== null && (ms < min || ms > max)) errors.add(path, `must be ${words}`)
   }
-  bound(config.fetch?.timeout, `${at}.fetch.timeout`, FETCH_TIMEOUT_MS.min, FETCH_TIMEOUT_MS.max, 'between 10ms and 300s')
-  bound(config.limits?.max_age, `${at}.limits.max_age`, 1_000, 365 * 86_400_000, 'between 1s and 365d')
-  bound(config.politeness?.delay, `${at}.politeness.delay`, 0, 3_600_000, 'at most 1h')
-  config.fetch?.proxies?.forEach((name, i) => {
-    if (!proxyNames.includes(name)) errors.add(`${at}.fetch.proxies[${i}]`, `is not a configured proxy (TRAWL_PROXIES names: ${proxyNames.join(', ') || 'none'})`)
+  const fetch = obj(c.fetch)
+  bound(fetch.timeout, `${at}.fetch.timeout`, FETCH_TIMEOUT_MS.min, FETCH_TIMEOUT_MS.max, 'between 10ms and 300s')
+  bound(obj(c.limits).max_age, `${at}.limits.max_age`, 1_000, 365 * 86_400_000, 'between 1s and 365d')
+  bound(obj(c.politeness).delay, `${at}.politeness.delay`, 0, 3_600_000, 'at most 1h')
+  arr(fetch.proxies).forEach((name, i) => {
+    if (typeof name === 'string' && !proxyNames.includes(name)) {
+      errors.add(`${at}.fetch.proxies[${i}]`, `is not a configured proxy (TRAWL_PROXIES names: ${proxyNames.join(', ') || 'none'})`)
+    }
   })
   return errors
 }
+
+const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
 
 /** Why RE2 rejects a pattern, or null when it compiles. */
 export function regexProblem(source: string): string | null {

@@ -31,8 +31,9 @@ export function createApp(opts: AppOptions) {
     // Bodies are read as text and parsed here whatever the Content-Type, so a malformed body
     // is our 422 on `body`, never a plain-text 400.
     .onParse(async ({ request }) => {
-      const text = await request.text()
-      if (text.length > opts.maxRequestBytes) throw payloadTooLarge(opts.maxRequestBytes)
+      const bytes = await request.arrayBuffer()
+      if (bytes.byteLength > opts.maxRequestBytes) throw payloadTooLarge(opts.maxRequestBytes)
+      const text = new TextDecoder().decode(bytes)
       if (text.trim() === '') return null
       try {
         return JSON.parse(text)
@@ -40,8 +41,10 @@ export function createApp(opts: AppOptions) {
         throw ValidationError.of('body', `is not valid JSON: ${(err as Error).message}`)
       }
     })
-    .onError(({ code, error, request }) => {
-      if (opts.tenant && (error instanceof ValidationError || code === 'PARSE') && new URL(request.url).pathname.startsWith('/v1/')) {
+    .onError(({ code, error: thrown, request }) => {
+      // Elysia wraps whatever onParse throws in a ParseError; our own errors are in its cause.
+      const error = code === 'PARSE' && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown
+      if (opts.tenant && (error instanceof ApiError || code === 'PARSE') && new URL(request.url).pathname.startsWith('/v1/')) {
         try {
           tenantOf(request) // tenant is checked before validation, even when the body did not parse
         } catch (tenantError) {

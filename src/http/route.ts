@@ -25,6 +25,11 @@ export type Route<P extends TObject = TObject, Q extends TObject = TObject, B ex
   body?: B
   /** A missing or empty body counts as `{}` (e.g. POST /v1/jobs/{id}/runs). */
   bodyOptional?: boolean
+  /**
+   * Checks a schema cannot express (regexes, bounds, domains), run on the raw body beside the
+   * schema so one 422 lists every problem. Must not trust the body's shape.
+   */
+  refine?: (body: unknown, errors: FieldErrors) => void
   /** Documentation of the success response. */
   response?: { status: number; schema?: TSchema; description?: string; contentType?: string }
   /** Management routes need X-Tenant-Id; scrape routes do not. */
@@ -66,6 +71,7 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
         const q = check(() => parseQuery(r.query ?? NO_QUERY, url))
         const given = body === null || body === undefined || body === '' ? undefined : body
         const b = r.body ? check(() => validate(r.body!, given === undefined && r.bodyOptional ? {} : given, 'body')) : undefined
+        if (r.refine && given !== null && typeof given === 'object') r.refine(given, errors)
         errors.throwIfAny()
         const reply = await r.handle({ tenant, params: p, query: q, body: b, request, url } as never)
         return reply instanceof Response ? reply : reply.status === 204 ? new Response(null, { status: 204 }) : json(reply.status, reply.body)

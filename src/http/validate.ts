@@ -107,6 +107,12 @@ function message(error: ValueError): string {
     case ValueErrorType.NumberMaximum:
     case ValueErrorType.IntegerMaximum:
       return `must be <= ${s.maximum}`
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMinimum:
+      return `must be > ${s.exclusiveMinimum}`
+    case ValueErrorType.NumberExclusiveMaximum:
+    case ValueErrorType.IntegerExclusiveMaximum:
+      return `must be < ${s.exclusiveMaximum}`
     case ValueErrorType.NumberMinimum:
     case ValueErrorType.IntegerMinimum:
       return `must be >= ${s.minimum}`

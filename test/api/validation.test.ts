@@ -80,6 +80,18 @@ const CASES: Case[] = [
     { field: 'config.politeness.concurrency', errors: ['must be >= 1'] },
     { field: 'config.politeness.delay', errors: ['must be a duration such as 250ms, 30s or 1h30m'] },
   ]],
+  ['schema and RE2/bound/proxy errors in one answer', 'POST', () => '/v1/jobs', { name: 5, config: { scope: { include: ['(x'], domains: 'x' }, fetch: { timeout: '1h', proxies: ['nope'] } } }, [
+    { field: 'name', errors: ['must be a string'] },
+    { field: 'config.scope.domains', errors: ['must be one of "same_host", "same_domain", "any"'] },
+    { field: 'config.scope.include[0]', errors: [expect.stringContaining('RE2')] as never },
+    { field: 'config.fetch.timeout', errors: ['must be between 10ms and 300s'] },
+    { field: 'config.fetch.proxies[0]', errors: ['is not a configured proxy (TRAWL_PROXIES names: isp)'] },
+  ]],
+  ['hosts: schema and domain errors in one answer', 'PUT', () => '/v1/hosts', { hosts: ['ok.example', 'not valid', 7] }, [
+    { field: 'hosts[2]', errors: ['must be a string'] },
+    { field: 'hosts[1]', errors: ['is not a valid domain'] },
+  ]],
+  ['exclusive minimum', 'POST', () => '/v1/jobs', withConfig({ fetch: { middleware: [{ kind: 'rate_limit', per_second: 0 }] } }), [{ field: 'config.fetch.middleware[0].per_second', errors: ['must be > 0'] }]],
   ['put job config', 'PUT', () => `/v1/jobs/${jobId}`, { config: { sitemaps: 'yes' } }, [{ field: 'config.sitemaps', errors: ['must be a boolean'] }]],
   ['put job labels', 'PUT', () => `/v1/jobs/${jobId}`, { labels: [] }, [{ field: 'labels', errors: ['must be an object'] }]],
   ['run body id', 'POST', () => `/v1/jobs/${jobId}/runs`, { id: 5 }, [{ field: 'id', errors: ['must be a string'] }]],
@@ -129,6 +141,26 @@ describe('order of checks and other error bodies', () => {
     const r = await api.call('PUT', '/v1/hosts', { raw: '{}', headers: { 'content-length': String(api.config.maxRequestBytes + 1) } })
     expect(r.status).toBe(413)
     expect(r.body.error).toBe('payload_too_large')
+  })
+
+  test('a streamed body (no Content-Length) over the limit is a 413 too', async () => {
+    const small = testApi({}, { maxRequestBytes: 1000 })
+    try {
+      const stream = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(`{"hosts":["${'a'.repeat(2000)}.example"]}`))
+          c.close()
+        },
+      })
+      const req = new Request('http://trawl.test/v1/hosts', { method: 'PUT', body: stream, headers: { 'x-tenant-id': 'acme', 'content-type': 'application/json' } })
+      expect(req.headers.get('content-length')).toBeNull() // so only the parser's own count can catch it
+      const res = await small.app.handle(req)
+      expect(res.status).toBe(413)
+      expect(await res.json()).toEqual({ error: 'payload_too_large', message: 'request body is larger than 1000 bytes' })
+      expect(snapshot(small).hosts).toBe(0)
+    } finally {
+      small.close()
+    }
   })
 
   test('a body without a JSON content type is still read as JSON', async () => {

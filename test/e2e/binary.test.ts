@@ -98,6 +98,25 @@ describe('one server', () => {
     expect(first).toBe(`trawl ${VERSION} listening: management http://127.0.0.1:${t.port}, scrape http://127.0.0.1:${t.scrapePort} (free: TRAWL_PAY_TO is not set)`)
   })
 
+  test('a second trawl on a taken port fails in one line and does not share the port', async () => {
+    const second = await runBinary(['serve', '--data-dir', tempDir(), '--port', String(t.port), '--scrape-port', String(freePorts(1)[0])])
+    expect(second.code).toBe(1)
+    const lines = second.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toStartWith('trawl: cannot listen on 127.0.0.1')
+    expect((await t.api.get("/v1/jobs")).status).toBe(200)
+  })
+
+  test('a body over the limit is our JSON 413, not an empty one (both surfaces)', async () => {
+    const scrape = await fetch(`http://127.0.0.1:${t.scrapePort}/v1/scrape`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) })
+    expect(scrape.status).toBe(413)
+    expect(await scrape.json()).toEqual({ error: 'payload_too_large', message: 'request body is larger than 1048576 bytes' })
+    const big = new Uint8Array(64 * 1024 * 1024 + 10).fill(0x20)
+    const r = await fetch(`${t.managementUrl}/v1/hosts`, { method: 'PUT', body: big, headers: { 'x-tenant-id': 'acme', 'content-type': 'application/json' } })
+    expect(r.status).toBe(413)
+    expect(((await r.json()) as { error: string }).error).toBe('payload_too_large')
+  })
+
   describe('validation survives the build flags', () => {
     const tenant = 'validation' // nothing is ever created for this tenant
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../../src/config'
+import { loadConfig, type Config } from '../../src/config'
 import { createLogger } from '../../src/log'
 import { managementApp } from '../../src/server'
 import { createStore } from '../../src/store'
@@ -14,9 +14,9 @@ export type CallOptions = { body?: unknown; raw?: string; tenant?: string | null
  * A management API over a fresh temp data dir, driven with app.handle (real routing, real
  * SQLite, no sockets). `env` sets TRAWL_* settings as the server would read them.
  */
-export function testApi(env: Record<string, string> = {}) {
+export function testApi(env: Record<string, string> = {}, overrides: Partial<Config> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-test-'))
-  const { config } = loadConfig(['--data-dir', dir], env)
+  const config = { ...loadConfig(['--data-dir', dir], env).config, ...overrides }
   const db = openDatabase(dir)
   const store = createStore(db)
   const logs: string[] = []
@@ -42,6 +42,7 @@ export function testApi(env: Record<string, string> = {}) {
     post: (path: string, body?: unknown, opts?: CallOptions) => call('POST', path, { ...opts, body }),
     put: (path: string, body?: unknown, opts?: CallOptions) => call('PUT', path, { ...opts, body }),
     del: (path: string, opts?: CallOptions) => call('DELETE', path, opts),
+    app,
     store,
     db,
     logs,

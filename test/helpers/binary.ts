@@ -121,7 +121,7 @@ export async function startTrawl(opts: StartOptions = {}) {
     try {
       return await startOnce(opts)
     } catch (err) {
-      const lostPort = err instanceof StartError && /address in use|EADDRINUSE/i.test(err.stderr)
+      const lostPort = err instanceof StartError && /cannot listen|address in use|EADDRINUSE/i.test(err.stderr)
       if (!lostPort || attempt >= 3 || opts.port !== undefined || opts.scrapePort !== undefined) throw err
     }
   }
