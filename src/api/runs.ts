@@ -46,7 +46,10 @@ export const runRoutes = ({ store }: Deps): Route[] => {
       tag: 'runs',
       query: Type.Object({ ...RunFilters, job_ids: Type.Optional(QueryArray(Uuid)) }, closed),
       response: { status: 200, schema: PageOf(RunShape) },
-      handle: ({ tenant, query }) => ({ status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? 10) }),
+      handle: ({ tenant, query }) => {
+        const jobSeqs = query.job_ids && store.jobs.seqsOf(tenant, query.job_ids)
+        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? 10, jobSeqs) }
+      },
     }),
     route({
       method: 'GET',
@@ -59,7 +62,7 @@ export const runRoutes = ({ store }: Deps): Route[] => {
       handle: ({ tenant, params, query }) => {
         const job = store.jobs.get(tenant, params.job_id)
         if (!job) throw notFound('job')
-        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? 10, job.seq) }
+        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? 10, [job.seq]) }
       },
     }),
     route({

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { hostHash } from '../crawl/url'
-import { labelRepository, type Labels } from './labels'
+import { labelRepository, parseLabels, type Labels } from './labels'
 import { ListQuery, type Page } from './list'
 import { iso } from './time'
 
@@ -9,12 +9,14 @@ export type HostFilter = { host_hashes?: string[]; hosts?: string[]; labels?: La
 
 type HostRow = { hash: string; domain: string; labels: string; created_at: number }
 const COLUMNS = 't.hash, t.domain, t.labels, t.created_at'
-export const toHost = (r: HostRow): Host => ({ hash: r.hash, domain: r.domain, labels: JSON.parse(r.labels), created_at: iso(r.created_at)! })
+export const toHost = (r: HostRow): Host => ({ hash: r.hash, domain: r.domain, labels: parseLabels(r.labels), created_at: iso(r.created_at)! })
 
 /** Hosts of the catalogue, keyed per tenant by the hash of the normalized host name. */
 export function hostRepository(db: Database) {
   const insert = db.query('INSERT INTO hosts (tenant, hash, domain, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, hash) DO NOTHING')
   const byHash = db.query(`SELECT seq, ${COLUMNS} FROM hosts t WHERE tenant = ? AND hash = ?`)
+  const refBySeq = db.query('SELECT hash, domain FROM hosts WHERE seq = ?')
+  const refs = new Map<number, { hash: string; domain: string }>()
 
   /** Seq of the host row for a normalized host name, creating it when new. */
   function ensure(tenant: string, domain: string, now: number): number {
@@ -41,10 +43,29 @@ export function hostRepository(db: Database) {
     },
     list(tenant: string, f: HostFilter, page: string | undefined, perPage: number): Page<Host> {
       return new ListQuery('hosts', tenant, 'host')
-        .in('t.hash', f.host_hashes)
-        .in('t.domain', f.hosts)
+        .in('t.hash', f.host_hashes, true)
+        .in('t.domain', f.hosts, true)
         .labels(f.labels)
-        .page(db, COLUMNS, '', page, perPage, toHost)
+        .page(db, COLUMNS, page, perPage, toHost)
+    },
+    /**
+     * Seqs of the hosts matching both lists (either may be absent), for filtering their links;
+     * undefined when neither list is given.
+     */
+    seqsMatching(tenant: string, hashes: string[] | undefined, domains: string[] | undefined): number[] | undefined {
+      if (hashes === undefined && domains === undefined) return undefined
+      const rows = new ListQuery('hosts', tenant, 'host').in('t.hash', hashes, true).in('t.domain', domains, true).page(db, 't.seq', undefined, 10_000, (r: { seq: number }) => r.seq)
+      return rows.data
+    },
+    /** Hash and domain of a host row; they never change, so links read them from a cache. */
+    ref(seq: number): { hash: string; domain: string } {
+      let ref = refs.get(seq)
+      if (!ref) {
+        if (refs.size >= 100_000) refs.clear()
+        ref = refBySeq.get(seq) as { hash: string; domain: string }
+        refs.set(seq, ref)
+      }
+      return ref
     },
     labels: labelRepository(db, 'host', 'hosts'),
   }

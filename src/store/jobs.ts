@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { conflict } from '../http/errors'
-import { indexLabels, unindexLabels, type Labels } from './labels'
+import { indexLabels, parseLabels, unindexLabels, type Labels } from './labels'
 import { ListQuery, type Page } from './list'
 import { iso } from './time'
 
@@ -15,7 +15,7 @@ const toJob = (r: JobRow): Job => ({
   id: r.id,
   name: r.name,
   config: JSON.parse(r.config),
-  labels: JSON.parse(r.labels),
+  labels: parseLabels(r.labels),
   created_at: iso(r.created_at)!,
   updated_at: iso(r.updated_at)!,
 })
@@ -67,14 +67,18 @@ export function jobRepository(db: Database) {
         return true
       })()
     },
+    /** Seqs of this tenant's jobs with these ids (to list their runs). */
+    seqsOf(tenant: string, ids: string[]): number[] {
+      return new ListQuery('jobs', tenant, 'job').in('t.id', ids, true).page(db, 't.seq', undefined, 10_000, (r: { seq: number }) => r.seq).data
+    },
     list(tenant: string, f: JobFilter, page: string | undefined, perPage: number): Page<Job> {
       return new ListQuery('jobs', tenant, 'job')
-        .in('t.id', f.include_ids)
+        .in('t.id', f.include_ids, true)
         .notIn('t.id', f.exclude_ids)
-        .in('t.name', f.names)
+        .in('t.name', f.names, true)
         .range('t.created_at', f.created_before, f.created_after)
         .labels(f.labels)
-        .page(db, COLUMNS, '', page, perPage, toJob)
+        .page(db, COLUMNS, page, perPage, toJob)
     },
   }
 }

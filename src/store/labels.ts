@@ -1,6 +1,9 @@
 import type { Database } from 'bun:sqlite'
 
 export type Labels = Record<string, string>
+
+/** Labels JSON of a row; most rows have none, and '{}' needs no parser. */
+export const parseLabels = (json: string): Labels => (json === '{}' ? {} : (JSON.parse(json) as Labels))
 export const LABEL_KIND = { host: 1, link: 2, job: 3, run: 4 } as const
 export type LabelKind = keyof typeof LABEL_KIND
 

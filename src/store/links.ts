@@ -1,35 +1,35 @@
 import type { Database } from 'bun:sqlite'
-import { hostOf, linkHash } from '../crawl/url'
+import { hostOf, linkHash, normalizeUrl } from '../crawl/url'
 import type { hostRepository } from './hosts'
-import { labelRepository, type Labels } from './labels'
-import { ListQuery, type Page } from './list'
+import { labelRepository, parseLabels, type Labels } from './labels'
+import { emptyPage, ListQuery, type Page } from './list'
 import { iso } from './time'
 
 export type Link = { hash: string; url: string; host: { hash: string; domain: string }; labels: Labels; created_at: string }
 export type LinkFilter = { url_hashes?: string[]; urls?: string[]; host_hashes?: string[]; hosts?: string[]; labels?: Labels }
 
-type LinkRow = { hash: string; url: string; labels: string; created_at: number; host_hash: string; domain: string }
-const COLUMNS = 't.hash, t.url, t.labels, t.created_at, h.hash AS host_hash, h.domain'
-const JOIN_HOST = 'CROSS JOIN hosts h ON h.seq = t.host_seq'
-export const toLink = (r: LinkRow): Link => ({
-  hash: r.hash,
-  url: r.url,
-  host: { hash: r.host_hash, domain: r.domain },
-  labels: JSON.parse(r.labels),
-  created_at: iso(r.created_at)!,
-})
+type LinkRow = { hash: string; url: string; labels: string; created_at: number; host_seq: number }
+const COLUMNS = 't.hash, t.url, t.labels, t.created_at, t.host_seq'
 
 /** Links of the catalogue, keyed per tenant by the hash of the normalized URL. */
 export function linkRepository(db: Database, hosts: ReturnType<typeof hostRepository>) {
   const insert = db.query('INSERT INTO links (tenant, hash, url, host_seq, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, hash) DO NOTHING')
-  const byHash = db.query(`SELECT ${COLUMNS} FROM links t ${JOIN_HOST} WHERE t.tenant = ? AND t.hash = ?`)
+  const byHash = db.query(`SELECT ${COLUMNS} FROM links t WHERE t.tenant = ? AND t.hash = ?`)
+  const toLink = (r: LinkRow): Link => ({
+    hash: r.hash,
+    url: r.url,
+    host: hosts.ref(r.host_seq),
+    labels: parseLabels(r.labels),
+    created_at: iso(r.created_at)!,
+  })
 
-  const filtered = (tenant: string, f: LinkFilter) =>
+  /** Filters; `hostSeqs` narrows to those hosts' links (already resolved for this tenant). */
+  const query = (tenant: string, f: LinkFilter, hostSeqs: number[] | undefined) =>
     new ListQuery('links', tenant, 'link')
-      .in('t.hash', f.url_hashes)
-      .in('t.url', f.urls)
-      .in('h.hash', f.host_hashes)
-      .in('h.domain', f.hosts)
+      .in('t.hash', f.url_hashes, true)
+      // URLs are stored normalized and keyed by their hash, so `urls` uses the hash index too.
+      .in('t.hash', f.urls?.map((u) => linkHash(normalizeUrl(u) ?? u)), true)
+      .parents('t.host_seq', hostSeqs)
       .labels(f.labels)
 
   return {
@@ -50,11 +50,13 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
       return row ? toLink(row) : null
     },
     list(tenant: string, f: LinkFilter, page: string | undefined, perPage: number): Page<Link> {
-      return filtered(tenant, f).page(db, COLUMNS, JOIN_HOST, page, perPage, toLink)
+      const hostSeqs = hosts.seqsMatching(tenant, f.host_hashes, f.hosts)
+      if (hostSeqs?.length === 0) return emptyPage()
+      return query(tenant, f, hostSeqs).page(db, COLUMNS, page, perPage, toLink)
     },
     /** Links of one host (its seq comes from a tenant-checked lookup). */
     listOfHost(tenant: string, hostSeq: number, f: LinkFilter, page: string | undefined, perPage: number): Page<Link> {
-      return filtered(tenant, f).when(hostSeq, 't.host_seq = ?', hostSeq).page(db, COLUMNS, JOIN_HOST, page, perPage, toLink)
+      return query(tenant, f, [hostSeq]).page(db, COLUMNS, page, perPage, toLink)
     },
     labels: labelRepository(db, 'link', 'links'),
   }

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { conflict } from '../http/errors'
-import { indexLabels, unindexLabels, type Labels } from './labels'
-import { ListQuery, type Page } from './list'
+import { indexLabels, parseLabels, unindexLabels, type Labels } from './labels'
+import { emptyPage, ListQuery, type Page } from './list'
 import { iso } from './time'
 
 export const RUN_STATUSES = ['pending', 'running', 'paused', 'finished'] as const
@@ -58,7 +58,7 @@ const toRun = (r: RunRow): Run => ({
   job_id: r.job_id,
   status: r.status,
   stop_reason: r.stop_reason,
-  labels: JSON.parse(r.labels),
+  labels: parseLabels(r.labels),
   config: JSON.parse(r.config),
   created_at: iso(r.created_at)!,
   started_at: iso(r.started_at),
@@ -126,18 +126,19 @@ export function runRepository(db: Database) {
         return toRun(getRow(tenant, id)!)
       })()
     },
-    list(tenant: string, f: RunFilter, page: string | undefined, perPage: number, jobSeq?: number): Page<Run> {
+    /** Runs of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs' runs. */
+    list(tenant: string, f: RunFilter, page: string | undefined, perPage: number, jobSeqs?: number[]): Page<Run> {
+      if (jobSeqs?.length === 0) return emptyPage()
       return new ListQuery('runs', tenant, 'run')
-        .when(jobSeq, 't.job_seq = ?', jobSeq ?? 0)
-        .in('t.job_id', f.job_ids)
-        .in('t.id', f.include_ids)
+        .parents('t.job_seq', jobSeqs)
+        .in('t.id', f.include_ids, true)
         .notIn('t.id', f.exclude_ids)
         .in('t.status', f.statuses)
         .in('t.stop_reason', f.stop_reasons)
         .range('t.created_at', f.created_before, f.created_after)
         .range('t.finished_at', f.finished_before, f.finished_after)
         .labels(f.labels)
-        .page(db, COLUMNS, '', page, perPage, toRun)
+        .page(db, COLUMNS, page, perPage, toRun)
     },
   }
 }
