@@ -8,7 +8,8 @@ import { ValidationError } from './errors'
 const PREFIX = 'k1.'
 
 export function encodeCursor(seq: number): string {
-  return Buffer.from(`${PREFIX}${seq}`).toString('base64url')
+  // btoa over Buffer: a cursor is made for every page served and this is the cheaper call.
+  return btoa(`${PREFIX}${seq}`).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
 }
 
 /** The sequence number in a cursor; a malformed cursor is a 422 on `page`. */
