@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig, type Config } from '../../src/config'
+import { jsonClient } from './client'
 import { createLogger } from '../../src/log'
 import { managementApp } from '../../src/server'
 import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 
-export type Reply = { status: number; body: any; headers: Headers }
-export type CallOptions = { body?: unknown; raw?: string; tenant?: string | null; headers?: Record<string, string> }
+export type { CallOptions, Reply } from './client'
 
 /**
  * A management API over a fresh temp data dir, driven with app.handle (real routing, real
@@ -22,26 +22,8 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
   const logs: string[] = []
   const app = managementApp({ store, config, log: createLogger('info', (line) => logs.push(line)) })
 
-  async function call(method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
-    const headers = new Headers(opts.headers)
-    if (opts.tenant !== null) headers.set('x-tenant-id', opts.tenant ?? 'acme')
-    let body: string | undefined
-    if (opts.raw !== undefined) body = opts.raw
-    else if (opts.body !== undefined) body = JSON.stringify(opts.body)
-    if (body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
-    const res = await app.handle(new Request(`http://trawl.test${path}`, { method, headers, body }))
-    const text = await res.text()
-    let parsed: unknown = text
-    if (res.headers.get('content-type')?.includes('json')) parsed = text ? JSON.parse(text) : null
-    return { status: res.status, body: parsed, headers: res.headers }
-  }
-
   return {
-    call,
-    get: (path: string, opts?: CallOptions) => call('GET', path, opts),
-    post: (path: string, body?: unknown, opts?: CallOptions) => call('POST', path, { ...opts, body }),
-    put: (path: string, body?: unknown, opts?: CallOptions) => call('PUT', path, { ...opts, body }),
-    del: (path: string, opts?: CallOptions) => call('DELETE', path, opts),
+    ...jsonClient('http://trawl.test', (request) => app.handle(request)),
     app,
     store,
     db,

@@ -1,3 +1,4 @@
+import { jsonClient } from './client'
 import type { Subprocess } from 'bun'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -66,36 +67,10 @@ export async function runBinary(args: string[], env: Record<string, string> = {}
   }
 }
 
-export type Reply = { status: number; body: any; text: string; headers: Headers }
-export type CallOptions = { body?: unknown; raw?: string; tenant?: string | null; headers?: Record<string, string> }
+export type { CallOptions, Reply } from './client'
 
 /** HTTP against one base URL; sends X-Tenant-Id (default `acme`, null for none). */
-export function http(base: string) {
-  async function call(method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
-    const headers = new Headers(opts.headers)
-    if (opts.tenant !== null) headers.set('x-tenant-id', opts.tenant ?? 'acme')
-    const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))
-    if (body !== undefined && opts.raw === undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
-    const res = await fetch(`${base}${path}`, { method, headers, body })
-    const text = await res.text()
-    let parsed: unknown = text
-    if (res.headers.get('content-type')?.includes('json') && text !== '') {
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        throw new Error(`${method} ${path}: answered ${res.status} with a JSON content type but this body: ${text.slice(0, 500)}`)
-      }
-    }
-    return { status: res.status, body: parsed, text, headers: res.headers }
-  }
-  return {
-    call,
-    get: (path: string, opts?: CallOptions) => call('GET', path, opts),
-    post: (path: string, body?: unknown, opts?: CallOptions) => call('POST', path, { ...opts, body }),
-    put: (path: string, body?: unknown, opts?: CallOptions) => call('PUT', path, { ...opts, body }),
-    del: (path: string, opts?: CallOptions) => call('DELETE', path, opts),
-  }
-}
+export const http = (base: string) => jsonClient(base, (request) => fetch(request))
 
 export type StartOptions = {
   /** Data dir; a fresh temp dir when omitted. */
