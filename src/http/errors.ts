@@ -43,6 +43,16 @@ export class FieldErrors {
     if (!list.includes(message)) list.push(message)
     this.byField.set(field, list)
   }
+  /** Runs a check; a ValidationError it throws joins these errors instead of escaping. */
+  collect<T>(check: () => T): T | undefined {
+    try {
+      return check()
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err
+      for (const f of err.fields) for (const e of f.errors) this.add(f.field, e)
+      return undefined
+    }
+  }
   get size() {
     return this.byField.size
   }

@@ -1,5 +1,5 @@
 import { Kind, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
-import { ValidationError } from './errors'
+import { FieldErrors, ValidationError } from './errors'
 import { validate } from './validate'
 
 /**
@@ -33,14 +33,10 @@ export function parseQuery<T extends TObject>(schema: T, url: URL): T['static'] 
     else out[rawKey] = convert(prop, value)
   }
   for (const [key, obj] of deep) out[key] = { ...((out[key] as object) ?? {}), ...obj }
-  const unknownFields = unknown.map((field) => ({ field, errors: ['is not a known query parameter'] }))
-  try {
-    validate(schema, out, 'query')
-  } catch (err) {
-    if (err instanceof ValidationError) throw new ValidationError([...unknownFields, ...err.fields])
-    throw err
-  }
-  if (unknownFields.length > 0) throw new ValidationError(unknownFields)
+  const errors = new FieldErrors()
+  for (const field of unknown) errors.add(field, 'is not a known query parameter')
+  errors.collect(() => validate(schema, out, 'query'))
+  errors.throwIfAny()
   return out as T['static']
 }
 

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
-import { ApiError, FieldErrors, ValidationError } from './errors'
+import { FieldErrors } from './errors'
 import { parseQuery } from './query'
 import { TENANT_PATTERN, tenantOf } from './tenant'
 import { validate } from './validate'
@@ -58,19 +58,10 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
         const tenant = needsTenant ? tenantOf(request) : ''
         const url = new URL(request.url)
         const errors = new FieldErrors()
-        const check = <T>(fn: () => T): T | undefined => {
-          try {
-            return fn()
-          } catch (err) {
-            if (!(err instanceof ValidationError)) throw err
-            for (const f of err.fields) for (const e of f.errors) errors.add(f.field, e)
-            return undefined
-          }
-        }
-        const p = r.params ? check(() => validate(r.params!, params, 'params')) : {}
-        const q = check(() => parseQuery(r.query ?? NO_QUERY, url))
+        const p = r.params ? errors.collect(() => validate(r.params!, params, 'params')) : {}
+        const q = errors.collect(() => parseQuery(r.query ?? NO_QUERY, url))
         const given = body === null || body === undefined || body === '' ? undefined : body
-        const b = r.body ? check(() => validate(r.body!, given === undefined && r.bodyOptional ? {} : given, 'body')) : undefined
+        const b = r.body ? errors.collect(() => validate(r.body!, given === undefined && r.bodyOptional ? {} : given, 'body')) : undefined
         if (r.refine && given !== null && typeof given === 'object') r.refine(given, errors)
         errors.throwIfAny()
         const reply = await r.handle({ tenant, params: p, query: q, body: b, request, url } as never)
@@ -88,4 +79,3 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
   }
 }
 
-export { ApiError }
