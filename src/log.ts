@@ -13,6 +13,8 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     write(`${new Date().toISOString()} ${lvl} ${msg}${extra}`)
   }
   return {
+    /** Whether debug lines are written, so callers can skip building them (and hooks). */
+    debugEnabled: min <= ORDER.debug,
     debug: (msg: string, fields?: Record<string, unknown>) => emit('debug', msg, fields),
     info: (msg: string, fields?: Record<string, unknown>) => emit('info', msg, fields),
     warn: (msg: string, fields?: Record<string, unknown>) => emit('warn', msg, fields),

@@ -23,6 +23,7 @@ export type AppOptions = {
  */
 export function createApp(opts: AppOptions) {
   const refs: References = {}
+  const starts = new WeakMap<Request, number>()
   const app = new Elysia()
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0)
@@ -83,6 +84,19 @@ export function createApp(opts: AppOptions) {
       if (!asset) return errorResponse(new ApiError(404, 'not_found', 'no such asset'))
       return new Response(Bun.file(asset.path), { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' } })
     }, { detail: { hide: true } })
+  // An access line per request at debug level; the hook is not even installed otherwise.
+  if (opts.log.debugEnabled) {
+    app.onRequest(({ request }) => void starts.set(request, performance.now()))
+    app.onAfterResponse({ as: 'global' }, (ctx) => {
+      const { request } = ctx
+      const started = starts.get(request)
+      const url = new URL(request.url)
+      // Our replies are Response objects; an error reply has no response here, only its code.
+      const { response, code } = ctx as { response?: unknown; code?: string }
+      const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? 404 : (ctx.set.status ?? 200)
+      opts.log.debug('request', { method: request.method, path: url.pathname + url.search, status, ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10 })
+    })
+  }
   mount(app as unknown as Elysia, opts.routes, refs)
   return app
 }

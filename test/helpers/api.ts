@@ -20,7 +20,7 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
   const db = openDatabase(dir)
   const store = createStore(db)
   const logs: string[] = []
-  const app = managementApp({ store, config, log: createLogger('info', (line) => logs.push(line)) })
+  const app = managementApp({ store, config, log: createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line)) })
 
   return {
     ...jsonClient('http://trawl.test', (request) => app.handle(request)),
