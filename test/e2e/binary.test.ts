@@ -70,6 +70,16 @@ describe('configuration errors exit 2 with one line naming the setting', () => {
     })
   }
 
+  test('with a pay-to address the start-up line says the scrape API is paid, and how', async () => {
+    const payTo = '0x' + '12'.repeat(20)
+    const t = await startTrawl({ env: { TRAWL_PAY_TO: payTo, TRAWL_PRICE: '$0.002', TRAWL_PAY_NETWORK: 'base' } })
+    try {
+      expect(t.stdout().split('\n')[0]).toEndWith(`(paid, 0.002 USD per request to ${payTo} on base)`)
+    } finally {
+      expect(await t.stop()).toEqual({ code: 0, signal: null })
+    }
+  })
+
   test('flags beat the environment: TRAWL_PORT=abc with --port N starts on N', async () => {
     const [port] = freePorts(1) as [number]
     const t = await startTrawl({ port, env: { TRAWL_PORT: 'abc' } })
