@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import { normalizeHost, normalizeUrl } from '../crawl/url'
 import { DateTime, Hash, Labels, QueryArray, Uuid } from '../http/schemas'
 
 /** Query filters shared by several list routes (SPEC "General rules"). */
@@ -20,7 +19,3 @@ export const HostFilters = {
   hosts: Type.Optional(QueryArray(Type.String({ minLength: 1, maxLength: 253 }), 'exact domains')),
 }
 export const LabelFilter = { labels: Type.Optional({ ...Labels, description: 'deepObject: labels[key]=value; every pair must match' }) }
-
-/** URLs as stored: a filter value that normalizes matches its stored spelling. */
-export const normalizeUrls = (urls: string[] | undefined) => urls?.map((u) => normalizeUrl(u) ?? u)
-export const normalizeHosts = (hosts: string[] | undefined) => hosts?.map((h) => normalizeHost(h) ?? h)

@@ -4,7 +4,7 @@ import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Hash, PageQuery } from '../http/schemas'
 import type { Deps } from './deps'
-import { HostFilters, LabelFilter, LinkFilters, normalizeHosts, normalizeUrls } from './filters'
+import { HostFilters, LabelFilter, LinkFilters } from './filters'
 import { labelRoutes } from './label-routes'
 import { DataOf, HostShape, LinkShape, PageOf } from './shapes'
 
@@ -22,7 +22,7 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     response: { status: 200, schema: PageOf(HostShape) },
     handle: ({ tenant, query }) => ({
       status: 200,
-      body: store.hosts.list(tenant, { ...query, hosts: normalizeHosts(query.hosts) }, query.page, query.per_page ?? 10),
+      body: store.hosts.list(tenant, query, query.page, query.per_page ?? 10),
     }),
   }),
   route({
@@ -66,8 +66,7 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     handle: ({ tenant, params, query }) => {
       const host = store.hosts.get(tenant, params.host_hash)
       if (!host) throw notFound('host')
-      const filter = { ...query, urls: normalizeUrls(query.urls) }
-      return { status: 200, body: store.links.listOfHost(tenant, host.seq, filter, query.page, query.per_page ?? 10) }
+      return { status: 200, body: store.links.listOfHost(tenant, host.seq, query, query.page, query.per_page ?? 10) }
     },
   }),
   ...labelRoutes({ base: '/v1/hosts', param: 'host_hash', params: HostParams, what: 'host', tag: 'hosts', repo: store.hosts.labels }),

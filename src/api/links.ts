@@ -4,7 +4,7 @@ import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Hash, PageQuery } from '../http/schemas'
 import type { Deps } from './deps'
-import { HostFilters, LabelFilter, LinkFilters, normalizeHosts, normalizeUrls } from './filters'
+import { HostFilters, LabelFilter, LinkFilters } from './filters'
 import { labelRoutes } from './label-routes'
 import { DataOf, LinkShape, PageOf } from './shapes'
 
@@ -22,7 +22,7 @@ export const linkRoutes = ({ store }: Deps): Route[] => [
     response: { status: 200, schema: PageOf(LinkShape) },
     handle: ({ tenant, query }) => ({
       status: 200,
-      body: store.links.list(tenant, { ...query, urls: normalizeUrls(query.urls), hosts: normalizeHosts(query.hosts) }, query.page, query.per_page ?? 10),
+      body: store.links.list(tenant, query, query.page, query.per_page ?? 10),
     }),
   }),
   route({

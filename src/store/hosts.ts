@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { hostHash } from '../crawl/url'
+import { hostHash, normalizeHost } from '../crawl/url'
 import { labelRepository, parseLabels, type Labels } from './labels'
 import { ListQuery, type Page } from './list'
 import { iso } from './time'
@@ -8,6 +8,8 @@ export type Host = { hash: string; domain: string; labels: Labels; created_at: s
 export type HostFilter = { host_hashes?: string[]; hosts?: string[]; labels?: Labels }
 
 type HostRow = { hash: string; domain: string; labels: string; created_at: number }
+/** Domains are stored normalized; a filter value that normalizes matches its stored spelling. */
+const storedDomains = (domains: string[] | undefined) => domains?.map((d) => normalizeHost(d) ?? d)
 const COLUMNS = 't.hash, t.domain, t.labels, t.created_at'
 export const toHost = (r: HostRow): Host => ({ hash: r.hash, domain: r.domain, labels: parseLabels(r.labels), created_at: iso(r.created_at)! })
 
@@ -44,7 +46,7 @@ export function hostRepository(db: Database) {
     list(tenant: string, f: HostFilter, page: string | undefined, perPage: number): Page<Host> {
       return new ListQuery('hosts', tenant, 'host')
         .in('t.hash', f.host_hashes, true)
-        .in('t.domain', f.hosts, true)
+        .in('t.domain', storedDomains(f.hosts), true)
         .labels(f.labels)
         .page(db, COLUMNS, page, perPage, toHost)
     },
@@ -54,10 +56,14 @@ export function hostRepository(db: Database) {
      */
     seqsMatching(tenant: string, hashes: string[] | undefined, domains: string[] | undefined): number[] | undefined {
       if (hashes === undefined && domains === undefined) return undefined
-      const rows = new ListQuery('hosts', tenant, 'host').in('t.hash', hashes, true).in('t.domain', domains, true).page(db, 't.seq', undefined, 10_000, (r: { seq: number }) => r.seq)
+      const rows = new ListQuery('hosts', tenant, 'host').in('t.hash', hashes, true).in('t.domain', storedDomains(domains), true).page(db, 't.seq', undefined, 10_000, (r: { seq: number }) => r.seq)
       return rows.data
     },
-    /** Hash and domain of a host row; they never change, so links read them from a cache. */
+    /**
+     * Hash and domain of a host row, from a cache: links show them, and neither ever changes.
+     * Host rows are never deleted, so a seq never comes to mean another host; a delete of
+     * hosts would have to clear this cache.
+     */
     ref(seq: number): { hash: string; domain: string } {
       let ref = refs.get(seq)
       if (!ref) {
