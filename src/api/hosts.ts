@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { normalizeHost } from '../crawl/url'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
-import { Hash, PageQuery } from '../http/schemas'
+import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
 import { HostFilters, LabelFilter, LinkFilters } from './filters'
 import { labelRoutes } from './label-routes'
@@ -22,7 +22,7 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     response: { status: 200, schema: PageOf(HostShape) },
     handle: ({ tenant, query }) => ({
       status: 200,
-      body: store.hosts.list(tenant, query, query.page, query.per_page ?? 10),
+      body: store.hosts.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
     }),
   }),
   route({
@@ -66,7 +66,7 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     handle: ({ tenant, params, query }) => {
       const host = store.hosts.get(tenant, params.host_hash)
       if (!host) throw notFound('host')
-      return { status: 200, body: store.links.listOfHost(tenant, host.seq, query, query.page, query.per_page ?? 10) }
+      return { status: 200, body: store.links.listOfHost(tenant, host.seq, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }
     },
   }),
   ...labelRoutes({ base: '/v1/hosts', param: 'host_hash', params: HostParams, what: 'host', tag: 'hosts', repo: store.hosts.labels }),

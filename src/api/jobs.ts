@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
-import type { FieldErrors } from '../http/errors'
-import { notFound } from '../http/errors'
+import { notFound, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
-import { Labels, PageQuery, QueryArray, Uuid } from '../http/schemas'
+import { Labels, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
 import { JobShape, PageOf, RunShape } from './shapes'
@@ -27,7 +26,7 @@ export const jobRoutes = ({ store, config }: Deps): Route[] => {
       tag: 'jobs',
       query: Type.Object({ ...PageQuery, ...IdFilters, names: Type.Optional(QueryArray(Name)), ...CreatedFilters, ...LabelFilter }, closed),
       response: { status: 200, schema: PageOf(JobShape) },
-      handle: ({ tenant, query }) => ({ status: 200, body: store.jobs.list(tenant, query, query.page, query.per_page ?? 10) }),
+      handle: ({ tenant, query }) => ({ status: 200, body: store.jobs.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }),
     }),
     route({
       method: 'POST',

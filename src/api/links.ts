@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { normalizeUrl } from '../crawl/url'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
-import { Hash, PageQuery } from '../http/schemas'
+import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
 import { HostFilters, LabelFilter, LinkFilters } from './filters'
 import { labelRoutes } from './label-routes'
@@ -22,7 +22,7 @@ export const linkRoutes = ({ store }: Deps): Route[] => [
     response: { status: 200, schema: PageOf(LinkShape) },
     handle: ({ tenant, query }) => ({
       status: 200,
-      body: store.links.list(tenant, query, query.page, query.per_page ?? 10),
+      body: store.links.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
     }),
   }),
   route({

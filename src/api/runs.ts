@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { resolveConfig, type CrawlConfig } from '../crawl/manifest'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
-import { DateTime, PageQuery, QueryArray, StringEnum, Uuid } from '../http/schemas'
+import { DateTime, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { RUN_STATUSES, STOP_REASONS, type RunMove } from '../store/runs'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
@@ -48,7 +48,7 @@ export const runRoutes = ({ store }: Deps): Route[] => {
       response: { status: 200, schema: PageOf(RunShape) },
       handle: ({ tenant, query }) => {
         const jobSeqs = query.job_ids && store.jobs.seqsOf(tenant, query.job_ids)
-        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? 10, jobSeqs) }
+        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT, jobSeqs) }
       },
     }),
     route({
@@ -62,7 +62,7 @@ export const runRoutes = ({ store }: Deps): Route[] => {
       handle: ({ tenant, params, query }) => {
         const job = store.jobs.get(tenant, params.job_id)
         if (!job) throw notFound('job')
-        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? 10, [job.seq]) }
+        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT, [job.seq]) }
       },
     }),
     route({

@@ -25,7 +25,8 @@ export const MAX_FILTER_VALUES = 500
 export const QueryArray = <T extends ReturnType<typeof Type.String>>(item: T, description?: string) =>
   Type.Array(item, { maxItems: MAX_FILTER_VALUES, description })
 
+export const PER_PAGE_DEFAULT = 10
 export const PageQuery = {
   page: Type.Optional(Type.String({ maxLength: 512, description: 'opaque cursor from next_page' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: PER_PAGE_DEFAULT })),
 }
