@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { normalizeHost } from '../crawl/url'
 import { notFound } from '../http/errors'
-import { route, type Route } from '../http/route'
+import { itemsMust, route, type Route } from '../http/route'
 import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
 import { HostFilters, LabelFilter, LinkFilters } from './filters'
@@ -32,10 +32,7 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     tag: 'hosts',
     body: Type.Object({ hosts: Type.Array(Type.String({ maxLength: 253 }), { minItems: 1, maxItems: 255 }) }, closed),
     response: { status: 200, schema: DataOf(HostShape) },
-    refine: (body, errors) => {
-      const items = (body as Record<string, unknown>).hosts
-      if (Array.isArray(items)) items.forEach((raw, i) => typeof raw === 'string' && normalizeHost(raw) === null && errors.add(`hosts[${i}]`, 'is not a valid domain'))
-    },
+    refine: itemsMust('hosts', normalizeHost, 'is not a valid domain'),
     handle: ({ tenant, body }) => {
       const domains = body.hosts.map((raw) => normalizeHost(raw)!) // refine rejected any that do not normalize
       return { status: 200, body: { data: store.hosts.upsert(tenant, [...new Set(domains)]) } }

@@ -1,11 +1,10 @@
 import { Type, type TObject } from '@sinclair/typebox'
-import { FieldErrors, notFound } from '../http/errors'
+import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels } from '../http/schemas'
-import type { labelRepository } from '../store/labels'
+import { MAX_LABELS, type labelRepository } from '../store/labels'
 import { LabelsShape } from './shapes'
 
-const MAX_LABELS = 64
 
 /**
  * GET, PUT (merge) and DELETE (by keys) of a resource's labels; all three answer
@@ -36,15 +35,7 @@ export function labelRoutes(opts: { base: string; param: string; params: TObject
       params: opts.params,
       body: Type.Object({ labels: Labels }, { additionalProperties: false }),
       response: { status: 200, schema: LabelsShape },
-      handle: ({ tenant, params, body }) => {
-        const current = opts.repo.get(tenant, key(params))
-        if (current && Object.keys({ ...current, ...body.labels }).length > MAX_LABELS) {
-          const errors = new FieldErrors()
-          errors.add('labels', `would leave more than ${MAX_LABELS} labels`)
-          errors.throwIfAny()
-        }
-        return answer(opts.repo.merge(tenant, key(params), body.labels))
-      },
+      handle: ({ tenant, params, body }) => answer(opts.repo.merge(tenant, key(params), body.labels)),
     }),
     route({
       method: 'DELETE',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { normalizeUrl } from '../crawl/url'
 import { notFound } from '../http/errors'
-import { route, type Route } from '../http/route'
+import { itemsMust, route, type Route } from '../http/route'
 import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
 import { HostFilters, LabelFilter, LinkFilters } from './filters'
@@ -32,10 +32,7 @@ export const linkRoutes = ({ store }: Deps): Route[] => [
     tag: 'links',
     body: Type.Object({ urls: Type.Array(Type.String({ maxLength: 8192 }), { minItems: 1, maxItems: 255 }) }, closed),
     response: { status: 200, schema: DataOf(LinkShape) },
-    refine: (body, errors) => {
-      const items = (body as Record<string, unknown>).urls
-      if (Array.isArray(items)) items.forEach((raw, i) => typeof raw === 'string' && normalizeUrl(raw) === null && errors.add(`urls[${i}]`, 'must be an absolute http(s) URL'))
-    },
+    refine: itemsMust('urls', (raw) => normalizeUrl(raw), 'must be an absolute http(s) URL'),
     handle: ({ tenant, body }) => {
       const urls = body.urls.map((raw) => normalizeUrl(raw)!) // refine rejected any that do not normalize
       return { status: 200, body: { data: store.links.upsert(tenant, [...new Set(urls)]) } }

@@ -62,8 +62,8 @@ export function createApp(opts: AppOptions) {
       return errorResponse(new ApiError(500, 'internal', 'internal error'))
     })
     // The plugin knows nothing of query encodings; say how our objects travel (DESIGN §3).
-    .onAfterHandle({ as: 'global' }, ({ request, response }) => {
-      if (new URL(request.url).pathname !== '/openapi.json') return
+    .onAfterHandle({ as: 'global' }, ({ path, response }) => {
+      if (path !== '/openapi.json') return
       annotateQueryStyles(response)
       hoistSchemaIds(response)
     })

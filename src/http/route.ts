@@ -37,6 +37,17 @@ export type Route<P extends TObject = TObject, Q extends TObject = TObject, B ex
   handle: (ctx: Ctx<P['static'], Q['static'], B['static']>) => Reply | Promise<Reply>
 }
 
+/**
+ * A refine that names every string item of `body[key]` that `normalize` rejects (the handler
+ * then normalizes the items again, which cannot fail: a pure call on at most a few hundred).
+ */
+export const itemsMust =
+  (key: string, normalize: (raw: string) => string | null, message: string) =>
+  (body: unknown, errors: FieldErrors) => {
+    const items = (body as Record<string, unknown>)[key]
+    if (Array.isArray(items)) items.forEach((raw, i) => typeof raw === 'string' && normalize(raw) === null && errors.add(`${key}[${i}]`, message))
+  }
+
 /** Declares a route with its schema types flowing into the handler. */
 export const route = <P extends TObject, Q extends TObject, B extends TSchema>(r: Route<P, Q, B>) => r as unknown as Route
 
@@ -44,6 +55,7 @@ export const json = (status: number, body: unknown): Response =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false })
+const TENANT_HEADERS = Type.Object({ 'x-tenant-id': Type.String({ pattern: TENANT_PATTERN, description: 'tenant identifier' }) })
 
 /** OpenAPI references (the plugin's `references` option) collected while mounting. */
 export type References = Record<string, Record<string, Record<string, unknown>>>
@@ -73,7 +85,7 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
     if (r.params) ref.params = r.params
     if (r.query) ref.query = r.query
     if (r.body) ref.body = r.body
-    if (needsTenant) ref.headers = Type.Object({ 'x-tenant-id': Type.String({ pattern: TENANT_PATTERN, description: 'tenant identifier' }) })
+    if (needsTenant) ref.headers = TENANT_HEADERS
     if (r.response?.schema) ref.response = { [r.response.status]: r.response.schema }
     ;(refs[r.path] ??= {})[r.method.toLowerCase()] = ref
   }

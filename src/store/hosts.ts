@@ -56,8 +56,7 @@ export function hostRepository(db: Database) {
      */
     seqsMatching(tenant: string, hashes: string[] | undefined, domains: string[] | undefined): number[] | undefined {
       if (hashes === undefined && domains === undefined) return undefined
-      const rows = new ListQuery('hosts', tenant, 'host').in('t.hash', hashes, true).in('t.domain', storedDomains(domains), true).page(db, 't.seq', undefined, 10_000, (r: { seq: number }) => r.seq)
-      return rows.data
+      return new ListQuery('hosts', tenant, 'host').in('t.hash', hashes, true).in('t.domain', storedDomains(domains), true).seqs(db)
     },
     /**
      * Hash and domain of a host row, from a cache: links show them, and neither ever changes.

@@ -69,7 +69,7 @@ export function jobRepository(db: Database) {
     },
     /** Seqs of this tenant's jobs with these ids (to list their runs). */
     seqsOf(tenant: string, ids: string[]): number[] {
-      return new ListQuery('jobs', tenant, 'job').in('t.id', ids, true).page(db, 't.seq', undefined, 10_000, (r: { seq: number }) => r.seq).data
+      return new ListQuery('jobs', tenant, 'job').in('t.id', ids, true).seqs(db)
     },
     list(tenant: string, f: JobFilter, page: string | undefined, perPage: number): Page<Job> {
       return new ListQuery('jobs', tenant, 'job')

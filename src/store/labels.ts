@@ -1,6 +1,10 @@
 import type { Database } from 'bun:sqlite'
+import { ValidationError } from '../http/errors'
 
 export type Labels = Record<string, string>
+
+/** Most labels one host or link may carry. */
+export const MAX_LABELS = 64
 
 /** Labels JSON of a row; most rows have none, and '{}' needs no parser. */
 export const parseLabels = (json: string): Labels => (json === '{}' ? {} : (JSON.parse(json) as Labels))
@@ -44,7 +48,14 @@ export function labelRepository(db: Database, kind: LabelKind, table: 'hosts' | 
       const row = read.get(tenant, hash) as { labels: string } | null
       return row ? (JSON.parse(row.labels) as Labels) : null
     },
-    merge: (tenant: string, hash: string, add: Labels) => change(tenant, hash, (labels) => ({ ...labels, ...add })),
+    /** Merges `add` in (its keys win); a 422 on `labels` when that would exceed `max` labels. */
+    merge: (tenant: string, hash: string, add: Labels, max = MAX_LABELS) =>
+      change(tenant, hash, (labels) => {
+        const merged = { ...labels, ...add }
+        // Checked inside the transaction, so two concurrent merges cannot pass it together.
+        if (Object.keys(merged).length > max) throw ValidationError.of('labels', `would leave more than ${max} labels`)
+        return merged
+      }),
     remove: (tenant: string, hash: string, keys: string[]) =>
       change(tenant, hash, (labels) => Object.fromEntries(Object.entries(labels).filter(([k]) => !keys.includes(k)))),
   }

@@ -37,8 +37,11 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
     upsert(tenant: string, urls: string[]): Link[] {
       return db.transaction(() => {
         const now = Date.now()
+        const hostSeqs = new Map<string, number>() // a batch is usually a few hosts' URLs
         return urls.map((url) => {
-          const hostSeq = hosts.ensure(tenant, hostOf(url), now)
+          const host = hostOf(url)
+          let hostSeq = hostSeqs.get(host)
+          if (hostSeq === undefined) hostSeqs.set(host, (hostSeq = hosts.ensure(tenant, host, now)))
           const hash = linkHash(url)
           insert.run(tenant, hash, url, hostSeq, now)
           return toLink(byHash.get(tenant, hash) as LinkRow)

@@ -97,6 +97,15 @@ export class ListQuery {
     return { data: rows.map(shape), next_page: more ? encodeCursor(rows[rows.length - 1]!._seq) : null }
   }
 
+  /**
+   * Seqs of every matching row, unpaged: for resolving a bounded filter (ids, hashes, domains,
+   * at most MAX_FILTER_VALUES of them) into parent seqs.
+   */
+  seqs(db: Database): number[] {
+    const built = this.build(db, 't.seq', undefined, 1_000_000)
+    return built === null ? [] : (db.query(built.sql).all(...built.params) as { _seq: number }[]).map((r) => r._seq)
+  }
+
   /** The statement a page runs (exposed so tests can EXPLAIN it); null when nothing can match. */
   build(db: Database, select: string, page: string | undefined, perPage: number): { sql: string; params: SQLQueryBindings[] } | null {
     const cursor = page === undefined ? undefined : decodeCursor(page)
