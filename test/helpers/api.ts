@@ -39,8 +39,8 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
 export type TestApi = ReturnType<typeof testApi>
 
 /** Counts rows of every table, to show a rejected request changed nothing. */
-export function snapshot(api: TestApi): { hosts: number; links: number; labels: number; jobs: number; runs: number } {
-  const tables = ['hosts', 'links', 'labels', 'jobs', 'runs']
+export function snapshot(api: TestApi): Record<'hosts' | 'links' | 'labels' | 'jobs' | 'runs' | 'pattern_sets' | 'data_maps', number> {
+  const tables = ['hosts', 'links', 'labels', 'jobs', 'runs', 'pattern_sets', 'data_maps']
   return Object.fromEntries(tables.map((t) => [t, (api.db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n])) as ReturnType<typeof snapshot>
 }
 

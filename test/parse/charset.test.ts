@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'bun:test'
+import { charsetParam, declaredCharset, decodeDocument } from '../../src/parse/charset'
+
+const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0))
+const utf8 = (s: string) => new TextEncoder().encode(s)
+
+describe('decodeDocument', () => {
+  test('windows-1252 from the meta tag', () => {
+    const bytes = latin1('<html><head><meta charset="windows-1252"></head><body>Caf\xe9 \x80 \x93quoted\x94</body></html>')
+    expect(decodeDocument(bytes, 'text/html')).toEqual({
+      text: '<html><head><meta charset="windows-1252"></head><body>Café € “quoted”</body></html>',
+      charset: 'windows-1252',
+    })
+  })
+
+  test('http-equiv content type declares the charset too', () => {
+    const bytes = latin1('<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>na\xefve')
+    // iso-8859-1 is windows-1252 to every browser (WHATWG encoding labels)
+    expect(decodeDocument(bytes, undefined)).toEqual({ text: '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"><p>naïve', charset: 'windows-1252' })
+  })
+
+  test('the Content-Type header wins over the meta tag', () => {
+    const bytes = utf8('<meta charset="windows-1252"><p>Café')
+    expect(decodeDocument(bytes, 'text/html; charset=UTF-8').text).toBe('<meta charset="windows-1252"><p>Café')
+  })
+
+  test('a BOM wins over everything and is stripped', () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('<p>é')])
+    expect(decodeDocument(bytes, 'text/html; charset=windows-1252')).toEqual({ text: '<p>é', charset: 'utf-8' })
+  })
+
+  test('utf-16le with its BOM', () => {
+    const body = '<p>ü</p>'
+    const bytes = new Uint8Array(2 + body.length * 2)
+    bytes.set([0xff, 0xfe])
+    for (let i = 0; i < body.length; i++) bytes[2 + i * 2] = body.charCodeAt(i)
+    expect(decodeDocument(bytes, 'text/html')).toEqual({ text: body, charset: 'utf-16le' })
+  })
+
+  test('shift_jis from the header', () => {
+    const bytes = new Uint8Array([0x93, 0xfa, 0x96, 0x7b]) // 日本
+    expect(decodeDocument(bytes, 'text/html; charset="Shift_JIS"')).toEqual({ text: '日本', charset: 'shift_jis' })
+  })
+
+  test('an unknown label falls through to the next source, then UTF-8', () => {
+    expect(decodeDocument(utf8('<meta charset="klingon"><p>é'), 'text/html; charset=bogus')).toEqual({ text: '<meta charset="klingon"><p>é', charset: 'utf-8' })
+  })
+
+  test('a meta tag claiming UTF-16 is read as UTF-8', () => {
+    expect(decodeDocument(utf8('<meta charset="utf-16"><p>é'), undefined).charset).toBe('utf-8')
+  })
+
+  test('XML declaration of an XHTML document', () => {
+    expect(declaredCharset(latin1('<?xml version="1.0" encoding="ISO-8859-15"?><html/>'))).toBe('ISO-8859-15')
+  })
+
+  test('a meta tag past the first KiB is not seen', () => {
+    expect(declaredCharset(latin1(' '.repeat(1100) + '<meta charset="windows-1252">'))).toBeNull()
+  })
+
+  test('charset parameter parsing', () => {
+    expect(charsetParam('text/html;charset=utf-8')).toBe('utf-8')
+    expect(charsetParam('text/html; Charset="latin1"; x=y')).toBe('latin1')
+    expect(charsetParam('text/html')).toBeNull()
+    expect(charsetParam(undefined)).toBeNull()
+  })
+})
