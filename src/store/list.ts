@@ -42,7 +42,8 @@ export class ListQuery {
   constructor(
     private readonly table: string,
     private readonly tenant: string,
-    private readonly kind: LabelKind,
+    /** The label kind of the table's rows; tables without labels leave it out. */
+    private readonly kind?: LabelKind,
   ) {}
 
   /** Adds `fragment` with its parameters, unless `value` is undefined. */
@@ -84,6 +85,7 @@ export class ListQuery {
   }
 
   labels(filter: Record<string, string> | undefined): this {
+    if (filter && !this.kind) throw new Error(`${this.table} rows have no labels`)
     if (filter) this.labelFilter = Object.entries(filter)
     return this
   }
@@ -109,7 +111,7 @@ export class ListQuery {
   /** The statement a page runs (exposed so tests can EXPLAIN it); null when nothing can match. */
   build(db: Database, select: string, page: string | undefined, perPage: number): { sql: string; params: SQLQueryBindings[] } | null {
     const cursor = page === undefined ? undefined : decodeCursor(page)
-    const kind = LABEL_KIND[this.kind]
+    const kind = this.kind ? LABEL_KIND[this.kind] : 0
     const labels = this.selective ? this.labelFilter : this.rarestFirst(db, kind)
     if (labels === null) return null
     const where: string[] = []
