@@ -17,9 +17,16 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
 /** Returns the value typed by the schema, or throws a 422 naming every failing field. */
 export function validate<T extends TSchema>(schema: T, value: unknown, source: Source): T['static'] {
   const check = checker(schema)
-  if (check.Check(value)) return value
   const errors = new FieldErrors()
-  collect(check.Errors(value), source, errors)
+  try {
+    if (check.Check(value)) return value
+    collect(check.Errors(value), source, errors)
+  } catch (err) {
+    // Recursive schemas (Field) walk a recursive body: thousands of nesting levels overflow
+    // the stack inside the checker. That is the client's input being too deep, not our fault.
+    if (!(err instanceof RangeError)) throw err
+    errors.add(source, 'is nested too deeply')
+  }
   if (errors.size === 0) errors.add(source, 'is invalid')
   errors.throwIfAny()
   return value
