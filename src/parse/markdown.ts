@@ -1,0 +1,163 @@
+import TurndownService from 'turndown'
+import { mainContent, textOf, type DomNode } from './main-content'
+import { turndownRules } from './markdown-rules'
+
+/** Options of the markdown step. */
+export type MarkdownOptions = { skip_tags?: string[]; main_content?: boolean }
+
+// turndown's own DOM; its published types name a module 'domino', not this package.
+const domino = require('@mixmark-io/domino') as { createDocument(html: string): DomDocument }
+type DomDocument = DomNode & { body: DomNode | null; documentElement: DomNode; head: DomNode | null }
+
+// Never content, whatever the options: code, styling, embedded documents, media fallbacks.
+const ALWAYS_DROPPED = new Set([
+  'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'object', 'embed', 'svg', 'canvas',
+  'video', 'audio', 'map', 'title', 'meta', 'link', 'base',
+])
+
+/** Per-call state the rules read; set for the duration of one synchronous toMarkdown call. */
+export type RenderState = { base: string | null; codes: string[] }
+const state: RenderState = { base: null, codes: [] }
+
+// One service for every call: building one (and its rule list) costs more than a small page.
+const service = new TurndownService({
+  headingStyle: 'atx',
+  hr: '---',
+  bulletListMarker: '-',
+  codeBlockStyle: 'fenced',
+  emDelimiter: '*',
+  strongDelimiter: '**',
+})
+turndownRules(service, state)
+
+/**
+ * Converts an HTML document to markdown (DESIGN §6): ATX headings, fenced code with its language,
+ * `-` bullets, GFM tables, absolute links and images. The HTML is parsed once; scripts and
+ * styles, `skip_tags` (with their content) and, with `main_content`, page chrome are removed
+ * from that DOM before turndown walks it.
+ */
+export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions = {}): string {
+  const doc = domino.createDocument(html)
+  const body = doc.body ?? doc.documentElement
+  const skip = new Set((opts.skip_tags ?? []).map((t) => t.trim().toLowerCase()))
+  const main = opts.main_content ? mainContent(body) : null
+  const root = main?.root ?? body
+  const drop = (el: DomNode) =>
+    ALWAYS_DROPPED.has(el.localName) || skip.has(el.localName) || (el.localName === 'input' && !isTask(el)) || (main?.isChrome(el) ?? false)
+  prune(root, drop)
+  // turndown deep-clones a node it is given so it can mutate it; this DOM is ours to mutate.
+  Object.defineProperty(root, 'cloneNode', { value: () => root })
+
+  state.base = documentBase(doc, baseUrl)
+  state.codes = []
+  try {
+    // The cast hands turndown domino's node: @types/turndown names lib.dom types we do not load.
+    return finish(service.turndown(root as unknown as TurndownService.Node), state.codes)
+  } finally {
+    state.base = null
+    state.codes = []
+  }
+}
+
+// Inputs render as nothing, but would leave the space after them at the start of a line; a
+// checkbox in a list item is a task-list marker.
+function isTask(input: DomNode): boolean {
+  if (input.getAttribute('type')?.toLowerCase() !== 'checkbox') return false
+  for (let p = input.parentNode; p; p = p.parentNode) if (p.nodeName === 'LI') return true
+  return false
+}
+
+// Chromium's parser stops nesting at 512 levels too; turndown and domino recurse per level, and
+// a page of thousands of unclosed tags would overflow the stack. Deeper content becomes text.
+const MAX_DEPTH = 512
+
+function prune(root: DomNode, drop: (el: DomNode) => boolean): void {
+  let node = root.firstChild
+  let depth = 1
+  const next = () => {
+    for (let n: DomNode | null = node; n && n !== root; n = n.parentNode, depth--) {
+      if (n.nextSibling) return n.nextSibling
+    }
+    return null
+  }
+  while (node) {
+    const element = node.nodeType === 1
+    if (element && drop(node)) {
+      const victim = node
+      node = next()
+      victim.parentNode?.removeChild(victim)
+      continue
+    }
+    if (element && node.firstChild && depth >= MAX_DEPTH) {
+      const text = textOf(node)
+      while (node.firstChild) node.removeChild(node.firstChild)
+      node.appendChild(node.ownerDocument.createTextNode(text))
+    } else if (element && node.firstChild && (node.firstChild !== node.lastChild || node.firstChild.nodeType === 1)) {
+      Object.defineProperty(node, 'textContent', EDGE_TEXT)
+    }
+    if (element && node.firstChild && depth < MAX_DEPTH) {
+      node = node.firstChild
+      depth++
+    } else node = next()
+  }
+}
+
+// turndown reads an element's textContent only to see whether it is blank and which whitespace
+// it starts and ends with; on a container that string is the whole subtree's text, built again
+// for every level of nesting. This stand-in keeps the edges and replaces the middle with "x".
+const EDGE_TEXT = {
+  get(this: DomNode): string {
+    const lead = edge(this, 'firstChild', 'nextSibling')
+    if (lead === null) return textOf(this)
+    return `${lead}x${edge(this, 'lastChild', 'previousSibling') ?? ''}`
+  },
+}
+
+// The whitespace before the first non-space character, walking from one end; null if none.
+function edge(root: DomNode, first: 'firstChild' | 'lastChild', next: 'nextSibling' | 'previousSibling'): string | null {
+  let space = ''
+  let node = root[first]
+  while (node && node !== root) {
+    if (node.nodeType === 3) {
+      const data = node.data
+      const leading = first === 'firstChild'
+      const match = (leading ? /^\s*/ : /\s*$/).exec(data)![0]
+      if (match.length < data.length) return leading ? space + match : match + space
+      space = leading ? space + data : data + space
+    }
+    if (node.nodeType === 1 && node[first]) node = node[first]
+    else {
+      while (node && node !== root && !node[next]) node = node.parentNode
+      node = node && node !== root ? node[next] : null
+    }
+  }
+  return null
+}
+
+
+// <base href> (the first one) re-bases relative links, itself resolved against the page URL.
+function documentBase(doc: DomDocument, pageUrl: string): string | null {
+  let base: string | null = URL.canParse(pageUrl) ? pageUrl : null
+  for (let n = doc.head?.firstChild ?? null; n; n = n.nextSibling) {
+    if (n.nodeType !== 1 || n.localName !== 'base' || !n.hasAttribute('href')) continue
+    const href = n.getAttribute('href')!.trim()
+    if (URL.canParse(href, base ?? undefined)) base = new URL(href, base ?? undefined).href
+    break
+  }
+  return base
+}
+
+// Code blocks come back as placeholders so that whitespace clean-up cannot touch code; each is
+// re-indented with the prefix of its line (list indentation, blockquote markers).
+function finish(markdown: string, codes: string[]): string {
+  let out = markdown
+    .replace(/\u00a0/g, ' ')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
+  if (codes.length === 0) return out
+  out = out.replace(/^([ \t>]*)\uE000(\d+)\uE001$/gm, (_, prefix: string, i: string) =>
+    (codes[Number(i)] ?? '').split('\n').map((line) => (line ? prefix + line : prefix.trimEnd())).join('\n'),
+  )
+  return out.replace(/\uE000(\d+)\uE001/g, (_, i: string) => (codes[Number(i)] ?? '').replace(/\n/g, ' '))
+}
