@@ -1,0 +1,92 @@
+/**
+ * Raw HTMLRewriter strings to values. HTMLRewriter hands out text chunks and attribute values
+ * exactly as written in the source, entities included (`&amp;` stays `&amp;`), so every value a
+ * parse step returns goes through here.
+ */
+import { decodeHTML, decodeHTMLAttribute } from 'entities/decode'
+
+/** Text content with character references decoded (`&amp;` → `&`, `&nbsp;` → U+00A0). */
+export const decodeText = (raw: string): string => (raw.includes('&') ? decodeHTML(raw) : raw)
+
+/** Attribute value with character references decoded, by the attribute rules of HTML. */
+export const decodeAttr = (raw: string): string => (raw.includes('&') ? decodeHTMLAttribute(raw) : raw)
+
+// Most texts need no change; testing first is several times cheaper than always replacing.
+const NEEDS_COLLAPSE = /\s\s|[^\S ]|^ | $/
+
+/** Runs of whitespace (no-break space included) become one space; ends trimmed. */
+export const collapse = (text: string): string =>
+  NEEDS_COLLAPSE.test(text) ? text.replace(/\s+/g, ' ').trim() : text
+
+/** Decoded, whitespace-collapsed attribute value, or null when nothing is left. */
+export function attrOrNull(raw: string | null | undefined): string | null {
+  if (raw == null) return null
+  return collapse(decodeAttr(raw)) || null
+}
+
+/** Tokens of a space-separated attribute (rel), lowercased, each once. */
+export function tokens(raw: string | null): string[] {
+  if (!raw) return []
+  const out: string[] = []
+  for (const token of decodeAttr(raw).toLowerCase().split(/\s+/)) {
+    if (token && !out.includes(token)) out.push(token)
+  }
+  return out
+}
+
+// Hrefs made only of characters the URL parser keeps as they are (no '&' of a character
+// reference, no '#', no backslash) and without dot segments need no parse: a root-relative one is
+// origin + href, an absolute or protocol-relative one with a plain lowercase host (last label
+// starting with a letter, so no IPv4; no xn-- label, so no IDNA check; no port, no user) is
+// itself. Most links of most sites are one of the two; test/parse/scan.test.ts checks that
+// the shortcut answers what the parser does.
+const KEPT = String.raw`[\w\-.~!$()*+,;=:@%/?]`
+const PLAIN_ROOT_RELATIVE = new RegExp(String.raw`^/(?![/\\])${KEPT}*$`)
+const PLAIN_ABSOLUTE = new RegExp(String.raw`^(https?:)?//(?:[a-z0-9-]+\.)*[a-z][a-z0-9-]*(/${KEPT}*)?$`)
+const DOT_SEGMENT = /\/(?:\.|%2e)/i
+
+/**
+ * Resolves raw href/src values against one base URL to absolute http(s) URLs without fragment.
+ * Pages repeat the same href (menus in header and footer), so answers are cached per raw value.
+ */
+export class Resolver {
+  private readonly cache = new Map<string, string | null>()
+  private readonly origin: string | null
+  private readonly protocol: string
+  // URL.parse takes the base as text faster than as a URL object (which it serializes anyway).
+  private readonly href: string
+  constructor(base: URL) {
+    const plain = (base.protocol === 'https:' || base.protocol === 'http:') && !base.username && !base.password
+    this.origin = plain ? base.origin : null
+    this.protocol = base.protocol
+    this.href = base.href
+  }
+
+  /** Absolute http(s) URL without fragment, or null for other schemes and unparsable values. */
+  resolve(raw: string): string | null {
+    if (this.origin !== null && !DOT_SEGMENT.test(raw)) {
+      if (PLAIN_ROOT_RELATIVE.test(raw)) return this.origin + raw
+      const absolute = PLAIN_ABSOLUTE.exec(raw)
+      if (absolute && !raw.includes('xn--')) {
+        const url = absolute[1] ? raw : this.protocol + raw
+        return absolute[2] ? url : `${url}/`
+      }
+    }
+    let url = this.cache.get(raw)
+    if (url === undefined) {
+      url = absoluteHttp(decodeAttr(raw), this.href)
+      this.cache.set(raw, url)
+    }
+    return url
+  }
+}
+
+/** `value` resolved against `base`: absolute http(s), fragment dropped; null otherwise. */
+export function absoluteHttp(value: string, base: string): string | null {
+  const url = URL.parse(value, base)
+  if (!url) return null
+  const href = url.href
+  if (!href.startsWith('https:') && !href.startsWith('http:')) return null
+  const hash = href.indexOf('#')
+  return hash < 0 ? href : href.slice(0, hash)
+}

@@ -1,0 +1,103 @@
+/**
+ * Links as the scan sees them (one record per element) and as steps return them (LinkOut,
+ * one per URL). Records stay raw during the pass; text is decoded only for the URLs kept.
+ */
+import { collapse, decodeAttr, decodeText, tokens, type Resolver } from './html-values'
+import { contentOf, readStartTag } from './start-tag'
+
+/** A link a parse step returns (links step, navigator output). */
+export type LinkOut = {
+  /** Absolute http(s) URL, fragment dropped; one entry per URL. */
+  url: string
+  /** Anchor text, entities decoded, whitespace collapsed; image alt text when there is none. */
+  text: string
+  /** Tokens of rel, lowercased. */
+  rel: string[]
+  nofollow: boolean
+}
+
+/** One linking element met during the pass; `text` and `alt` gather raw source text. */
+export type LinkRecord = { url: string; rel: string | null; text: string; alt: string; area: boolean }
+
+/** A record nobody reads: text of elements whose link was dropped is written here. */
+export const sinkRecord = (): LinkRecord => ({ url: '', rel: null, text: '', alt: '', area: false })
+
+/**
+ * Put by the scan before every a[href] and area[href] start tag in the HTMLRewriter output. A
+ * C0 control: no HTML text shows it, so the scan drops it from its input beforehand. (A Latin-1
+ * character also keeps the output a one-byte-per-character string, which searches faster.)
+ */
+export const LINK_MARK = '\u0001'
+
+const LINK_ATTRIBUTES = ['href', 'rel', 'alt']
+
+/**
+ * The `count` marked links of rewriter output `out`, in order; null where the href is not an
+ * http(s) URL. Anchor text runs to the anchor's end tag or to the next marked link.
+ */
+export function readMarkedLinks(out: string, count: number, resolverAt: (k: number) => Resolver): (LinkRecord | null)[] {
+  const records: (LinkRecord | null)[] = []
+  // The next </a and </A at or after the current anchor: kept between anchors, so the searches
+  // stay linear in the size of the page.
+  let lower = -1
+  let upper = -1
+  let at = out.indexOf(LINK_MARK)
+  for (let k = 0; k < count && at >= 0; k++) {
+    const next = out.indexOf(LINK_MARK, at + 1)
+    const tag = readStartTag(out, at + 1, LINK_ATTRIBUTES)
+    const [href, rel = null, alt = ''] = tag?.values ?? []
+    const url = href === undefined ? null : resolverAt(k).resolve(href)
+    if (!tag || !url) records.push(null)
+    else if (tag.name === 'area') records.push({ url, rel, text: '', alt, area: true })
+    else {
+      if (lower < tag.end) lower = endTagAt(out, '</a', tag.end)
+      if (upper < tag.end) upper = endTagAt(out, '</A', tag.end)
+      const content = contentOf(out, tag.end, Math.min(lower, upper, next < 0 ? out.length : next))
+      records.push({ url, rel, text: content.text, alt: content.alt, area: false })
+    }
+    at = next
+  }
+  return records
+}
+
+// Index of the first `needle` (`</a` or `</A`) from `from` that ends an <a>, or Infinity.
+function endTagAt(s: string, needle: string, from: number): number {
+  for (let i = s.indexOf(needle, from); i >= 0; i = s.indexOf(needle, i + 3)) {
+    const c = s.charCodeAt(i + 3)
+    if (c === 62 || c === 47 || c === 32 || c === 9 || c === 10 || c === 12 || c === 13) return i
+  }
+  return Infinity
+}
+
+/**
+ * Records to LinkOut, deduplicated by URL in order of first appearance. The first occurrence
+ * wins, with two exceptions: its text is taken from the first later occurrence that has text
+ * when it has none (an image link followed by the same link in words), and a later followable
+ * occurrence makes the link followable (rel taken from that occurrence, so rel and nofollow
+ * agree). `allNofollow` is a robots meta nofollow: every link is nofollow.
+ */
+export function linkOuts(records: readonly LinkRecord[], allNofollow: boolean): LinkOut[] {
+  const byUrl = new Map<string, LinkOut>()
+  for (const record of records) {
+    const seen = byUrl.get(record.url)
+    if (seen && seen.text && !seen.nofollow) continue
+    const rel = tokens(record.rel)
+    const nofollow = allNofollow || rel.includes('nofollow')
+    if (!seen) {
+      byUrl.set(record.url, { url: record.url, text: linkText(record), rel, nofollow })
+      continue
+    }
+    if (!seen.text) seen.text = linkText(record)
+    if (seen.nofollow && !nofollow) {
+      seen.rel = rel
+      seen.nofollow = false
+    }
+  }
+  return [...byUrl.values()]
+}
+
+function linkText(record: LinkRecord): string {
+  const text = record.text ? collapse(decodeText(record.text)) : ''
+  if (text || !record.alt) return text
+  return collapse(decodeAttr(record.alt))
+}

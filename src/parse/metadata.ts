@@ -1,0 +1,122 @@
+/**
+ * Document metadata gathered during the scan's HTMLRewriter pass: title, description,
+ * canonical, language, Open Graph, JSON-LD, and the robots meta that makes every link nofollow.
+ */
+import { attrOrNull, collapse, decodeText, tokens, type Resolver } from './html-values'
+
+/** What the metadata step returns (and a crawl records). */
+export type Metadata = {
+  title: string | null
+  description: string | null
+  /** Absolute http(s) URL of `<link rel="canonical">`, resolved like links. */
+  canonical: string | null
+  /** `<html lang>`, else `<meta http-equiv="content-language">`. */
+  language: string | null
+  /** Every `og:*` meta, keyed by its property name (lowercased); first non-empty value wins. */
+  open_graph: Record<string, string>
+  /** Parsed JSON of each application/ld+json script, in document order; invalid blocks skipped. */
+  json_ld: unknown[]
+}
+
+/** Collects metadata; `attach` adds its handlers, `metadata()` answers after the pass. */
+export class MetadataCollector {
+  /** True when `<meta name="robots">` says nofollow or none. */
+  robotsNofollow = false
+  private title = ''
+  private titleSeen = false
+  private inTitle = false
+  private description: string | null = null
+  private canonical: string | null = null
+  private contentLanguage: string | null = null
+  private readonly openGraph: Record<string, string> = {}
+  private readonly jsonLd: string[] = []
+  private inJsonLd = false
+
+  /** `lang` is the raw `lang` of the `<html>` tag, which the scan reads from the source. */
+  constructor(private readonly htmlLang: string | null) {}
+
+  /**
+   * Adds the handlers; `resolver()` is the base in force when an element is met. Stylesheet
+   * and script URLs go to `asset`, so that each <link> and <script> is matched by one selector
+   * (every selector costs time on every element of the page).
+   */
+  attach(rewriter: HTMLRewriter, resolver: () => Resolver, asset: (url: string) => void): HTMLRewriter {
+    const addAsset = (raw: string) => {
+      const url = resolver().resolve(raw)
+      if (url !== null) asset(url)
+    }
+    return rewriter
+      .on('title', {
+        // Only the first <title> counts, even when empty. (An SVG <title> before the document's
+        // own would be taken: telling them apart costs a descendant selector on every page.)
+        element: () => {
+          this.inTitle = !this.titleSeen
+          this.titleSeen = true
+        },
+        text: (chunk) => {
+          if (this.inTitle) this.title += chunk.text
+        },
+      })
+      .on('meta', { element: (el) => this.meta(el) })
+      .on('link[href]', {
+        element: (el) => {
+          const rel = tokens(el.getAttribute('rel'))
+          if (rel.includes('canonical')) this.canonical ??= resolver().resolve(el.getAttribute('href')!)
+          if (rel.includes('stylesheet')) addAsset(el.getAttribute('href')!)
+        },
+      })
+      .on('script', {
+        element: (el) => {
+          const src = el.getAttribute('src')
+          if (src !== null) addAsset(src)
+          const type = el.getAttribute('type')
+          this.inJsonLd = type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/ld+json'
+          if (this.inJsonLd) this.jsonLd.push('')
+        },
+        // Script text is raw text in HTML: no character references to decode.
+        text: (chunk) => {
+          if (this.inJsonLd) this.jsonLd[this.jsonLd.length - 1] += chunk.text
+        },
+      })
+  }
+
+  // One <meta> may serve two purposes: <meta name="description" property="og:description">.
+  private meta(el: HTMLRewriterTypes.Element): void {
+    const property = el.getAttribute('property')?.trim().toLowerCase()
+    const name = el.getAttribute('name')?.trim().toLowerCase()
+    const content = () => attrOrNull(el.getAttribute('content'))
+    // Open Graph belongs in property; some pages put it in name.
+    const og = property?.startsWith('og:') ? property : name?.startsWith('og:') ? name : undefined
+    if (og !== undefined && !(og in this.openGraph)) {
+      const value = content()
+      if (value !== null) this.openGraph[og] = value
+    }
+    if (name === 'description') this.description ??= content()
+    else if (name === 'robots') {
+      const directives = (el.getAttribute('content') ?? '').toLowerCase().split(/[\s,]+/)
+      if (directives.includes('nofollow') || directives.includes('none')) this.robotsNofollow = true
+    } else if (name === undefined && el.getAttribute('http-equiv')?.trim().toLowerCase() === 'content-language') {
+      this.contentLanguage ??= content()
+    }
+  }
+
+  /** The metadata of the pass. */
+  metadata(): Metadata {
+    const json_ld: unknown[] = []
+    for (const block of this.jsonLd) {
+      try {
+        json_ld.push(JSON.parse(block))
+      } catch {
+        // A broken block is the publisher's mistake; the other blocks still count.
+      }
+    }
+    return {
+      title: collapse(decodeText(this.title)) || null,
+      description: this.description,
+      canonical: this.canonical,
+      language: attrOrNull(this.htmlLang) ?? this.contentLanguage,
+      open_graph: this.openGraph,
+      json_ld,
+    }
+  }
+}

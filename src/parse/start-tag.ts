@@ -1,0 +1,129 @@
+/**
+ * Reading start tags back from HTML source, by the attribute rules of the HTML tokenizer.
+ * The scan lets HTMLRewriter find the elements (it knows comments, scripts and quoting) and
+ * mark them; reading a marked tag here is cheaper than asking HTMLRewriter for each value.
+ */
+
+/** A start tag: lowercased name, raw values of the wanted attributes (in order), index after `>`. */
+export type StartTag = { name: string; values: (string | undefined)[]; end: number }
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13
+const isAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+// Stops of a tag or attribute name: space, '/', '>' and the end of the text.
+const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isNaN(c)
+
+/**
+ * The start tag beginning at `s[at] === '<'`, or null when there is none there. Only the
+ * attributes named in `wanted` (lowercase letters) are read: pages carry long class
+ * attributes that nobody here needs, and a slice or a map per attribute would cost more
+ * than the rest of the reading.
+ */
+export function readStartTag(s: string, at: number, wanted: readonly string[]): StartTag | null {
+  if (s.charCodeAt(at) !== 60 || !isAlpha(s.charCodeAt(at + 1))) return null
+  const n = s.length
+  let i = at + 1
+  while (!endsName(s.charCodeAt(i))) i++
+  const name = s.slice(at + 1, i).toLowerCase()
+  const values: (string | undefined)[] = new Array(wanted.length)
+  for (;;) {
+    let c = s.charCodeAt(i)
+    while (isSpace(c) || c === 47) c = s.charCodeAt(++i)
+    if (i >= n) return { name, values, end: n }
+    if (c === 62) return { name, values, end: i + 1 }
+    // An attribute name may start with '=' (the tokenizer keeps it); it ends at space, / > or =.
+    const nameStart = i++
+    while (!endsName((c = s.charCodeAt(i))) && c !== 61) i++
+    const nameEnd = i
+    while (isSpace(s.charCodeAt(i))) i++
+    let from = i
+    let to = i
+    if (s.charCodeAt(i) === 61) {
+      i++
+      while (isSpace(s.charCodeAt(i))) i++
+      c = s.charCodeAt(i)
+      if (c === 34 || c === 39) {
+        const close = s.indexOf(c === 34 ? '"' : "'", i + 1)
+        from = i + 1
+        to = close < 0 ? n : close
+        i = to + 1
+      } else {
+        from = i
+        while (i < n && !isSpace((c = s.charCodeAt(i))) && c !== 62) i++
+        to = i
+      }
+    }
+    for (let w = 0; w < wanted.length; w++) {
+      // The first of duplicate attributes counts, as in the HTML tokenizer.
+      if (values[w] === undefined && sameName(s, nameStart, nameEnd, wanted[w]!)) values[w] = s.slice(from, to)
+    }
+  }
+}
+
+// ASCII case-insensitive comparison of s[start, end) with a lowercase name made of letters.
+function sameName(s: string, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false
+  for (let k = 0; k < name.length; k++) if ((s.charCodeAt(start + k) | 32) !== name.charCodeAt(k)) return false
+  return true
+}
+
+/** The `lang` of the `<html>` start tag when it opens the document (after doctype and comments). */
+export function htmlLang(s: string): string | null {
+  let i = s.charCodeAt(0) === 0xfeff ? 1 : 0
+  for (;;) {
+    while (i < s.length && isSpace(s.charCodeAt(i))) i++
+    if (s.startsWith('<!--', i)) {
+      const close = s.indexOf('-->', i + 4)
+      if (close < 0) return null
+      i = close + 3
+    } else if (s.startsWith('<!', i) || s.startsWith('<?', i)) {
+      const close = s.indexOf('>', i)
+      if (close < 0) return null
+      i = close + 1
+    } else break
+  }
+  const tag = readStartTag(s, i, ['lang'])
+  return tag?.name === 'html' ? (tag.values[0] ?? null) : null
+}
+
+// Elements whose content is not text of the link (raw text in HTML).
+const RAW = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes'])
+
+/**
+ * The raw text of HTML source `s[from, to)` with tags and comments left out, and the alt of
+ * the images in it (space-separated). Character references are left for the caller.
+ */
+export function contentOf(s: string, from: number, to: number): { text: string; alt: string } {
+  let text = ''
+  let alt = ''
+  let i = from
+  while (i < to) {
+    const lt = s.indexOf('<', i)
+    if (lt < 0 || lt >= to) {
+      text += s.slice(i, to)
+      break
+    }
+    text += s.slice(i, lt)
+    const next = s.charCodeAt(lt + 1)
+    if (s.startsWith('<!--', lt)) {
+      const close = s.indexOf('-->', lt + 4)
+      i = close < 0 ? to : close + 3
+    } else if (next === 47 /* / */ || next === 33 /* ! */ || next === 63 /* ? */) {
+      const close = s.indexOf('>', lt)
+      i = close < 0 ? to : close + 1
+    } else if (isAlpha(next)) {
+      const tag = readStartTag(s, lt, ['alt'])!
+      i = tag.end
+      if (tag.name === 'img') {
+        const value = tag.values[0]
+        if (value) alt += ` ${value}`
+      } else if (RAW.has(tag.name)) {
+        const close = s.slice(i, to).toLowerCase().indexOf(`</${tag.name}`)
+        i = close < 0 ? to : i + close
+      }
+    } else {
+      text += '<'
+      i = lt + 1
+    }
+  }
+  return { text, alt }
+}

@@ -1,0 +1,44 @@
+import { expect, test } from 'bun:test'
+import { cleanHtml } from '../../src/parse/clean'
+
+const DOC = 'https://blog.example/2024/05/post.html'
+
+test('removes code, styles, frames, plugins, comments and event handlers; keeps the content', async () => {
+  const html = `<!doctype html><html lang="en"><head><title>Post &amp; notes</title>
+<link rel="stylesheet" href="/site.css"><link rel="preload" href="/font.woff2" as="font"><link rel="alternate" type="application/rss+xml" href="/feed.xml">
+<style>body { color: red }</style><script>track()</script><script src="/app.js"></script></head>
+<body onload="init()"><!-- build 42 --><h1 class="title" style="margin:0">Hello &lt;world&gt;</h1>
+<p onclick="x()" onmouseover="y()" data-id="7">Text <b>bold</b></p>
+<noscript><img src="/pixel.gif"></noscript><template><p>later</p></template>
+<iframe src="https://ads.example/frame"></iframe><object data="/movie.swf"><embed src="/movie.swf"></object>
+</body></html>`
+  expect(await cleanHtml(html, DOC)).toBe(`<!doctype html><html lang="en"><head><title>Post &amp; notes</title>
+<link rel="alternate" type="application/rss+xml" href="https://blog.example/feed.xml">
+</head>
+<body><h1 class="title" style="margin:0">Hello &lt;world&gt;</h1>
+<p data-id="7">Text <b>bold</b></p>
+
+
+</body></html>`)
+})
+
+test('makes URLs absolute (base href, srcset, forms, media) and drops script URLs', async () => {
+  const html = `<base href="/docs/"><a href="guide?a=1&amp;b=2#part">Guide</a> <a href="#top">Top</a>
+<a href="mailto:me@blog.example">Mail</a> <a href=" JavaScript:alert(1)">Bad</a> <a href="java&#x09;script:alert(1)">Bad too</a>
+<img src="img/a.png" srcset="img/a.png 1x, img/a@2x.png 2x" alt="A"><img srcset="x.jpg, y.jpg 640w" src="data:image/gif;base64,R0">
+<picture><source srcset="/b.webp 1x,/b2.webp 2x" type="image/webp"></picture>
+<form action="search"><button formaction="//other.example/go">Go</button></form>
+<video poster="p.jpg" src="v.mp4"><track src="subs.vtt"></video><blockquote cite="../quote">Q</blockquote>`
+  expect(await cleanHtml(html, DOC)).toBe(`<base href="https://blog.example/docs/"><a href="https://blog.example/docs/guide?a=1&amp;b=2#part">Guide</a> <a href="https://blog.example/docs/#top">Top</a>
+<a href="mailto:me@blog.example">Mail</a> <a>Bad</a> <a>Bad too</a>
+<img src="https://blog.example/docs/img/a.png" srcset="https://blog.example/docs/img/a.png 1x, https://blog.example/docs/img/a@2x.png 2x" alt="A"><img srcset="https://blog.example/docs/x.jpg, https://blog.example/docs/y.jpg 640w" src="data:image/gif;base64,R0">
+<picture><source srcset="https://blog.example/b.webp 1x, https://blog.example/b2.webp 2x" type="image/webp"></picture>
+<form action="https://blog.example/docs/search"><button formaction="https://other.example/go">Go</button></form>
+<video poster="https://blog.example/docs/p.jpg" src="https://blog.example/docs/v.mp4"><track src="https://blog.example/docs/subs.vtt"></video><blockquote cite="https://blog.example/quote">Q</blockquote>`)
+})
+
+test('without <base>, URLs resolve against the document URL', async () => {
+  expect(await cleanHtml('<a href="../index.html">Up</a><img src="pic.png">', DOC)).toBe(
+    '<a href="https://blog.example/2024/index.html">Up</a><img src="https://blog.example/2024/05/pic.png">',
+  )
+})
