@@ -4,6 +4,13 @@ import { hostRoutes } from './hosts'
 import { jobRoutes } from './jobs'
 import { linkRoutes } from './links'
 import { runRoutes } from './runs'
+import { patternRoutes } from './patterns'
+import { dataMapRoutes } from './data-maps'
+import { parseRoutes } from './parse'
 
 /** Every management route, in the order the docs list them. */
-export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps)]
+export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
+  ...patternRoutes(deps),
+  ...dataMapRoutes(deps),
+  ...parseRoutes(deps),
+]

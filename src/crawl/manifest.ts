@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { RE2JS } from 're2js'
 import { FETCH_TIMEOUT_MS, fetchOptions } from '../fetch/options-schema'
 import { FieldErrors } from '../http/errors'
 import { Duration, StringEnum } from '../http/schemas'
+import { checkPipelines, checkRegexes } from '../parse/check'
 import { Category, Pipeline, Regex } from '../parse/pipeline-schema'
 import { parseDuration } from '../util/duration'
+import { looseArray as arr, looseObject as obj } from '../util/loose'
 
 const closed = { additionalProperties: false } as const
 const Regexes = Type.Array(Regex, { maxItems: 100, default: [] })
@@ -79,24 +80,10 @@ export function resolveConfig(config: CrawlConfig): Required<CrawlConfig> {
  */
 export function checkConfig(config: unknown, at: string, proxyNames: readonly string[], errors = new FieldErrors()): FieldErrors {
   const c = obj(config)
-  const regexes = (list: unknown, path: string) =>
-    arr(list).forEach((source, i) => {
-      const problem = typeof source === 'string' ? regexProblem(source) : null
-      if (problem) errors.add(`${path}[${i}]`, problem)
-    })
   const scope = obj(c.scope)
-  regexes(scope.include, `${at}.scope.include`)
-  regexes(scope.exclude, `${at}.scope.exclude`)
-  arr(c.pipelines).forEach((pipeline, p) => {
-    arr(obj(pipeline).guards).forEach((guard, g) => {
-      if (obj(guard).kind !== 'url') return
-      regexes(obj(guard).include, `${at}.pipelines[${p}].guards[${g}].include`)
-      regexes(obj(guard).exclude, `${at}.pipelines[${p}].guards[${g}].exclude`)
-    })
-    const navigator = obj(obj(pipeline).navigator)
-    regexes(navigator.include, `${at}.pipelines[${p}].navigator.include`)
-    regexes(navigator.exclude, `${at}.pipelines[${p}].navigator.exclude`)
-  })
+  checkRegexes(scope.include, `${at}.scope.include`, errors)
+  checkRegexes(scope.exclude, `${at}.scope.exclude`, errors)
+  checkPipelines(c.pipelines, `${at}.pipelines`, errors)
   const bound = (value: unknown, path: string, min: number, max: number, words: string) => {
     const ms = typeof value === 'string' ? parseDuration(value) : null
     if (ms !== null && (ms < min || ms > max)) errors.add(path, `must be ${words}`)
@@ -111,17 +98,4 @@ export function checkConfig(config: unknown, at: string, proxyNames: readonly st
     }
   })
   return errors
-}
-
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
-
-/** Why RE2 rejects a pattern, or null when it compiles. */
-export function regexProblem(source: string): string | null {
-  try {
-    RE2JS.compile(source)
-    return null
-  } catch (err) {
-    return `is not a valid RE2 regular expression: ${(err as Error).message}`
-  }
 }

@@ -68,3 +68,14 @@ export function fetchOptions(defaults: { max_redirects: number; max_retries: num
   }
 }
 export const FETCH_TIMEOUT_MS = { min: 10, max: 300_000 }
+
+/** One hop of a redirect chain (SPEC Redirect): a Location header (server side) or a meta refresh (client side). */
+export const Redirect = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 8192, description: 'the URL that issued the redirect' }),
+    location: Type.String({ minLength: 1, maxLength: 8192, description: 'the URL it points to (relative to `url` when not absolute)' }),
+    side: Type.Optional(StringEnum(['server', 'client'])),
+    type: Type.Optional(StringEnum(['permanent', 'temporary'])),
+  },
+  closed,
+)

@@ -35,7 +35,7 @@ export function declaredCharset(bytes: Uint8Array): string | null {
 function decoderFor(label: string | null, fromDocument: boolean): TextDecoder | null {
   if (!label) return null
   try {
-    const decoder = new TextDecoder(label.trim().toLowerCase())
+    const decoder = new TextDecoder(label.trim().toLowerCase() as 'utf-8') // any WHATWG label is valid at run time; bun-types lists only a few
     // A document cannot be UTF-16 by its own ASCII-compatible meta tag (WHATWG prescan rule).
     if (fromDocument && decoder.encoding.startsWith('utf-16')) return new TextDecoder('utf-8')
     return decoder

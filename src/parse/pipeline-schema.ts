@@ -16,6 +16,8 @@ export const Guard = Type.Union([
   Type.Object({ kind: Type.Literal('category'), categories: Type.Array(Category, { minItems: 1, maxItems: CATEGORIES.length }) }, closed),
 ])
 
+export type Guard = Static<typeof Guard>
+
 export const Navigator = Type.Object(
   {
     kind: Type.Literal('links'),
@@ -25,6 +27,8 @@ export const Navigator = Type.Object(
   },
   closed,
 )
+
+export type Navigator = Static<typeof Navigator>
 
 export const Step = Type.Union([
   Type.Object(
@@ -42,6 +46,8 @@ export const Step = Type.Union([
   Type.Object({ kind: Type.Literal('fields'), fields: Fields }, closed),
   Type.Object({ kind: Type.Literal('data_map'), id: Uuid }, closed),
 ])
+
+export type Step = Static<typeof Step>
 
 /** A parse pipeline object (SPEC; shapes from DESIGN §6). */
 export const Pipeline = Type.Object(

@@ -3,6 +3,8 @@ import { hostRepository } from './hosts'
 import { jobRepository } from './jobs'
 import { linkRepository } from './links'
 import { runRepository } from './runs'
+import { patternRepository } from './patterns'
+import { dataMapRepository } from './data-maps'
 
 /** Every repository over one database; what routes and the engine receive. */
 export function createStore(db: Database) {
@@ -13,6 +15,8 @@ export function createStore(db: Database) {
     links: linkRepository(db, hosts),
     jobs: jobRepository(db),
     runs: runRepository(db),
+    patterns: patternRepository(db, hosts),
+    dataMaps: dataMapRepository(db, hosts),
     /** Runs `fn` in one transaction (nested calls join it as savepoints). */
     transaction<T>(fn: () => T): T {
       return db.transaction(fn)()

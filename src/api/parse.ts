@@ -1,0 +1,108 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Redirect } from '../fetch/options-schema'
+import { ApiError, notFound, type FieldErrors } from '../http/errors'
+import { json, route, type Route } from '../http/route'
+import { checkPipelines } from '../parse/check'
+import { storeParseContext } from '../parse/context'
+import { ParseFailure, parseDocument, type ParseContext, type ParseResult } from '../parse/pipeline'
+import { Pipeline } from '../parse/pipeline-schema'
+import { BatchItem, ParseResult as ParseResultSchema } from '../parse/result-schema'
+import { decodeBase64, NOT_BASE64 } from '../util/base64'
+import { looseArray, looseObject } from '../util/loose'
+import type { Deps } from './deps'
+
+const closed = { additionalProperties: false } as const
+export const MAX_BATCH_ITEMS = 64
+
+const ParseBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 8192, description: 'absolute http(s) URL the content came from' }),
+    body: Type.String({ description: 'the content, base64 (standard or URL alphabet)' }),
+    content_type: Type.String({ minLength: 1, maxLength: 255, description: 'MIME type, with charset when known' }),
+    redirects: Type.Optional(Type.Array(Redirect, { maxItems: 64, default: [] })),
+    pipelines: Type.Optional(Type.Array(Pipeline, { maxItems: 32, default: [], description: 'none: one markdown step (pipeline "default")' })),
+  },
+  closed,
+)
+type ParseBody = Static<typeof ParseBody>
+
+/** Checks of one parse body a schema cannot make: URLs that resolve, base64, regexes and selectors. */
+function checkParseBody(raw: unknown, at: string, errors: FieldErrors) {
+  const body = looseObject(raw)
+  const path = (field: string) => (at ? `${at}.${field}` : field)
+  let url: URL | null = null
+  if (typeof body.url === 'string') {
+    url = URL.parse(body.url)
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.add(path('url'), 'must be an absolute http or https URL')
+  }
+  if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
+  looseArray(body.redirects).forEach((r, i) => {
+    const { url: from, location } = looseObject(r)
+    const issuer = (typeof from === 'string' ? URL.parse(from, url?.href) : null) ?? url
+    if (typeof location === 'string' && !URL.parse(location, issuer?.href)) {
+      errors.add(path(`redirects[${i}].location`), 'must be a URL, or a path relative to the redirect url')
+    }
+  })
+  checkPipelines(body.pipelines, path('pipelines'), errors)
+}
+
+/** The data map ids the pipelines of a body name that the tenant does not have. */
+function missingDataMaps(body: ParseBody, ctx: ParseContext): string[] {
+  const ids = (body.pipelines ?? []).flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : [])))
+  return [...new Set(ids)].filter((id) => ctx.dataMap(id) === null)
+}
+
+const run = (body: ParseBody, ctx: ParseContext): Promise<ParseResult> =>
+  parseDocument({ url: body.url, body: decodeBase64(body.body)!, content_type: body.content_type, redirects: body.redirects, pipelines: body.pipelines ?? [] }, ctx)
+
+/** Parse: run pipelines over content the caller already has (fetched by trawl or by anyone). */
+export const parseRoutes = ({ store, log }: Deps): Route[] => [
+  route({
+    method: 'POST',
+    path: '/v1/parse',
+    summary: 'Run parse pipelines over one document',
+    tag: 'parse',
+    body: ParseBody,
+    refine: (body, errors) => checkParseBody(body, '', errors),
+    response: { status: 200, schema: ParseResultSchema },
+    handle: async ({ tenant, body }) => {
+      const ctx = storeParseContext(store, tenant)
+      const missing = missingDataMaps(body, ctx)
+      if (missing.length) throw notFound(`data map ${missing[0]}`)
+      try {
+        return { status: 200, body: await run(body, ctx) }
+      } catch (err) {
+        if (err instanceof ParseFailure) throw new ApiError(415, err.code, err.message)
+        throw err
+      }
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/parse/batch',
+    summary: 'Run parse pipelines over 1 to 64 documents; a failing item is an error item',
+    tag: 'parse',
+    body: Type.Object({ items: Type.Array(ParseBody, { minItems: 1, maxItems: MAX_BATCH_ITEMS }) }, closed),
+    refine: (body, errors) => looseArray(looseObject(body).items).forEach((item, i) => checkParseBody(item, `items[${i}]`, errors)),
+    response: { status: 200, schema: Type.Object({ results: Type.Array(BatchItem, { description: 'in item order' }) }) },
+    handle: async ({ tenant, body }) => {
+      const ctx = storeParseContext(store, tenant)
+      const results = await Promise.all(
+        body.items.map(async (item) => {
+          const missing = missingDataMaps(item, ctx)
+          if (missing.length) return failed(item.url, 'not_found', `data map ${missing[0]} not found`)
+          try {
+            return { ok: true, ...(await run(item, ctx)) }
+          } catch (err) {
+            if (err instanceof ParseFailure) return failed(item.url, err.code, err.message)
+            log.error('parse item failed', { url: item.url, error: String(err) })
+            return failed(item.url, 'parse_error', 'the document could not be parsed')
+          }
+        }),
+      )
+      return json(200, { results })
+    },
+  }),
+]
+
+const failed = (url: string, error: string, message: string) => ({ ok: false, url, error: { error, message } })

@@ -1,0 +1,27 @@
+import { categorize } from '../extract/patterns'
+import { hostHash, normalizeHost } from '../crawl/url'
+import type { Store } from '../store'
+import type { ParseContext } from './pipeline'
+
+/**
+ * A tenant's pattern sets and data maps as the pipelines see them. Lookups are memoized for
+ * the life of the context (one request, or one document of a crawl), so a batch of pages of
+ * one host reads its pattern sets once.
+ */
+export function storeParseContext(store: Store, tenant: string): ParseContext {
+  const setsByHost = new Map<string, ReturnType<Store['patterns']['forHost']>>()
+  const maps = new Map<string, ReturnType<ParseContext['dataMap']>>()
+  return {
+    categoryOf(url) {
+      const host = normalizeHost(new URL(url).hostname)
+      if (!host) return null
+      let sets = setsByHost.get(host)
+      if (!sets) setsByHost.set(host, (sets = store.patterns.forHost(tenant, hostHash(host))))
+      return categorize(url, sets)
+    },
+    dataMap(id) {
+      if (!maps.has(id)) maps.set(id, store.dataMaps.get(tenant, id)?.map ?? null)
+      return maps.get(id)!
+    },
+  }
+}

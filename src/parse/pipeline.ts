@@ -1,0 +1,108 @@
+import type { DataMapDef } from '../extract/data-map'
+import { decodeDocument } from './charset'
+import { ParsedDocument } from './parsed-document'
+import { documentKind, mimeEssence } from './document'
+import { guardFailure } from './guards'
+import type { Pipeline } from './pipeline-schema'
+import type { LinkOut, Metadata } from './scan'
+import type { ExtractError } from '../extract/fields'
+
+/** Where the document came from and which pipelines to run over it (the /v1/parse body, decoded). */
+export type ParseInput = {
+  url: string
+  body: Uint8Array
+  content_type: string
+  redirects?: readonly { url: string; location: string }[]
+  pipelines: readonly Pipeline[]
+}
+
+/** What the pipelines may look up: tenant-scoped, resolved by the caller (API route or crawl engine). */
+export interface ParseContext {
+  /** The category the pattern sets of the URL's host give it, or null. */
+  categoryOf(url: string): string | null
+  /** A data map definition by id, or null when there is none. */
+  dataMap(id: string): DataMapDef | null
+}
+
+export type StepResult =
+  | { kind: 'markdown' | 'html' | 'text'; content: string }
+  | { kind: 'metadata'; metadata: Metadata }
+  | { kind: 'links'; links: LinkOut[] }
+  | { kind: 'fields'; data: Record<string, unknown>; errors: ExtractError[] }
+  | { kind: 'data_map'; id: string; data: unknown; errors: ExtractError[] }
+  | { kind: 'data_map'; id: string; error: { error: 'not_found'; message: string } }
+
+export type SkipReason = 'content_type' | 'url' | 'category' | 'stopped'
+export type PipelineResult = {
+  identifier: string
+  priority: number
+  status: 'ran' | 'skipped'
+  skipped_reason: SkipReason | null
+  /** The links this pipeline's navigator selects (the ones a crawl follows), or null without a navigator. */
+  links: LinkOut[] | null
+  steps: StepResult[]
+}
+export type ParseResult = { url: string; base_url: string; content_type: string; charset: string; pipelines: PipelineResult[] }
+
+/** A parse that cannot run at all; the batch reports it as an error item. */
+export class ParseFailure extends Error {
+  constructor(
+    readonly code: 'unsupported_content_type',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The pipeline a parse request without pipelines runs (SPEC: a single extractor). */
+export const DEFAULT_PIPELINE: Pipeline = { identifier: 'default', steps: [{ kind: 'markdown' }] }
+
+/**
+ * The URL links resolve against: the last redirect's location when there were redirects
+ * (each location relative to the URL that issued it), else the document URL.
+ */
+export function baseUrlOf(url: string, redirects: ParseInput['redirects']): string {
+  let base = url
+  for (const r of redirects ?? []) {
+    try {
+      base = new URL(r.location, r.url).href
+    } catch {
+      // validated by the route; the engine only records locations that parsed
+    }
+  }
+  return base
+}
+
+/**
+ * Runs the pipelines over one document, highest priority first (ties in the order given). A
+ * pipeline whose guards fail is skipped; one with `behavior: "stop"` that ran keeps the
+ * lower-priority ones from running. Work shared by pipelines (the scan, the tree, a markdown
+ * rendering with the same options) is done once per document.
+ */
+export async function parseDocument(input: ParseInput, ctx: ParseContext): Promise<ParseResult> {
+  const kind = documentKind(input.content_type)
+  if (!kind) throw new ParseFailure('unsupported_content_type', `content type ${mimeEssence(input.content_type) || '(empty)'} is not parsed; HTML, XHTML, plain text and JSON are`)
+  const { text, charset } = decodeDocument(input.body, input.content_type)
+  const baseUrl = baseUrlOf(input.url, input.redirects)
+  const pipelines = (input.pipelines.length ? input.pipelines : [DEFAULT_PIPELINE])
+    .map((p, order) => ({ p, order, priority: p.priority ?? 0 }))
+    .sort((a, b) => b.priority - a.priority || a.order - b.order)
+  const doc = new ParsedDocument(kind, text, baseUrl, pipelines.map(({ p }) => p))
+
+  const results: PipelineResult[] = []
+  let stopped = false
+  for (const { p, priority } of pipelines) {
+    const base = { identifier: p.identifier ?? 'default', priority }
+    const skipped = stopped ? 'stopped' : guardFailure(p.guards ?? [], input.content_type, baseUrl, ctx)
+    if (skipped) {
+      results.push({ ...base, status: 'skipped', skipped_reason: skipped, links: null, steps: [] })
+      continue
+    }
+    const links = p.navigator ? await doc.navigate(p.navigator) : null
+    const steps: StepResult[] = []
+    for (const step of p.steps ?? DEFAULT_PIPELINE.steps!) steps.push(await doc.step(step, ctx))
+    results.push({ ...base, status: 'ran', skipped_reason: null, links, steps })
+    if (p.behavior === 'stop') stopped = true
+  }
+  return { url: input.url, base_url: baseUrl, content_type: mimeEssence(input.content_type), charset, pipelines: results }
+}
