@@ -10,6 +10,7 @@ rmSync(outfile, { force: true }) // a failed build must not leave an old binary 
 const args = [
   'build',
   'src/main.ts',
+  'src/parse/worker.ts', // parse worker threads (src/parse/pool.ts) load it from inside the binary
   '--compile',
   '--minify-syntax',
   '--minify-whitespace',

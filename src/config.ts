@@ -28,6 +28,10 @@ export type Config = {
   logLevel: LogLevel
   /** Largest request body the management API reads (not a public setting). */
   maxRequestBytes: number
+  /** Parse worker threads: one per core, at most 4 (not a public setting). */
+  parseWorkers: number
+  /** A document that takes longer to parse is abandoned (not a public setting). */
+  parseTimeoutMs: number
 }
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -136,7 +140,11 @@ export function loadConfig(
     throw new ConfigError((err as Error).message.split(/\.\s|\n/)[0]!.replace(/^Unknown option/, 'unknown flag'))
   }
   const values = parsed.values as Record<string, string | boolean | undefined>
-  const config = { maxRequestBytes: 64 * 1024 * 1024 } as Record<keyof Config, unknown>
+  const config = {
+    maxRequestBytes: 64 * 1024 * 1024,
+    parseWorkers: Math.max(1, Math.min(4, navigator.hardwareConcurrency)),
+    parseTimeoutMs: 60_000,
+  } as Record<keyof Config, unknown>
   for (const s of SETTINGS) {
     const fromFlag = s.flag ? values[s.flag] : undefined
     const name = fromFlag !== undefined ? `--${s.flag}` : env[s.env] !== undefined ? s.env : `${s.env} (default)`

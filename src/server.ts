@@ -3,6 +3,7 @@ import type { Deps } from './api/deps'
 import type { Config } from './config'
 import { createApp } from './http/app'
 import type { Logger } from './log'
+import { ParsePool } from './parse/pool'
 import { scrapeRoutes } from './scrape'
 import { createStore } from './store'
 import { openDatabase } from './store/db'
@@ -40,7 +41,8 @@ export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Pro
 export async function startServer(config: Config, log: Logger): Promise<Server> {
   const db = openDatabase(config.dataDir)
   const store = createStore(db)
-  const management = managementApp({ store, config, log })
+  const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
+  const management = managementApp({ store, config, log, parser })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
@@ -51,6 +53,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES))
   } catch (err) {
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
+    parser.close()
     db.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
@@ -66,6 +69,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
       (stopped ??= (async () => {
         // Finish the requests in flight, then close the database so the WAL is checkpointed.
         await Promise.all([management.stop(), scrape.stop()])
+        parser.close()
         db.close()
       })()),
   }

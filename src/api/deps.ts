@@ -1,6 +1,7 @@
 import type { Config } from '../config'
 import type { Logger } from '../log'
+import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 
 /** What management routes are given; nothing else reaches them. */
-export type Deps = { store: Store; config: Config; log: Logger }
+export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool }

@@ -4,8 +4,9 @@ import { ApiError, notFound, type FieldErrors } from '../http/errors'
 import { json, route, type Route } from '../http/route'
 import { checkPipelines } from '../parse/check'
 import { storeParseContext } from '../parse/context'
-import { ParseFailure, parseDocument, type ParseContext, type ParseResult } from '../parse/pipeline'
+import { ParseFailure, type ParseContext, type ParseInput } from '../parse/pipeline'
 import { Pipeline } from '../parse/pipeline-schema'
+import { ParseTimeout } from '../parse/pool'
 import { BatchItem, ParseResult as ParseResultSchema } from '../parse/result-schema'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import { looseArray, looseObject } from '../util/loose'
@@ -52,11 +53,16 @@ function missingDataMaps(body: ParseBody, ctx: ParseContext): string[] {
   return [...new Set(ids)].filter((id) => ctx.dataMap(id) === null)
 }
 
-const run = (body: ParseBody, ctx: ParseContext): Promise<ParseResult> =>
-  parseDocument({ url: body.url, body: decodeBase64(body.body)!, content_type: body.content_type, redirects: body.redirects, pipelines: body.pipelines ?? [] }, ctx)
+const inputOf = (body: ParseBody): ParseInput => ({
+  url: body.url,
+  body: decodeBase64(body.body)!,
+  content_type: body.content_type,
+  redirects: body.redirects,
+  pipelines: body.pipelines ?? [],
+})
 
 /** Parse: run pipelines over content the caller already has (fetched by trawl or by anyone). */
-export const parseRoutes = ({ store, log }: Deps): Route[] => [
+export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
   route({
     method: 'POST',
     path: '/v1/parse',
@@ -70,9 +76,10 @@ export const parseRoutes = ({ store, log }: Deps): Route[] => [
       const missing = missingDataMaps(body, ctx)
       if (missing.length) throw notFound(`data map ${missing[0]}`)
       try {
-        return { status: 200, body: await run(body, ctx) }
+        return { status: 200, body: await parser.parse(inputOf(body), ctx) }
       } catch (err) {
         if (err instanceof ParseFailure) throw new ApiError(415, err.code, err.message)
+        if (err instanceof ParseTimeout) throw new ApiError(500, 'parse_error', err.message)
         throw err
       }
     },
@@ -92,9 +99,10 @@ export const parseRoutes = ({ store, log }: Deps): Route[] => [
           const missing = missingDataMaps(item, ctx)
           if (missing.length) return failed(item.url, 'not_found', `data map ${missing[0]} not found`)
           try {
-            return { ok: true, ...(await run(item, ctx)) }
+            return { ok: true, ...(await parser.parse(inputOf(item), ctx)) }
           } catch (err) {
             if (err instanceof ParseFailure) return failed(item.url, err.code, err.message)
+            if (err instanceof ParseTimeout) return failed(item.url, 'parse_error', err.message)
             log.error('parse item failed', { url: item.url, error: String(err) })
             return failed(item.url, 'parse_error', 'the document could not be parsed')
           }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { loadConfig, type Config } from '../../src/config'
 import { jsonClient } from './client'
 import { createLogger } from '../../src/log'
+import { ParsePool } from '../../src/parse/pool'
 import { managementApp } from '../../src/server'
 import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
@@ -20,7 +21,8 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
   const db = openDatabase(dir)
   const store = createStore(db)
   const logs: string[] = []
-  const app = managementApp({ store, config, log: createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line)) })
+  const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
+  const app = managementApp({ store, config, parser, log: createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line)) })
 
   return {
     ...jsonClient('http://trawl.test', (request) => app.handle(request)),
@@ -30,7 +32,9 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
     logs,
     config,
     dir,
+    parser,
     close() {
+      parser.close()
       db.close()
       rmSync(dir, { recursive: true, force: true })
     },

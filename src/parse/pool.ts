@@ -1,0 +1,117 @@
+import type { DataMapDef } from '../extract/data-map'
+import { baseUrlOf, ParseFailure, type ParseContext, type ParseInput, type ParseResult } from './pipeline'
+
+/**
+ * Parsing runs on worker threads. It is CPU work (a 2 MB page takes most of a second to turn
+ * into markdown): on the main thread it would stall every other request for that long, and a
+ * batch would use one core. Workers keep the API answering and spread a batch over the cores.
+ */
+
+/** What a worker needs instead of the database: the lookups, already made. */
+export type ContextSnapshot = { category: string | null; maps: Record<string, DataMapDef> }
+export type WorkerTask = { id: number; input: ParseInput; context: ContextSnapshot }
+export type WorkerReply = { id: number; ok: true; result: ParseResult } | { id: number; ok: false; code: ParseFailure['code'] | null; message: string }
+
+/** Resolves, on the main thread, every lookup the pipelines of `input` can make. */
+export function snapshotContext(input: ParseInput, ctx: ParseContext): ContextSnapshot {
+  const wantsCategory = input.pipelines.some((p) => p.guards?.some((g) => g.kind === 'category'))
+  const maps: Record<string, DataMapDef> = {}
+  for (const p of input.pipelines) {
+    for (const step of p.steps ?? []) {
+      if (step.kind !== 'data_map' || step.id in maps) continue
+      const map = ctx.dataMap(step.id)
+      if (map) maps[step.id] = map
+    }
+  }
+  return { category: wantsCategory ? ctx.categoryOf(baseUrlOf(input.url, input.redirects)) : null, maps }
+}
+
+/** The ParseContext a worker answers from a snapshot. */
+export const contextOf = (snapshot: ContextSnapshot): ParseContext => ({
+  categoryOf: () => snapshot.category,
+  dataMap: (id) => (Object.hasOwn(snapshot.maps, id) ? snapshot.maps[id]! : null),
+})
+
+/** A parse that ran out of time; the worker doing it is replaced. */
+export class ParseTimeout extends Error {}
+
+type Pending = { resolve: (r: ParseResult) => void; reject: (e: Error) => void; timer: Timer; worker: Slot }
+type Slot = { worker: Worker; busy: number }
+
+/** A fixed set of parse workers; each task goes to the least busy one. */
+export class ParsePool {
+  private readonly slots: Slot[] = []
+  private readonly pending = new Map<number, Pending>()
+  private nextId = 1
+
+  constructor(
+    private readonly size: number,
+    /** A document taking longer than this is abandoned and its worker restarted. */
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Parses `input` on a worker; the context lookups are made here first. */
+  parse(input: ParseInput, ctx: ParseContext): Promise<ParseResult> {
+    const context = snapshotContext(input, ctx)
+    const slot = this.pick()
+    const id = this.nextId++
+    return new Promise<ParseResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The only way to stop a runaway parse is to end its thread; what else was queued on it fails too.
+        this.pending.delete(id)
+        reject(new ParseTimeout(`parsing took longer than ${this.timeoutMs / 1000}s`))
+        this.retire(slot, new Error('the parse worker was restarted: another document on it ran out of time'))
+      }, this.timeoutMs)
+      this.pending.set(id, { resolve, reject, timer, worker: slot })
+      slot.busy++
+      slot.worker.postMessage({ id, input, context } satisfies WorkerTask)
+    })
+  }
+
+  /** Stops every worker; pending parses fail. */
+  close() {
+    for (const slot of [...this.slots]) this.retire(slot, new Error('the parse pool was closed'))
+  }
+
+  private pick(): Slot {
+    if (this.slots.length < this.size) {
+      const slot = this.spawn()
+      this.slots.push(slot)
+      return slot
+    }
+    return this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))
+  }
+
+  private spawn(): Slot {
+    // The URL form resolves both from source and inside the compiled binary, where the build
+    // embeds this file as a second entrypoint (scripts/build.ts).
+    const worker = new Worker(new URL('./worker.ts', import.meta.url).href)
+    const slot: Slot = { worker, busy: 0 }
+    worker.unref() // an idle pool must not keep a process (a test run, a CLI command) alive
+    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+      const reply = event.data
+      const task = this.pending.get(reply.id)
+      if (!task) return // timed out already
+      this.pending.delete(reply.id)
+      clearTimeout(task.timer)
+      slot.busy--
+      if (reply.ok) task.resolve(reply.result)
+      else task.reject(reply.code ? new ParseFailure(reply.code, reply.message) : new Error(reply.message))
+    }
+    worker.onerror = (event) => this.retire(slot, new Error(`parse worker failed: ${event.message}`))
+    return slot
+  }
+
+  /** Ends a worker and fails its tasks; the next parse spawns a fresh one in its place. */
+  private retire(slot: Slot, error: Error) {
+    const i = this.slots.indexOf(slot)
+    if (i >= 0) this.slots.splice(i, 1)
+    slot.worker.terminate()
+    for (const [id, task] of this.pending) {
+      if (task.worker !== slot) continue
+      this.pending.delete(id)
+      clearTimeout(task.timer)
+      task.reject(error)
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { parseDocument, ParseFailure, type ParseContext, type ParseInput } from '../../src/parse/pipeline'
+import { ParsePool, ParseTimeout, snapshotContext } from '../../src/parse/pool'
+
+const NO_LOOKUPS: ParseContext = { categoryOf: () => null, dataMap: () => null }
+const bytes = (s: string) => new TextEncoder().encode(s)
+const input = (html: string, over: Partial<ParseInput> = {}): ParseInput => ({
+  url: 'https://a.example/doc',
+  body: bytes(html),
+  content_type: 'text/html',
+  pipelines: [{ identifier: 'all', steps: [{ kind: 'markdown' }, { kind: 'metadata' }, { kind: 'links' }, { kind: 'text' }] }],
+  ...over,
+})
+// Big enough that markdown takes a good part of a second.
+const BIG = `<title>Big</title>${'<p>Some <a href="/x">linked</a> <b>text</b> in a paragraph of a long page.</p>\n'.repeat(20_000)}`
+
+const pools: ParsePool[] = []
+const pool = (size = 2, timeoutMs = 60_000) => {
+  const p = new ParsePool(size, timeoutMs)
+  pools.push(p)
+  return p
+}
+afterAll(() => pools.forEach((p) => p.close()))
+
+describe('ParsePool', () => {
+  test('a worker answers exactly what parsing in this thread answers', async () => {
+    const doc = input('<html lang="de"><title>T</title><h1>Über</h1><p>a <a href="/b">b</a></p><table><tr><th>x</th></tr><tr><td>1</td></tr></table>')
+    expect(await pool().parse(doc, NO_LOOKUPS)).toEqual(await parseDocument(doc, NO_LOOKUPS))
+  })
+
+  test('the main thread keeps running while a worker parses', async () => {
+    const events: string[] = []
+    const parsing = pool().parse(input(BIG, { pipelines: [{ steps: [{ kind: 'markdown' }] }] }), NO_LOOKUPS).then((r) => {
+      events.push('parsed')
+      return r
+    })
+    setTimeout(() => events.push('timer'), 1)
+    const result = await parsing
+    expect(events).toEqual(['timer', 'parsed'])
+    expect((result.pipelines[0]!.steps[0] as { content: string }).content).toStartWith('Some [linked](https://a.example/x) **text** in a paragraph')
+  })
+
+  test('in this thread the same parse holds the timer back: the reason for the pool', async () => {
+    const events: string[] = []
+    const parsing = parseDocument(input(BIG, { pipelines: [{ steps: [{ kind: 'markdown' }] }] }), NO_LOOKUPS).then(() => events.push('parsed'))
+    setTimeout(() => events.push('timer'), 1)
+    await parsing
+    await Bun.sleep(5)
+    expect(events).toEqual(['parsed', 'timer'])
+  })
+
+  test('an unsupported content type comes back as the same ParseFailure', async () => {
+    const err = await pool().parse(input('x', { content_type: 'image/png' }), NO_LOOKUPS).catch((e) => e)
+    expect(err).toBeInstanceOf(ParseFailure)
+    expect(err.code).toBe('unsupported_content_type')
+    expect(err.message).toBe('content type image/png is not parsed; HTML, XHTML, plain text and JSON are')
+  })
+
+  test('a parse over its time limit fails, and the pool goes on with a fresh worker', async () => {
+    // BIG three times over takes seconds; a small page, worker start included, well under the limit.
+    const p = pool(1, 600)
+    const err = await p.parse(input(BIG.repeat(3)), NO_LOOKUPS).catch((e) => e)
+    expect(err).toBeInstanceOf(ParseTimeout)
+    expect(err.message).toBe('parsing took longer than 0.6s')
+    const again = await p.parse(input('<title>again</title>'), NO_LOOKUPS)
+    expect((again.pipelines[0]!.steps[1] as { metadata: { title: string } }).metadata.title).toBe('again')
+  })
+
+  test('closing fails what is pending', async () => {
+    const p = new ParsePool(1, 60_000)
+    const pending = p.parse(input(BIG), NO_LOOKUPS).catch((e) => e)
+    p.close()
+    const err = await pending
+    expect(err).toBeInstanceOf(Error)
+    expect(err.message).toBe('the parse pool was closed')
+  })
+
+  test('lookups are made before the hand-off: the category of the final URL and the named data maps only', () => {
+    const asked: string[] = []
+    const ctx: ParseContext = {
+      categoryOf: (url) => (asked.push(url), 'products'),
+      dataMap: (id) => (id === 'm1' ? { fields: [{ name: 'x', selector: 'p' }] } : null),
+    }
+    const doc = input('', {
+      redirects: [{ url: 'https://a.example/doc', location: '/moved' }],
+      pipelines: [
+        { guards: [{ kind: 'category', categories: ['products'] }], steps: [{ kind: 'data_map', id: 'm1' }, { kind: 'data_map', id: 'm2' }] },
+      ],
+    })
+    expect(snapshotContext(doc, ctx)).toEqual({ category: 'products', maps: { m1: { fields: [{ name: 'x', selector: 'p' }] } } })
+    expect(asked).toEqual(['https://a.example/moved'])
+    expect(snapshotContext(input(''), ctx)).toEqual({ category: null, maps: {} })
+    expect(asked).toHaveLength(1) // no category guard, no lookup
+  })
+})
