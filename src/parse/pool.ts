@@ -32,6 +32,12 @@ export const contextOf = (snapshot: ContextSnapshot): ParseContext => ({
   dataMap: (id) => (Object.hasOwn(snapshot.maps, id) ? snapshot.maps[id]! : null),
 })
 
+// From source, worker.ts sits beside this file. In the compiled binary this file is bundled into
+// the main entry at the root of the embedded tree (src/), and scripts/build.ts embeds worker.ts
+// as a second entry at parse/worker.ts under that root. test/e2e parses through the binary.
+const EMBEDDED = /\/\$bunfs\/|~BUN/ // the binary's embedded root: /$bunfs/ on unix, B:/~BUN/ on windows
+const WORKER_URL = new URL(EMBEDDED.test(import.meta.url) ? './parse/worker.ts' : './worker.ts', import.meta.url).href
+
 /** A parse that ran out of time; the worker doing it is replaced. */
 export class ParseTimeout extends Error {}
 
@@ -83,9 +89,7 @@ export class ParsePool {
   }
 
   private spawn(): Slot {
-    // The URL form resolves both from source and inside the compiled binary, where the build
-    // embeds this file as a second entrypoint (scripts/build.ts).
-    const worker = new Worker(new URL('./worker.ts', import.meta.url).href)
+    const worker = new Worker(WORKER_URL)
     const slot: Slot = { worker, busy: 0 }
     worker.unref() // an idle pool must not keep a process (a test run, a CLI command) alive
     worker.onmessage = (event: MessageEvent<WorkerReply>) => {
