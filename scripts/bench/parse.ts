@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
-// Benchmark of the parse passes (not a test): for each fixture page and one generated ~2 MB
-// page, (a) the streaming links+metadata scan, (b) toMarkdown (plain and main_content) and
+// Benchmark of the parse passes (not a test): for each fixture page and two generated pages
+// (256 KB and 2 MB), (a) the streaming links+metadata scan, (b) toMarkdown (plain and main_content) and
 // (c) plain turndown with the GFM plugin on the same input, interleaved in the same run.
 // Reports MB/s, the ratio markdown / plain turndown per page and overall, and the slowest
 // single call. Exits 0 whatever the numbers; non-zero on a crash.
@@ -102,8 +102,12 @@ async function main() {
   })
   const minMs = Number(values['min-ms'])
   const minReps = Number(values['min-reps'])
-  const generated = generatedPage(2 * 1024 * 1024)
-  const pages = [...fixturePages(), { name: 'generated-2mb.html', html: generated, bytes: Buffer.byteLength(generated) }]
+  // A mid-size page as well: most real pages are tens to hundreds of KB, beyond the small fixtures.
+  const generated = [
+    { name: 'generated-256kb.html', html: generatedPage(256 * 1024) },
+    { name: 'generated-2mb.html', html: generatedPage(2 * 1024 * 1024) },
+  ]
+  const pages = [...fixturePages(), ...generated.map((g) => ({ ...g, bytes: Buffer.byteLength(g.html) }))]
 
   const rows: Row[] = []
   for (const page of pages) rows.push(await measure(page, minMs, minReps))
