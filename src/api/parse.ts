@@ -34,7 +34,7 @@ function checkParseBody(raw: unknown, at: string, errors: FieldErrors) {
   let url: URL | null = null
   if (typeof body.url === 'string') {
     url = URL.parse(body.url)
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.add(path('url'), 'must be an absolute http or https URL')
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.add(path('url'), 'must be an absolute http(s) URL')
   }
   if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
   looseArray(body.redirects).forEach((r, i) => {

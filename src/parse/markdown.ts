@@ -7,7 +7,7 @@ export type MarkdownOptions = { skip_tags?: string[]; main_content?: boolean }
 
 // turndown's own DOM; its published types name a module 'domino', not this package.
 const domino = require('@mixmark-io/domino') as { createDocument(html: string): DomDocument }
-type DomDocument = DomNode & { body: DomNode | null; documentElement: DomNode; head: DomNode | null }
+type DomDocument = DomNode & { body: DomNode | null; documentElement: DomNode; querySelector(selector: string): DomNode | null }
 
 // Never content, whatever the options: code, styling, embedded documents, media fallbacks.
 const ALWAYS_DROPPED = new Set([
@@ -38,6 +38,7 @@ turndownRules(service, state)
  */
 export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions = {}): string {
   const doc = domino.createDocument(html)
+  const base = documentBase(doc, baseUrl) // before pruning, which drops <base> elements
   const body = doc.body ?? doc.documentElement
   const skip = new Set((opts.skip_tags ?? []).map((t) => t.trim().toLowerCase()))
   const main = opts.main_content ? mainContent(body) : null
@@ -48,7 +49,7 @@ export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions 
   // turndown deep-clones a node it is given so it can mutate it; this DOM is ours to mutate.
   Object.defineProperty(root, 'cloneNode', { value: () => root })
 
-  state.base = documentBase(doc, baseUrl)
+  state.base = base
   state.codes = []
   try {
     // The cast hands turndown domino's node: @types/turndown names lib.dom types we do not load.
@@ -135,16 +136,14 @@ function edge(root: DomNode, first: 'firstChild' | 'lastChild', next: 'nextSibli
 }
 
 
-// <base href> (the first one) re-bases relative links, itself resolved against the page URL.
+// The first <base href> in the document (anywhere, as in a browser) re-bases relative links,
+// itself resolved against the page URL; one that is not http(s) is ignored, as the scan does.
 function documentBase(doc: DomDocument, pageUrl: string): string | null {
-  let base: string | null = URL.canParse(pageUrl) ? pageUrl : null
-  for (let n = doc.head?.firstChild ?? null; n; n = n.nextSibling) {
-    if (n.nodeType !== 1 || n.localName !== 'base' || !n.hasAttribute('href')) continue
-    const href = n.getAttribute('href')!.trim()
-    if (URL.canParse(href, base ?? undefined)) base = new URL(href, base ?? undefined).href
-    break
-  }
-  return base
+  const page = URL.parse(pageUrl)
+  const href = doc.querySelector('base[href]')?.getAttribute('href')
+  const base = href === null || href === undefined ? null : URL.parse(href.trim(), page?.href)
+  if (base && (base.protocol === 'http:' || base.protocol === 'https:')) return base.href
+  return page?.href ?? null
 }
 
 // Code blocks come back as placeholders so that whitespace clean-up cannot touch code; each is

@@ -1,8 +1,8 @@
 import type { HTMLElement } from 'node-html-parser'
 import { applyDataMap } from '../extract/data-map'
 import { extractFields } from '../extract/fields'
-import { selectAll } from '../extract/select'
-import { baseOf, parseTree } from '../extract/tree'
+import { selectAll, selectFirst } from '../extract/select'
+import { attrOf, baseOf, parseTree, textOf } from '../extract/tree'
 import { cleanHtml } from './clean'
 import { textAsHtml, urlsInText, type DocumentKind } from './document'
 import { toMarkdown } from './markdown'
@@ -41,7 +41,7 @@ export class ParsedDocument {
   scan(): Promise<Scan> {
     if (this.kind === 'text') {
       const links = urlsInText(this.text).map((url): LinkOut => ({ url, text: '', rel: [], nofollow: false }))
-      return Promise.resolve({ base_url: this.baseUrl, links, metadata: NO_METADATA, assets: [], selected: [] })
+      return Promise.resolve({ base_url: this.baseUrl, links, metadata: NO_METADATA, assets: [], robots_nofollow: false, selected: [] })
     }
     return (this.scanned ??= scanHtml(this.text, this.baseUrl, { navigators: this.streamed }))
   }
@@ -105,16 +105,20 @@ export class ParsedDocument {
     }
   }
 
-  /** Navigator links for a selector HTMLRewriter cannot serve, from the tree. */
+  /**
+   * Navigator links for a selector HTMLRewriter cannot serve, from the tree, by the scan's
+   * rules: the document's base, anchor text or else an image's alt, rel tokens, robots meta.
+   */
   private treeLinks(selector: string, scan: Scan): LinkOut[] {
-    const nofollow = new Map(scan.links.map((l) => [l.url, l.nofollow]))
     const seen = new Map<string, LinkOut>()
     for (const el of selectAll(this.tree().root, selector)) {
-      const href = el.getAttribute('href')
+      const href = attrOf(el, 'href')
       const url = href === undefined ? null : absoluteHttp(href, scan.base_url)
       if (!url || seen.has(url)) continue
-      const rel = (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean)
-      seen.set(url, { url, text: el.textContent.replace(/\s+/g, ' ').trim(), rel, nofollow: nofollow.get(url) ?? rel.includes('nofollow') })
+      const rel = (attrOf(el, 'rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean)
+      const img = textOf(el) ? null : selectFirst(el, 'img[alt]')
+      const text = img ? (attrOf(img, 'alt') ?? '').trim() : textOf(el)
+      seen.set(url, { url, text, rel, nofollow: scan.robots_nofollow || rel.includes('nofollow') })
     }
     return [...seen.values()]
   }

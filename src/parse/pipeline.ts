@@ -58,19 +58,19 @@ export class ParseFailure extends Error {
 export const DEFAULT_PIPELINE: Pipeline = { identifier: 'default', steps: [{ kind: 'markdown' }] }
 
 /**
- * The URL links resolve against: the last redirect's location when there were redirects
- * (each location relative to the URL that issued it), else the document URL.
+ * The URL the document is at, which links resolve against and guards judge: the last
+ * redirect's location when there were redirects (each location relative to the URL that
+ * issued it, itself relative to the chain so far), else the document URL; serialized by
+ * WHATWG URL, without fragment.
  */
 export function baseUrlOf(url: string, redirects: ParseInput['redirects']): string {
-  let base = url
+  let base = new URL(url)
   for (const r of redirects ?? []) {
-    try {
-      base = new URL(r.location, r.url).href
-    } catch {
-      // validated by the route; the engine only records locations that parsed
-    }
+    const next = URL.parse(r.location, (URL.parse(r.url, base.href) ?? base).href)
+    if (next) base = next // the route validated it; the engine only records locations that parsed
   }
-  return base
+  base.hash = ''
+  return base.href
 }
 
 /**

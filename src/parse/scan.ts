@@ -26,6 +26,8 @@ export type Scan = {
   metadata: Metadata
   /** Absolute http(s) URLs of img[src], stylesheet link[href] and script[src], each once. */
   assets: string[]
+  /** A robots meta tag says nofollow (or none): every link of the page is nofollow. */
+  robots_nofollow: boolean
   /** Per navigator selector: the matched elements that carry an http(s) href, deduplicated;
    *  undefined when HTMLRewriter cannot run that selector (the caller falls back to a tree). */
   selected: (LinkOut[] | undefined)[]
@@ -45,26 +47,24 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   const documentUrl = new URL(baseUrl)
   documentUrl.hash = ''
   const input = html.includes(LINK_MARK) ? html.replaceAll(LINK_MARK, '') : html
-  const documentResolver = new Resolver(documentUrl)
-  let resolver = documentResolver
+  let resolver = new Resolver(documentUrl)
   let base = documentUrl
   let baseSeen = false
-  // <base href> applies to the links after it: from this link index on.
-  let baseFrom = Infinity
   let marked = 0
   const assets = new Set<string>()
   const meta = new MetadataCollector(htmlLang(input))
 
   const rewriter = new HTMLRewriter()
     .on('base[href]', {
-      // The first <base href> counts (HTML); it is resolved against the document URL.
+      // The first <base href> in the document is its base URL (HTML), resolved against the
+      // document URL, for every link (marked links are resolved after the pass). Elements met
+      // before it (rare: <base> belongs at the top of <head>) keep the document URL.
       element: (el) => {
         if (baseSeen) return
         baseSeen = true
         const url = absoluteHttp(decodeAttr(el.getAttribute('href')!), documentUrl.href)
         if (url === null) return
         resolver = new Resolver((base = new URL(url)))
-        baseFrom = marked
       },
     })
     .on('a[href], area[href]', {
@@ -84,7 +84,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   const navigators = (opts.navigators ?? []).map((selector) => navigate(rewriter, selector, () => resolver, () => marked))
   const out = rewriter.transform(input)
 
-  const records = readMarkedLinks(out, marked, (k) => (k >= baseFrom ? resolver : documentResolver))
+  const records = readMarkedLinks(out, marked, () => resolver)
   const nofollow = meta.robotsNofollow
   const kept = (list: (LinkRecord | null)[]) => list.filter((r): r is LinkRecord => r !== null)
   return {
@@ -92,6 +92,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     links: linkOuts(kept(records), nofollow),
     metadata: meta.metadata(),
     assets: [...assets],
+    robots_nofollow: nofollow,
     selected: navigators.map((found) => {
       if (found === undefined) return undefined
       if (found === 'anchors') return linkOuts(kept(records).filter((r) => !r.area), nofollow)

@@ -118,7 +118,7 @@ describe('POST /v1/parse', () => {
     expect(moved.body.pipelines[0].skipped_reason).toBe('url')
   })
 
-  test('navigator: default selector, include/exclude, and a selector the streaming pass cannot serve', async () => {
+  test('navigator: default selector, include/exclude, and selectors the streaming pass serves', async () => {
     const html = `<nav><a href="/a">A</a><a class="next" href="/page/2">Next</a></nav><main><ul><li><a href="/p/1">P1</a></li><li><a href="/p/2">P2</a></li></ul></main>`
     const r = await parse(
       doc({
@@ -139,6 +139,35 @@ describe('POST /v1/parse', () => {
     ])
     // a pipeline without steps runs the default markdown step beside its navigator
     expect(r.body.pipelines[0].steps.map((s: any) => s.kind)).toEqual(['markdown'])
+  })
+
+  test('a navigator selector HTMLRewriter cannot run is served from the tree by the same link rules', async () => {
+    const html = `<head><base href="/shop/"><meta name="robots" content="nofollow"></head><ul>
+      <li><img src="t.png"><a href="p/1" rel="Bookmark">One</a></li>
+      <li><a href="p/2">Two</a></li>
+      <li><img src="t.png"><a href="p/3"><img src="3.png" alt=" Three "></a></li></ul>`
+    const r = await parse(doc({ body: b64(html), pipelines: [{ navigator: { kind: 'links', selector: 'li:has(> img) > a' }, steps: [{ kind: 'links' }] }] }))
+    expect(r.status).toBe(200)
+    expect(r.body.pipelines[0].links).toEqual([
+      { url: 'https://shop.example/shop/p/1', text: 'One', rel: ['bookmark'], nofollow: true },
+      { url: 'https://shop.example/shop/p/3', text: 'Three', rel: [], nofollow: true },
+    ])
+    // the same links as the streaming pass sees them
+    const streamed = ranSteps(r)[0].links.filter((l: any) => !l.url.endsWith('/2'))
+    expect(r.body.pipelines[0].links).toEqual(streamed)
+  })
+
+  test('the URL is judged as WHATWG URL writes it, without fragment; redirect urls may be relative', async () => {
+    const r = await parse(doc({ url: 'HTTPS://Shop.EXAMPLE/café#frag', pipelines: [{ guards: [{ kind: 'url', include: ['/caf%C3%A9$'] }], steps: [{ kind: 'links' }] }] }))
+    expect(r.body.url).toBe('HTTPS://Shop.EXAMPLE/café#frag')
+    expect(r.body.base_url).toBe('https://shop.example/caf%C3%A9')
+    expect(r.body.pipelines[0].status).toBe('ran')
+    const hops = [
+      { url: '/list', location: '/v2/' },
+      { url: '/v2/', location: 'list?x=1' },
+    ]
+    const moved = await parse(doc({ redirects: hops, pipelines: [{ steps: [{ kind: 'metadata' }] }] }))
+    expect(moved.body.base_url).toBe('https://shop.example/v2/list?x=1')
   })
 
   test('html and text steps', async () => {
@@ -317,10 +346,10 @@ describe('validation', () => {
       { field: 'content_type', errors: ['is required'] },
     ]],
     ['a relative url and bad base64', doc({ url: '/x', body: 'not base64!' }), [
-      { field: 'url', errors: ['must be an absolute http or https URL'] },
+      { field: 'url', errors: ['must be an absolute http(s) URL'] },
       { field: 'body', errors: ['must be base64-encoded'] },
     ]],
-    ['an ftp url', doc({ url: 'ftp://a.example/x' }), [{ field: 'url', errors: ['must be an absolute http or https URL'] }]],
+    ['an ftp url', doc({ url: 'ftp://a.example/x' }), [{ field: 'url', errors: ['must be an absolute http(s) URL'] }]],
     ['an unknown key', doc({ extra: 1 }), [{ field: 'extra', errors: ['is not a known field'] }]],
     ['a bad redirect location', doc({ redirects: [{ url: 'https://a.example/', location: 'http://[::1' }] }), [
       { field: 'redirects[0].location', errors: ['must be a URL, or a path relative to the redirect url'] },
@@ -351,7 +380,7 @@ describe('validation', () => {
     expect(r.status).toBe(422)
     expect(r.body.fields).toEqual([
       { field: 'items[3].content_type', errors: ['is required'] },
-      { field: 'items[1].url', errors: ['must be an absolute http or https URL'] },
+      { field: 'items[1].url', errors: ['must be an absolute http(s) URL'] },
       { field: 'items[1].body', errors: ['must be base64-encoded'] },
     ])
     for (const items of [[], Array.from({ length: 65 }, () => doc())]) {

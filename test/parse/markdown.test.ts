@@ -67,6 +67,11 @@ describe('toMarkdown', () => {
     expect(toMarkdown('<head><base href="http://[broken"></head><a href="x">x</a>', 'https://a.example/d/')).toBe('[x](https://a.example/d/x)')
   })
 
+  test('the first <base href> anywhere is the base, as in a browser and in the scan; a non-http one is ignored', () => {
+    expect(toMarkdown('<a href="x">x</a><base href="/b/"><base href="/c/">', 'https://a.example/d/')).toBe('[x](https://a.example/b/x)')
+    expect(toMarkdown('<head><base href="javascript:void(0)/"></head><a href="x">x</a>', 'https://a.example/d/')).toBe('[x](https://a.example/d/x)')
+  })
+
   test('a frameset document without a body still converts', () => {
     expect(toMarkdown('<html><frameset><frame src="a.html"></frameset><noframes>No frames</noframes></html>', DEFAULT_BASE)).toBe('No frames')
   })

@@ -48,13 +48,13 @@ describe('links', () => {
     ])
   })
 
-  test('<base href> resolves against the document and applies to the links after it', async () => {
+  test('the first <base href> resolves against the document and is the base of every link, as in a browser', async () => {
     const html = `<html><head><a href="early">Early</a><base href="/docs/v2/"><base href="https://ignored.example/"></head>
       <body><a href="intro">Intro</a><a href="/root">Root</a><link rel="canonical" href="intro#x"></body></html>`
     const scan = await scanHtml(html, DOC)
     expect(scan.base_url).toBe('https://shop.example/docs/v2/')
     expect(scan.links.map((l) => l.url)).toEqual([
-      'https://shop.example/catalog/early',
+      'https://shop.example/docs/v2/early',
       'https://shop.example/docs/v2/intro',
       'https://shop.example/root',
     ])
