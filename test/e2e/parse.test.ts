@@ -278,7 +278,7 @@ describe('parse', () => {
   test('422s name their paths: batch items, guard regexes, step selectors', async () => {
     const batch = await t.api.post('/v1/parse/batch', { items: [doc(), doc({ url: 'nope', body: '%%' })] })
     expect(batch.status).toBe(422)
-    const fields = [{ field: 'items[1].url', errors: ['must be an absolute http or https URL'] }, { field: 'items[1].body', errors: ['must be base64-encoded'] }]
+    const fields = [{ field: 'items[1].url', errors: ['must be an absolute http(s) URL'] }, { field: 'items[1].body', errors: ['must be base64-encoded'] }]
     expect(batch.body).toEqual({ error: 'validation', fields })
     const single = await t.api.post('/v1/parse', doc({ pipelines: [{ guards: [{ kind: 'url', include: ['(a'] }], steps: [{ kind: 'fields', fields: [{ name: 'x', selector: 'div >' }] }] }] }))
     expect(single.status).toBe(422)
