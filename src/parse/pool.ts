@@ -103,6 +103,9 @@ export class ParsePool {
       else task.reject(reply.code ? new ParseFailure(reply.code, reply.message) : new Error(reply.message))
     }
     worker.onerror = (event) => this.retire(slot, new Error(`parse worker failed: ${event.message}`))
+    // A thread that dies without an error event (out of memory, killed) must not leave its tasks
+    // waiting for the timeout. After our own terminate() this finds nothing left to fail.
+    worker.addEventListener('close', () => this.retire(slot, new Error('the parse worker exited')))
     return slot
   }
 

@@ -66,6 +66,20 @@ describe('ParsePool', () => {
     expect((again.pipelines[0]!.steps[1] as { metadata: { title: string } }).metadata.title).toBe('again')
   })
 
+  test('a worker that dies mid-parse fails its task at once, not at the time limit', async () => {
+    const p = pool(1, 60_000)
+    const pending = p.parse(input(BIG), NO_LOOKUPS).catch((e) => e)
+    await Bun.sleep(50)
+    // Stands in for a thread killed from outside (out of memory, say): the slot is private.
+    ;(p as unknown as { slots: { worker: Worker }[] }).slots[0]!.worker.terminate()
+    const started = Date.now()
+    const err = await pending
+    expect(err.message).toBe('the parse worker exited')
+    expect(Date.now() - started).toBeLessThan(30_000)
+    const again = await p.parse(input('<title>after</title>'), NO_LOOKUPS)
+    expect((again.pipelines[0]!.steps[1] as { metadata: { title: string } }).metadata.title).toBe('after')
+  })
+
   test('closing fails what is pending', async () => {
     const p = new ParsePool(1, 60_000)
     const pending = p.parse(input(BIG), NO_LOOKUPS).catch((e) => e)
