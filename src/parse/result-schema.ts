@@ -53,7 +53,9 @@ export const PipelineResult = Type.Object({
 
 export const ParseResult = Type.Object({
   url: Type.String(),
-  base_url: Type.String({ description: "what relative links resolve against: the last redirect's location, else url (a <base href> applies inside the document)" }),
+  base_url: Type.String({
+    description: "where the document is: the last redirect's location, else url, as WHATWG URL writes it without fragment; guards judge it and links resolve against it (a <base href> applies inside the document)",
+  }),
   content_type: Type.String({ description: 'the MIME type without parameters' }),
   charset: Type.String({ description: 'the encoding the body was decoded with' }),
   pipelines: Type.Array(PipelineResult, { description: 'in the order they ran: priority, highest first' }),
