@@ -1,13 +1,15 @@
-import { RE2JS } from 're2js'
 import type { FieldErrors } from '../http/errors'
 import { looseArray, looseObject } from '../util/loose'
-import { compileUrlPattern, type UrlMatcher } from './url-pattern'
+import { compileRe2, compileUrlPattern, PatternTooLarge, type UrlMatcher } from './url-pattern'
+
+export { compileRe2, PatternTooLarge, RE2_BUDGET } from './url-pattern'
 
 /**
  * Pattern sets classify URLs: `regex` entries are RE2 searched anywhere in the absolute URL,
  * `url_pattern` entries are URLPatterns (pathname patterns when they start with `/`). Both run in
  * linear time, whatever a user writes (see url-pattern.ts for why Bun's URLPattern is not used to
- * match).
+ * match). Each entry must also fit RE2_BUDGET instructions (see url-pattern.ts): linear time is
+ * still time, proportional to the URL's length times the program's size.
  */
 
 export const PATTERN_FORMATS = ['regex', 'url_pattern'] as const
@@ -22,7 +24,7 @@ type Compiled = { source: string; test: (url: string, parsed: URL | null) => boo
 
 function compileOne(format: PatternFormat, source: string): Compiled['test'] {
   if (format === 'regex') {
-    const re = RE2JS.compile(source)
+    const re = compileRe2(source)
     return (url) => re.test(url)
   }
   const matches: UrlMatcher = compileUrlPattern(source)
@@ -36,6 +38,7 @@ export function patternProblem(format: PatternFormat, source: string): string | 
     return null
   } catch (err) {
     const why = (err as Error).message
+    if (err instanceof PatternTooLarge) return why
     if (format === 'regex') return `is not a valid RE2 regular expression: ${why}`
     const hint = source.startsWith('/') ? '' : ' (start with / for a path pattern, or write a full URL pattern such as https://example.com/products/:id)'
     return `is not a valid URL pattern: ${why}${hint}`
@@ -66,8 +69,9 @@ const MAX_CACHED = 1024
 
 /**
  * The matcher of a definition: given an absolute URL, the patterns that match it, in definition
- * order. A stored pattern that no longer compiles (say, after an upgrade) matches nothing rather
- * than failing every page of a crawl. Definitions are treated as immutable once compiled.
+ * order. A stored pattern that no longer compiles (say, after an upgrade, or one stored before the
+ * size budget and over it) matches nothing rather than failing every page of a crawl. Definitions
+ * are treated as immutable once compiled.
  */
 export function compilePatterns(def: PatternDef): (url: string) => string[] {
   let matcher = byObject.get(def)
@@ -121,8 +125,13 @@ export function matchPaths(set: { category: string; patterns: PatternDef; host: 
   })
 }
 
-/** The absolute URL a match path stands for: resolved against the host; null unless http(s). */
+/**
+ * The absolute URL a match path stands for: resolved against the host, without its fragment (the
+ * form parse's category guard judges, see baseUrlOf in parse/pipeline.ts); null unless http(s).
+ */
 export function resolvePath(path: string, domain: string): string | null {
   const url = URL.parse(path, `https://${domain}/`)
-  return url && (url.protocol === 'https:' || url.protocol === 'http:') ? url.href : null
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) return null
+  url.hash = ''
+  return url.href
 }

@@ -1,15 +1,19 @@
-import { RE2JS } from 're2js'
+import { compileRe2, PatternTooLarge } from '../extract/patterns'
 import { checkFields, selectorProblem } from '../extract/selectors'
 import type { FieldErrors } from '../http/errors'
 import { looseArray as arr, looseObject as obj } from '../util/loose'
 
 
-/** Why RE2 rejects a pattern, or null when it compiles. */
+/**
+ * Why RE2 rejects a pattern, or null when it compiles. Pattern sets' size budget holds here too
+ * (RE2_BUDGET): every user regex of trawl runs on the request or crawl thread.
+ */
 export function regexProblem(source: string): string | null {
   try {
-    RE2JS.compile(source)
+    compileRe2(source)
     return null
   } catch (err) {
+    if (err instanceof PatternTooLarge) return err.message
     return `is not a valid RE2 regular expression: ${(err as Error).message}`
   }
 }

@@ -66,6 +66,15 @@ describe('POST /v1/hosts/{host_hash}/patterns', () => {
     ],
     [{ category: 'products', patterns: urlDef('/p/(') }, [{ field: 'patterns.patterns[0]', errors: ['is not a valid URL pattern: Current open token does not have a corresponding close token.'] }]],
     [{ category: 'products', patterns: regexDef('a(?=b)') }, [{ field: 'patterns.patterns[0]', errors: ['is not a valid RE2 regular expression: error parsing regexp: invalid or unsupported Perl syntax: `(?=`'] }]],
+    // a size budget: matching costs the URL's length times the program's size
+    [
+      { category: 'products', patterns: regexDef('^/p/', '.{1000}'.repeat(292)) },
+      [{ field: 'patterns.patterns[1]', errors: ['is too large: it compiles to about 292002 RE2 instructions, more than the 1000 a pattern may use (a repetition such as x{n} counts x n times)'] }],
+    ],
+    [
+      { category: 'products', patterns: urlDef('/p/:id(\\d+)', '/:a(\\d{600})/:b(\\d{600})') },
+      [{ field: 'patterns.patterns[1]', errors: ['is too large: it compiles to about 1206 RE2 instructions, more than the 1000 a pattern may use (a repetition such as x{n} counts x n times)'] }],
+    ],
     [{ category: 'recipes', patterns: regexDef('x') }, [{ field: 'category', errors: ['must be one of "articles", "blogs", "products", "forums", "sections", "others"'] }]],
     [{ category: 'products', patterns: { format: 'glob', patterns: ['*'] } }, [{ field: 'patterns.format', errors: ['must be one of "regex", "url_pattern"'] }]],
     [{ category: 'products', patterns: regexDef() }, [{ field: 'patterns.patterns', errors: ['must have at least 1 item'] }]],
@@ -120,6 +129,7 @@ describe('GET, PUT and DELETE /v1/patterns/{patterns_id}', () => {
   test.each([
     [{}, [{ field: 'patterns', errors: ['is required'] }]],
     [{ patterns: regexDef('ok', '(') }, [{ field: 'patterns.patterns[1]', errors: ['is not a valid RE2 regular expression: error parsing regexp: missing closing ): `(`'] }]],
+    [{ patterns: regexDef('.{999}') }, [{ field: 'patterns.patterns[0]', errors: ['is too large: it compiles to about 1001 RE2 instructions, more than the 1000 a pattern may use (a repetition such as x{n} counts x n times)'] }]],
     [{ patterns: urlDef('/p/:id'), category: 'blogs' }, [{ field: 'category', errors: ['is not a known field'] }]],
     [{ patterns: { format: 'xpath', patterns: ['//a'] } }, [{ field: 'patterns.format', errors: ['must be one of "regex", "url_pattern"'] }]],
   ])('PUT %j is a 422 and changes nothing', async (body, fields) => {
@@ -174,7 +184,8 @@ describe('POST /v1/patterns/{patterns_id}/match', () => {
         { path: '/about', url: 'https://a.example/about', matched: false, patterns: [], category: null },
         { path: 'https://b.example/p/2', url: 'https://b.example/p/2', matched: true, patterns: ['/p/:id', '/p/*'], category: 'products' },
         { path: '/caf%C3%A9', url: 'https://a.example/caf%C3%A9', matched: true, patterns: ['/café'], category: 'products' },
-        { path: 'http://a.example:8080/p/3#x', url: 'http://a.example:8080/p/3#x', matched: true, patterns: ['/p/:id', '/p/*'], category: 'products' },
+        // the fragment is dropped, as parse's category guard drops it
+        { path: 'http://a.example:8080/p/3#x', url: 'http://a.example:8080/p/3', matched: true, patterns: ['/p/:id', '/p/*'], category: 'products' },
       ],
     })
     expect(snapshot(api)).toEqual(before)
@@ -189,6 +200,20 @@ describe('POST /v1/patterns/{patterns_id}/match', () => {
       { path: '/about', url: 'https://b.example/about', matched: false, patterns: [], category: null },
       { path: '/tags/', url: 'https://b.example/tags/', matched: true, patterns: ['/$'], category: 'articles' },
     ])
+  })
+
+  test('drops the fragment, as the category guard of parse does', async () => {
+    const set = await create('c.example', { category: 'forums', patterns: regexDef('#reviews$', '/t/1$') })
+    const r = await api.post(`/v1/patterns/${set.id}/match`, { paths: ['/t/1#reviews', '/t/1#'] })
+    expect(r.body.results).toEqual([
+      { path: '/t/1#reviews', url: 'https://c.example/t/1', matched: true, patterns: ['/t/1$'], category: 'forums' },
+      { path: '/t/1#', url: 'https://c.example/t/1', matched: true, patterns: ['/t/1$'], category: 'forums' },
+    ])
+    const guarded = { guards: [{ kind: 'category', categories: ['forums'] }], steps: [{ kind: 'metadata' }] }
+    const parsed = await api.post('/v1/parse', { url: 'https://c.example/t/1#reviews', body: btoa('<h1>x</h1>'), content_type: 'text/html', pipelines: [guarded] })
+    expect(parsed.status).toBe(200)
+    expect(parsed.body.pipelines[0].status).toBe('ran')
+    await api.del(`/v1/patterns/${set.id}`)
   })
 
   test('255 paths are accepted', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { categorize, checkPatternDef, compilePatterns, patternProblem, resolvePath, type PatternFormat } from '../../src/extract/patterns'
-import { compileUrlPattern } from '../../src/extract/url-pattern'
+import { RE2JS } from 're2js'
+import { categorize, checkPatternDef, compilePatterns, patternProblem, RE2_BUDGET, resolvePath, type PatternFormat } from '../../src/extract/patterns'
+import { compileUrlPattern, estimateProgramSize } from '../../src/extract/url-pattern'
 import { FieldErrors, ValidationError } from '../../src/http/errors'
 
 /** Whether `pattern` matches `path` resolved against https://a.com/, the way the match route does it. */
@@ -13,7 +14,7 @@ describe('url_pattern matching', () => {
     ['/p/:id', '/p/1/', false], // a trailing slash is one more segment
     ['/p/:id', '/p', false],
     ['/p/:id', '/p/1?x=2', true], // any query
-    ['/p/:id', '/p/1#top', true], // any fragment
+    ['/p/:id', '/p/1#top', true], // any fragment (the match route drops it anyway)
     ['/p/:id', 'https://a.com:8443/p/1', true], // any port
     ['/p/:id', 'http://other.example/p/1', true], // any host: a set is only ever asked about its own host's URLs
     ['/p/:id{/}?', '/p/1', true],
@@ -70,8 +71,11 @@ describe('url_pattern matching', () => {
     ['https://a.com/p/*?x=:v', '/p/1?x=2', false], // …unescaped it made `*` optional, and x=:v path text
     ['https://a.com/p/:id?x=1', '/p/1?x=1', false], // same: `:id?` is an optional segment
     ['https://a.com/search?q=*', '/search?q=shoes&page=2', true],
-    ['https://a.com/p#top', '/p#top', true],
+    // URLs are judged without their fragment (as parse's category guard judges them), so a written
+    // fragment never matches
+    ['https://a.com/p#top', '/p#top', false],
     ['https://a.com/p#top', '/p', false],
+    ['https://a.com/p', '/p#top', true],
   ])('%s against %s is %p', (pattern, path, expected) => {
     expect(matches('url_pattern', pattern, path)).toBe(expected)
   })
@@ -117,7 +121,8 @@ describe('regex matching: RE2, searched anywhere in the URL as WHATWG URL serial
     ['/a%20b', '/a b', true],
     ['/P/', '/p/', false], // case-sensitive…
     ['(?i)/P/', '/p/', true], // …unless asked
-    ['#top$', '/p#top', true], // the fragment is part of the serialized URL
+    ['#top$', '/p#top', false], // the fragment is dropped, as parse's category guard drops it
+    ['/p$', '/p#top', true],
     ['^https://A\\.COM/', 'https://A.COM/', false], // the host is lowercased first
   ])('%s against %s is %p', (pattern, path, expected) => {
     expect(matches('regex', pattern, path)).toBe(expected)
@@ -128,6 +133,57 @@ describe('regex matching: RE2, searched anywhere in the URL as WHATWG URL serial
     expect(compilePatterns({ format: 'regex', patterns: ['(a+)+$'] })(`${long}!`)).toEqual([])
     expect(compilePatterns({ format: 'regex', patterns: ['(a+)+$'] })(long)).toEqual(['(a+)+$'])
     expect(compilePatterns({ format: 'regex', patterns: ['^https://a\\.com/(a|a)*b'] })(long)).toEqual([])
+  })
+})
+
+describe('size budget: each pattern compiles to at most RE2_BUDGET instructions', () => {
+  const tooLarge = (size: number) => `is too large: it compiles to about ${size} RE2 instructions, more than the 1000 a pattern may use (a repetition such as x{n} counts x n times)`
+
+  test('ordinary patterns pass with room to spare', () => {
+    expect(RE2_BUDGET).toBe(1000)
+    for (const p of ['^https://shop\\.example/p/\\d+(\\?.*)?$', '/blog/\\d{4}/\\d{2}/[^/]+/?$', '/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '[a-z0-9-]{1,255}', '(?i)/(?:p|product|item)/[^/?#]{1,120}'])
+      expect(patternProblem('regex', p)).toBeNull()
+    for (const p of ['/p/:id(\\d+)', '/:section/:id(\\d+)-:slug', 'http{s}?://*.a.com/:lang(en|de|fr)/products/:slug([a-z0-9\\-]+)-:id(\\d+){.html}?', '/p/:id(\\d{1,200})'])
+      expect(patternProblem('url_pattern', p)).toBeNull()
+  })
+
+  test.each([
+    ['regex', '.{998}', null], // 998 + match + fail: exactly 1000
+    ['regex', '.{999}', tooLarge(1001)],
+    ['regex', '.{1000}.{1000}', tooLarge(2002)],
+    ['regex', '(?:a?){500}a{500}', tooLarge(1502)],
+    ['regex', '.{1000}'.repeat(292), tooLarge(292002)], // rejected from an estimate, without compiling
+    ['regex', '(a{1000}){1000}', tooLarge(1002002)], // RE2 would refuse it too
+    ['url_pattern', '/:a(\\d{450})', null],
+    // the budget holds for the entry as a whole: here two path groups of about 600 each
+    ['url_pattern', '/:a(\\d{600})/:b(\\d{600})', tooLarge(1206)],
+    ['url_pattern', 'https://(\\w{900}).a.com/:b(\\d{200})', tooLarge(1128)],
+    ['url_pattern', `/:a(${'\\d{1000}'.repeat(200)})`, expect.stringMatching(/^is too large: it compiles to about 2000\d+ RE2 instructions/)],
+  ] as const)('%s %s', (format, source, problem) => {
+    expect(patternProblem(format, source)).toEqual(problem)
+  })
+
+  test('rejecting a full set of the largest patterns is quick', () => {
+    // each took 230 ms to compile (and 2 s to search an 8 KB URL) before the budget
+    const started = performance.now()
+    const errors = new FieldErrors()
+    checkPatternDef({ format: 'regex', patterns: Array.from({ length: 100 }, (_, i) => `${'.{1000}'.repeat(290)}${i}`) }, 'patterns', errors)
+    checkPatternDef({ format: 'url_pattern', patterns: Array.from({ length: 100 }, (_, i) => `/:a(${'\\d{1000}'.repeat(200)})${i}`) }, 'patterns', errors)
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(() => errors.throwIfAny()).toThrow(ValidationError)
+  })
+
+  test('a stored pattern over the budget matches nothing instead of throwing', () => {
+    expect(compilePatterns({ format: 'regex', patterns: ['.{2000}', '/x'] })(`https://a.com/x${'a'.repeat(3000)}`)).toEqual(['/x'])
+  })
+
+  test('the estimate never counts less than RE2 and rarely much more', () => {
+    const sources = ['^https://', '(?:a|b|c){100}', '(a|b|[c-e]|\\d){50}', '(?:^|$){300}', '(?:ab|c){100}', '(?:.|\\n){500}', '\\Qa.b{3}\\E{3}', '[]a{3}]{3}', '[[:alpha:]{]{3}', '\\x{41}{3}\\p{Greek}{3}\\pL{3}\\x41{3}', '(?P<n>x){3}(?<m>y){3}(?i:z){3}(?i)w{3}', 'a{2,}b{0,}c{2,5}?d*?e+?f??', '😀{3}é{3}', '(?:(?:(?:a{10}){10}){10})', '^https://(?:www\\.)?shop\\.example/(?:en|de|fr|it)/(?:products|produkte|produits)/[a-z0-9-]+-\\d{5,8}(?:\\.html)?$']
+    for (const source of sources) {
+      const real = RE2JS.compile(source).programSize()
+      const estimate = estimateProgramSize(source)
+      expect({ source, ok: estimate >= real && estimate <= 2.5 * real }).toEqual({ source, ok: true })
+    }
   })
 })
 
@@ -210,6 +266,9 @@ describe('resolvePath', () => {
     ['?x=1', 'https://a.com/?x=1'],
     ['/p/../q', 'https://a.com/q'],
     ['//b.com/x', 'https://b.com/x'],
+    ['/p/1#top', 'https://a.com/p/1'], // without the fragment
+    ['/p/1#', 'https://a.com/p/1'],
+    ['?x=1#a?b', 'https://a.com/?x=1'],
     ['http://b.com:8080/x', 'http://b.com:8080/x'],
     ['mailto:a@b.com', null],
     ['javascript:alert(1)', null],
