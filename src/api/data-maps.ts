@@ -136,7 +136,7 @@ export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
       const { id, map: def } = map
       const parsed = await parser.parse(
         { url: `https://${map.host.domain}/`, body: bytes, content_type: 'text/html', pipelines: [{ steps: [{ kind: 'data_map', id }] }] },
-        { categoryOf: () => null, dataMap: (wanted) => (wanted === id ? def : null) },
+        { patternSets: () => [], dataMap: (wanted) => (wanted === id ? def : null) },
       )
       const { data, errors } = parsed.pipelines[0]!.steps[0] as Extract<StepResult, { data: unknown }>
       return { status: 200, body: { data, errors } }

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import { checkPatternDef, MAX_PATTERN_LENGTH, matchPaths, MAX_PATTERNS, PATTERN_FORMATS, resolvePath } from '../extract/patterns'
-import { notFound, type FieldErrors } from '../http/errors'
+import { checkPatternDef, MAX_PATTERN_LENGTH, MAX_PATTERNS, PATTERN_FORMATS, resolvePath } from '../extract/patterns'
+import { ApiError, notFound, type FieldErrors } from '../http/errors'
 import { itemsMust, route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { CATEGORIES, Category } from '../parse/pipeline-schema'
+import { ParseTimeout } from '../parse/pool'
 import type { Deps } from './deps'
 import { CreatedFilters, HostFilters, IdFilters } from './filters'
 import { HostRef, PageOf } from './shapes'
@@ -41,7 +42,7 @@ const SetFilters = {
 const refine = (body: unknown, errors: FieldErrors) => checkPatternDef((body as { patterns?: unknown }).patterns, 'patterns', errors)
 
 /** Pattern sets: per-host categories by regex or URLPattern, and a route to try them on paths. */
-export const patternRoutes = ({ store }: Deps): Route[] => [
+export const patternRoutes = ({ store, parser }: Deps): Route[] => [
   route({
     method: 'GET',
     path: '/v1/patterns',
@@ -131,10 +132,17 @@ export const patternRoutes = ({ store }: Deps): Route[] => [
     // Whether a path resolves to an http(s) URL does not depend on which host it resolves against.
     refine: itemsMust('paths', (raw) => resolvePath(raw, 'example.com'), 'must be a path or an absolute http(s) URL'),
     response: { status: 200, schema: Type.Object({ results: Type.Array(MatchResult) }) },
-    handle: ({ tenant, params, body }) => {
+    handle: async ({ tenant, params, body }) => {
       const set = store.patterns.get(tenant, params.patterns_id)
       if (!set) throw notFound('pattern set')
-      return { status: 200, body: { results: matchPaths(set, body.paths) } }
+      // On a parse worker: a set at its size budget can take seconds over long paths.
+      const { category, patterns, host } = set
+      try {
+        return { status: 200, body: { results: await parser.match({ set: { category, patterns, host }, paths: body.paths }) } }
+      } catch (err) {
+        if (err instanceof ParseTimeout) throw new ApiError(500, 'timeout', err.message)
+        throw err
+      }
     },
   }),
 ]

@@ -16,6 +16,8 @@ export const PATTERN_FORMATS = ['regex', 'url_pattern'] as const
 export type PatternFormat = (typeof PATTERN_FORMATS)[number]
 /** A pattern definition as stored and sent: tagged by `format`. */
 export type PatternDef = { format: PatternFormat; patterns: string[] }
+/** What classification needs of a pattern set. */
+export type PatternSetDef = { category: string; patterns: PatternDef }
 /** Bounds of one set: enough for any site's URL scheme, small enough to classify every page. */
 export const MAX_PATTERNS = 100
 export const MAX_PATTERN_LENGTH = 2048
@@ -104,7 +106,7 @@ export function compilePatterns(def: PatternDef): (url: string) => string[] {
 }
 
 /** The category of the first set (in the order given) with a pattern matching `url`, or null. */
-export function categorize(url: string, sets: readonly { category: string; patterns: PatternDef }[]): string | null {
+export function categorize(url: string, sets: readonly PatternSetDef[]): string | null {
   for (const set of sets) if (compilePatterns(set.patterns)(url).length > 0) return set.category
   return null
 }
@@ -115,7 +117,7 @@ export type PathMatch = { path: string; url: string; matched: boolean; patterns:
  * What the match route answers for each path: resolved against the set's host, the patterns
  * that match and the set's category when any does. Paths must already resolve (see resolvePath).
  */
-export function matchPaths(set: { category: string; patterns: PatternDef; host: { domain: string } }, paths: readonly string[]): PathMatch[] {
+export function matchPaths(set: PatternSetDef & { host: { domain: string } }, paths: readonly string[]): PathMatch[] {
   const match = compilePatterns(set.patterns)
   return paths.map((path) => {
     const url = resolvePath(path, set.host.domain)

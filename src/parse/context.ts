@@ -1,4 +1,3 @@
-import { categorize } from '../extract/patterns'
 import { hostHash, normalizeHost } from '../crawl/url'
 import type { Store } from '../store'
 import type { ParseContext } from './pipeline'
@@ -12,12 +11,12 @@ export function storeParseContext(store: Store, tenant: string): ParseContext {
   const setsByHost = new Map<string, ReturnType<Store['patterns']['forHost']>>()
   const maps = new Map<string, ReturnType<ParseContext['dataMap']>>()
   return {
-    categoryOf(url) {
+    patternSets(url) {
       const host = normalizeHost(new URL(url).hostname)
-      if (!host) return null
+      if (!host) return []
       let sets = setsByHost.get(host)
       if (!sets) setsByHost.set(host, (sets = store.patterns.forHost(tenant, hostHash(host))))
-      return categorize(url, sets)
+      return sets
     },
     dataMap(id) {
       if (!maps.has(id)) maps.set(id, store.dataMaps.get(tenant, id)?.map ?? null)

@@ -1,3 +1,4 @@
+import { categorize } from '../extract/patterns'
 import { contentTypeMatches } from './document'
 import type { ParseContext, SkipReason } from './pipeline'
 import type { Guard } from './pipeline-schema'
@@ -12,7 +13,8 @@ export function guardFailure(guards: readonly Guard[], contentType: string, url:
     if (g.kind === 'content_type' && !contentTypeMatches(contentType, g.values)) return 'content_type'
     if (g.kind === 'url' && !passes(url, g.include, g.exclude)) return 'url'
     if (g.kind === 'category') {
-      const category = ctx.categoryOf(url)
+      // User regexes run here, so on a parse worker, never on the thread that answers requests.
+      const category = categorize(url, ctx.patternSets(url))
       if (category === null || !(g.categories as string[]).includes(category)) return 'category'
     }
   }

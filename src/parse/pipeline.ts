@@ -6,6 +6,7 @@ import { guardFailure } from './guards'
 import type { Pipeline } from './pipeline-schema'
 import type { LinkOut, Metadata } from './scan'
 import type { ExtractError } from '../extract/fields'
+import type { PatternSetDef } from '../extract/patterns'
 
 /** Where the document came from and which pipelines to run over it (the /v1/parse body, decoded). */
 export type ParseInput = {
@@ -18,8 +19,8 @@ export type ParseInput = {
 
 /** What the pipelines may look up: tenant-scoped, resolved by the caller (API route or crawl engine). */
 export interface ParseContext {
-  /** The category the pattern sets of the URL's host give it, or null. */
-  categoryOf(url: string): string | null
+  /** The pattern sets of the URL's host, oldest first (what the category guard classifies with). */
+  patternSets(url: string): readonly PatternSetDef[]
   /** A data map definition by id, or null when there is none. */
   dataMap(id: string): DataMapDef | null
 }

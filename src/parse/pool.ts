@@ -1,16 +1,20 @@
 import type { DataMapDef } from '../extract/data-map'
+import type { PathMatch, PatternSetDef } from '../extract/patterns'
 import { baseUrlOf, ParseFailure, type ParseContext, type ParseInput, type ParseResult } from './pipeline'
 
 /**
- * Parsing runs on worker threads. It is CPU work (a 2 MB page takes most of a second to turn
- * into markdown): on the main thread it would stall every other request for that long, and a
- * batch would use one core. Workers keep the API answering and spread a batch over the cores.
+ * Parsing and pattern matching run on worker threads. Both are CPU work on user input: a 2 MB
+ * page takes most of a second to turn into markdown, and a pattern set at its size budget can
+ * take seconds to test a long URL (re2js is linear in the URL, but per RE2 instruction). On the
+ * main thread that would stall every other request; workers keep the API answering, spread a
+ * batch over the cores, and put a time limit on any one task.
  */
 
 /** What a worker needs instead of the database: the lookups, already made. */
-export type ContextSnapshot = { category: string | null; maps: Record<string, DataMapDef> }
-export type WorkerTask = { id: number; input: ParseInput; context: ContextSnapshot }
-export type WorkerReply = { id: number; ok: true; result: ParseResult } | { id: number; ok: false; code: ParseFailure['code'] | null; message: string }
+export type ContextSnapshot = { sets: readonly PatternSetDef[]; maps: Record<string, DataMapDef> }
+export type MatchTask = { set: PatternSetDef & { host: { domain: string } }; paths: readonly string[] }
+export type WorkerTask = { id: number } & ({ kind: 'parse'; input: ParseInput; context: ContextSnapshot } | { kind: 'match'; task: MatchTask })
+export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; code: ParseFailure['code'] | null; message: string }
 
 /** Resolves, on the main thread, every lookup the pipelines of `input` can make. */
 export function snapshotContext(input: ParseInput, ctx: ParseContext): ContextSnapshot {
@@ -23,12 +27,12 @@ export function snapshotContext(input: ParseInput, ctx: ParseContext): ContextSn
       if (map) maps[step.id] = map
     }
   }
-  return { category: wantsCategory ? ctx.categoryOf(baseUrlOf(input.url, input.redirects)) : null, maps }
+  return { sets: wantsCategory ? ctx.patternSets(baseUrlOf(input.url, input.redirects)) : [], maps }
 }
 
 /** The ParseContext a worker answers from a snapshot. */
 export const contextOf = (snapshot: ContextSnapshot): ParseContext => ({
-  categoryOf: () => snapshot.category,
+  patternSets: () => snapshot.sets,
   dataMap: (id) => (Object.hasOwn(snapshot.maps, id) ? snapshot.maps[id]! : null),
 })
 
@@ -38,10 +42,10 @@ export const contextOf = (snapshot: ContextSnapshot): ParseContext => ({
 const EMBEDDED = /\/\$bunfs\/|~BUN/ // the binary's embedded root: /$bunfs/ on unix, B:/~BUN/ on windows
 const WORKER_URL = new URL(EMBEDDED.test(import.meta.url) ? './parse/worker.ts' : './worker.ts', import.meta.url).href
 
-/** A parse that ran out of time; the worker doing it is replaced. */
+/** A task that ran out of time; the worker doing it is replaced. */
 export class ParseTimeout extends Error {}
 
-type Pending = { resolve: (r: ParseResult) => void; reject: (e: Error) => void; timer: Timer; worker: Slot }
+type Pending = { resolve: (r: unknown) => void; reject: (e: Error) => void; timer: Timer; worker: Slot }
 type Slot = { worker: Worker; busy: number }
 
 /** A fixed set of parse workers; each task goes to the least busy one. */
@@ -58,19 +62,27 @@ export class ParsePool {
 
   /** Parses `input` on a worker; the context lookups are made here first. */
   parse(input: ParseInput, ctx: ParseContext): Promise<ParseResult> {
-    const context = snapshotContext(input, ctx)
+    return this.run({ kind: 'parse', input, context: snapshotContext(input, ctx) }, 'parsing') as Promise<ParseResult>
+  }
+
+  /** Tests paths against a pattern set on a worker (POST /v1/patterns/{id}/match). */
+  match(task: MatchTask): Promise<PathMatch[]> {
+    return this.run({ kind: 'match', task }, 'matching') as Promise<PathMatch[]>
+  }
+
+  private run(task: { kind: 'parse'; input: ParseInput; context: ContextSnapshot } | { kind: 'match'; task: MatchTask }, doing: string): Promise<unknown> {
     const slot = this.pick()
     const id = this.nextId++
-    return new Promise<ParseResult>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        // The only way to stop a runaway parse is to end its thread; what else was queued on it fails too.
+        // The only way to stop runaway work is to end its thread; what else was queued on it fails too.
         this.pending.delete(id)
-        reject(new ParseTimeout(`parsing took longer than ${this.timeoutMs / 1000}s`))
-        this.retire(slot, new Error('the parse worker was restarted: another document on it ran out of time'))
+        reject(new ParseTimeout(`${doing} took longer than ${this.timeoutMs / 1000}s`))
+        this.retire(slot, new Error('the parse worker was restarted: another task on it ran out of time'))
       }, this.timeoutMs)
       this.pending.set(id, { resolve, reject, timer, worker: slot })
       slot.busy++
-      slot.worker.postMessage({ id, input, context } satisfies WorkerTask)
+      slot.worker.postMessage({ id, ...task } satisfies WorkerTask)
     })
   }
 

@@ -1,17 +1,20 @@
 /**
- * A parse worker thread: runs parseDocument on what the pool sends. Its lookups (category,
- * data maps) were resolved by the main thread, which owns the database.
+ * A parse worker thread: runs parseDocument and pattern matches on what the pool sends. Its
+ * lookups (pattern sets, data maps) were made by the main thread, which owns the database.
  */
+import { matchPaths } from '../extract/patterns'
 import { parseDocument, ParseFailure } from './pipeline'
 import { contextOf, type WorkerReply, type WorkerTask } from './pool'
 
 declare const self: Worker
 
 self.onmessage = async (event: MessageEvent<WorkerTask>) => {
-  const { id, input, context } = event.data
+  const task = event.data
+  const id = task.id
   let reply: WorkerReply
   try {
-    reply = { id, ok: true, result: await parseDocument(input, contextOf(context)) }
+    const result = task.kind === 'parse' ? await parseDocument(task.input, contextOf(task.context)) : matchPaths(task.task.set, task.task.paths)
+    reply = { id, ok: true, result }
   } catch (err) {
     reply = { id, ok: false, code: err instanceof ParseFailure ? err.code : null, message: err instanceof Error ? err.message : String(err) }
   }

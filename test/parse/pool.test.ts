@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { parseDocument, ParseFailure, type ParseContext, type ParseInput } from '../../src/parse/pipeline'
+import { matchPaths } from '../../src/extract/patterns'
 import { ParsePool, ParseTimeout, snapshotContext } from '../../src/parse/pool'
 
-const NO_LOOKUPS: ParseContext = { categoryOf: () => null, dataMap: () => null }
+const NO_LOOKUPS: ParseContext = { patternSets: () => [], dataMap: () => null }
 const bytes = (s: string) => new TextEncoder().encode(s)
 const input = (html: string, over: Partial<ParseInput> = {}): ParseInput => ({
   url: 'https://a.example/doc',
@@ -89,10 +90,11 @@ describe('ParsePool', () => {
     expect(err.message).toBe('the parse pool was closed')
   })
 
-  test('lookups are made before the hand-off: the category of the final URL and the named data maps only', () => {
+  test('lookups are made before the hand-off: the pattern sets of the final URL and the named data maps only', () => {
     const asked: string[] = []
+    const sets = [{ category: 'products', patterns: { format: 'url_pattern' as const, patterns: ['/moved'] } }]
     const ctx: ParseContext = {
-      categoryOf: (url) => (asked.push(url), 'products'),
+      patternSets: (url) => (asked.push(url), sets),
       dataMap: (id) => (id === 'm1' ? { fields: [{ name: 'x', selector: 'p' }] } : null),
     }
     const doc = input('', {
@@ -101,9 +103,22 @@ describe('ParsePool', () => {
         { guards: [{ kind: 'category', categories: ['products'] }], steps: [{ kind: 'data_map', id: 'm1' }, { kind: 'data_map', id: 'm2' }] },
       ],
     })
-    expect(snapshotContext(doc, ctx)).toEqual({ category: 'products', maps: { m1: { fields: [{ name: 'x', selector: 'p' }] } } })
+    expect(snapshotContext(doc, ctx)).toEqual({ sets, maps: { m1: { fields: [{ name: 'x', selector: 'p' }] } } })
     expect(asked).toEqual(['https://a.example/moved'])
-    expect(snapshotContext(input(''), ctx)).toEqual({ category: null, maps: {} })
+    expect(snapshotContext(input(''), ctx)).toEqual({ sets: [], maps: {} })
     expect(asked).toHaveLength(1) // no category guard, no lookup
+  })
+
+  test('pattern matches run on a worker and answer what matching here answers', async () => {
+    const set = { category: 'products', patterns: { format: 'regex' as const, patterns: ['/p/\\d+$', 'sale'] }, host: { domain: 'shop.example' } }
+    const paths = ['/p/12', '/sale/p/3', '/about', 'https://other.example/p/9#x']
+    const results = await pool().match({ set, paths })
+    expect(results).toEqual(matchPaths(set, paths))
+    expect(results.map((r) => [r.url, r.matched, r.patterns, r.category])).toEqual([
+      ['https://shop.example/p/12', true, ['/p/\\d+$'], 'products'],
+      ['https://shop.example/sale/p/3', true, ['/p/\\d+$', 'sale'], 'products'],
+      ['https://shop.example/about', false, [], null],
+      ['https://other.example/p/9', true, ['/p/\\d+$'], 'products'],
+    ])
   })
 })
