@@ -22,13 +22,15 @@ export function coerce(text: string, type: FieldType, baseUrl: string): Coerced 
     case 'string':
       return { ok: true, value: text }
     case 'number': {
-      const n = parseNumber(text)
-      return n === null ? { ok: false, message: `${quoted(text)} holds no number` } : { ok: true, value: n }
+      const n = readNumber(text)
+      return 'value' in n ? { ok: true, value: n.value } : { ok: false, message: numberProblem(text, n) }
     }
     case 'integer': {
-      const n = parseNumber(text)
-      if (n === null) return { ok: false, message: `${quoted(text)} holds no number` }
-      return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, message: `${quoted(text)} is not a whole number` }
+      const n = readNumber(text)
+      if (!('value' in n)) return { ok: false, message: numberProblem(text, n) }
+      if (!Number.isInteger(n.value)) return { ok: false, message: `${quoted(text)} is not a whole number` }
+      if (!Number.isSafeInteger(n.value)) return { ok: false, message: `${quoted(text)} is too large to be exact (integers must be within ±${Number.MAX_SAFE_INTEGER})` }
+      return { ok: true, value: n.value }
     }
     case 'boolean': {
       const b = BOOLEANS[text.trim().toLowerCase()]
@@ -55,19 +57,41 @@ export function absoluteUrl(text: string, base: string): string | null {
   }
 }
 
+/** A number read from text, or why none was: no digits, separators that make no number, or beyond a double. */
+type Read = { value: number } | { problem: 'none' } | { problem: 'separators' | 'range'; token: string }
+
+function numberProblem(text: string, n: Exclude<Read, { value: number }>): string {
+  if (n.problem === 'none') return `${quoted(text)} holds no number`
+  if (n.problem === 'range') return `${quoted(text)} is out of range (beyond ±1.8e308)`
+  const whose = n.token === text.trim() ? 'its separators' : `the separators of ${quoted(n.token)}`
+  return `${quoted(text)} holds no number: ${whose} do not group digits in thousands`
+}
+
+/**
+ * The first decimal number in `text`, ignoring currency signs and thousands separators; null
+ * when there is none (see readNumber).
+ */
+export function parseNumber(text: string): number | null {
+  const n = readNumber(text)
+  return 'value' in n ? n.value : null
+}
+
 /**
  * The first decimal number in `text`, ignoring currency signs and thousands separators.
  * Separators: with both `,` and `.`, the last one is the decimal point (`$1,234.50`,
  * `1.234,50 €`). With one kind, repeated, it groups thousands (`1,234,567`, `1.234.567`).
+ * Grouping separators must group: three digits between them and one to three before the first
+ * (`1,234,567`), or the Indian lakh and crore grouping (`1,00,000`, `12,34,56,789`); `1.2.3`,
+ * `v2.0.1` and `05.01.2024` are not numbers.
  * A single `.` is a decimal point (`1.234` is 1.234); a single `,` groups thousands when three
  * digits follow it (`1,234` is 1234) and is a decimal comma otherwise (`12,5` is 12.5).
  * Spaces and apostrophes group only when exactly three digits follow (`1 234,50`, `1'234.50`).
  * A minus sign counts when it leads the number or its currency sign (`-$5`, `$-5`).
  */
-export function parseNumber(text: string): number | null {
+function readNumber(text: string): Read {
   let start = 0
   while (start < text.length && !isDigit(text[start]) && !(text[start] === '.' && isDigit(text[start + 1]) && !isDigit(text[start - 1]))) start++
-  if (start === text.length) return null
+  if (start === text.length) return { problem: 'none' }
   let end = start
   const seps: { at: number; char: string }[] = []
   while (end < text.length) {
@@ -79,7 +103,7 @@ export function parseNumber(text: string): number | null {
   }
   const token = text.slice(start, end)
   const decimal = decimalSeparator(token, seps)
-  if (decimal === undefined) return null
+  if (decimal === undefined || (seps.length > 1 && !grouped(token, seps, decimal))) return { problem: 'separators', token }
   let digits = ''
   for (let i = 0; i < token.length; i++) {
     const c = token[i]!
@@ -87,7 +111,29 @@ export function parseNumber(text: string): number | null {
     else if (i === decimal) digits += '.'
   }
   const value = Number(digits.startsWith('.') ? `0${digits}` : digits)
-  return Number.isFinite(value) ? (negative(text, start) ? -value : value) || 0 : null
+  if (!Number.isFinite(value)) return { problem: 'range', token }
+  return { value: (negative(text, start) ? -value : value) || 0 }
+}
+
+/**
+ * Whether the `,`/`.` separators before the decimal one group digits as people write them:
+ * 1-3 digits, then groups of three (`12,345,678`), or 1-2 digits, groups of two and a last
+ * group of three (Indian: `1,23,45,678`).
+ */
+function grouped(token: string, seps: { at: number; char: string }[], decimal: number | null): boolean {
+  const cuts = seps.filter((s) => s.at !== decimal).map((s) => s.at)
+  if (cuts.length === 0) return true
+  const digitsIn = (from: number, to: number) => {
+    let n = 0
+    for (let i = from; i < to; i++) if (isDigit(token[i])) n++
+    return n
+  }
+  const sizes = cuts.map((at, i) => digitsIn(i === 0 ? 0 : cuts[i - 1]! + 1, at))
+  sizes.push(digitsIn(cuts[cuts.length - 1]! + 1, decimal ?? token.length))
+  const [first, ...rest] = sizes as [number, ...number[]]
+  const last = rest[rest.length - 1]
+  if (first >= 1 && first <= 3 && rest.every((n) => n === 3)) return true
+  return first >= 1 && first <= 2 && last === 3 && rest.slice(0, -1).every((n) => n === 2)
 }
 
 const threeDigitsAt = (text: string, i: number) => isDigit(text[i]) && isDigit(text[i + 1]) && isDigit(text[i + 2]) && !isDigit(text[i + 3])

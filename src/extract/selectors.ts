@@ -26,29 +26,57 @@ function reword(message: string): string {
   return message.replace(/\.$/, '')
 }
 
-/** What css-what accepts but CSS does not; walks pseudo-class arguments too. */
-function tokenProblem(selectors: Selector[][]): string | null {
-  for (const sequence of selectors) {
+/**
+ * The selector with every escape (`\\!`, `\\31 `) replaced by a plain letter: parsed, it gives
+ * the same tokens as the selector, each name as written rather than decoded, so a name that
+ * starts with an escape (Tailwind's `.\\!mt-0`, `#\\#top`) is not mistaken for one that starts
+ * with a character CSS does not allow there.
+ */
+const ESCAPE = /\\(?:[\da-fA-F]{1,6}\s?|[\s\S])/g
+
+/**
+ * What css-what accepts but CSS does not; walks pseudo-class arguments too. `written` is the
+ * same list parsed from the selector with its escapes replaced (or null): the first character
+ * of a name is checked there.
+ */
+function tokenProblem(selectors: Selector[][], written: Selector[][] | null): string | null {
+  for (let i = 0; i < selectors.length; i++) {
+    const sequence = selectors[i]!
     const last = sequence[sequence.length - 1]
     if (last && last.type in COMBINATORS) return `ends with the combinator ${JSON.stringify(COMBINATORS[last.type])}`
-    for (const token of sequence) {
+    for (let j = 0; j < sequence.length; j++) {
+      const token = sequence[j]!
+      const raw = written?.[i]?.[j]
+      const asWritten = raw && raw.type === token.type ? raw : token
       if (token.type === 'tag' || token.type === 'attribute' || token.type === 'universal') {
         if (token.namespace !== null) return 'namespace prefixes (ns|name) are not supported'
       }
-      if (token.type === 'tag' && !NAME_START.test(token.name)) return `${JSON.stringify(token.name)} is not a tag name`
+      if (token.type === 'tag' && !NAME_START.test((asWritten as typeof token).name)) return `${JSON.stringify(token.name)} is not a tag name`
       if (token.type === 'attribute') {
-        if (!NAME_START.test(token.name)) return `${JSON.stringify(token.name)} is not an attribute name`
+        const rawAttribute = asWritten as typeof token
+        if (!NAME_START.test(rawAttribute.name)) return `${JSON.stringify(token.name)} is not an attribute name`
         // `.x` and `#x` parse as class/id attribute tokens marked for quirks-mode case handling.
         const shorthand = token.ignoreCase === 'quirks' && ((token.name === 'class' && token.action === 'element') || (token.name === 'id' && token.action === 'equals'))
-        if (shorthand && !NAME_START.test(token.value)) return `${JSON.stringify(token.value)} is not a ${token.name === 'id' ? 'id' : 'class name'}`
+        if (shorthand && !NAME_START.test(rawAttribute.value)) return `${JSON.stringify(token.value)} is not ${token.name === 'id' ? 'an id' : 'a class name'}`
       }
       if (token.type === 'pseudo' && Array.isArray(token.data)) {
-        const inner = tokenProblem(token.data)
+        const rawData = asWritten.type === 'pseudo' && Array.isArray(asWritten.data) ? asWritten.data : null
+        const inner = tokenProblem(token.data, rawData)
         if (inner) return inner
       }
     }
   }
   return null
+}
+
+/** The selector parsed with its escapes replaced by a letter; null when that does not parse. */
+function parseAsWritten(selector: string): Selector[][] | null {
+  if (!selector.includes('\\')) return null
+  try {
+    return parseCss(selector.replace(ESCAPE, 'a'))
+  } catch {
+    return null
+  }
 }
 
 /** Why a CSS selector is rejected, or null when it is one we can match. Never throws. */
@@ -58,7 +86,7 @@ export function selectorProblem(selector: string): string | null {
   if (selector.length > MAX_SELECTOR) return `must be at most ${MAX_SELECTOR} characters`
   try {
     const tokens = parseCss(selector)
-    const problem = tokenProblem(tokens)
+    const problem = tokenProblem(tokens, parseAsWritten(selector))
     if (problem) return `is not a valid CSS selector: ${problem}`
     compileCheck(tokens)
     return null

@@ -1,3 +1,4 @@
+import { decodeHTMLAttribute } from 'entities/decode'
 import { parse, type HTMLElement, type Node } from 'node-html-parser'
 
 /**
@@ -22,13 +23,69 @@ export function parseTree(html: string): HTMLElement {
 export const tagOf = (el: HTMLElement): string => (el.rawTagName ? el.rawTagName.toLowerCase() : '')
 
 /**
- * An attribute's value, undefined when absent. node-html-parser keeps attributes in a plain
- * object, so `constructor` or `__proto__` would otherwise answer Object.prototype's members.
+ * An attribute's value, undefined when absent. Read from our own parse of the element's
+ * attribute source (attributesOf), never from node-html-parser's `attrs`.
  */
-export function attrOf(el: HTMLElement, name: string): string | undefined {
-  const attrs = el.attrs
-  const key = name.toLowerCase()
-  return Object.hasOwn(attrs, key) ? attrs[key] : undefined
+export const attrOf = (el: HTMLElement, name: string): string | undefined => attributesOf(el).get(name.toLowerCase())
+
+const ATTRIBUTES = new WeakMap<HTMLElement, Map<string, string>>()
+const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map()
+
+/**
+ * The element's attributes by lowercase name, values decoded, parsed once per element.
+ * node-html-parser's `attrs` is unusable here: it fills a plain object with
+ * `attrs[key] = attrs[key] || value`, so an attribute named `constructor` or `toString` picks
+ * up Object.prototype's function (and decoding it throws), and an attribute repeated in
+ * another case keeps the last value where HTML keeps the first (`<div ID="a" id="b">` has id
+ * "a"). This follows the HTML tokenizer's attribute states over `rawAttrs`, the source between
+ * the tag name and `>`.
+ */
+export function attributesOf(el: HTMLElement): ReadonlyMap<string, string> {
+  const raw = el.rawAttrs
+  if (!raw) return NO_ATTRIBUTES
+  let attrs = ATTRIBUTES.get(el)
+  if (!attrs) {
+    attrs = parseAttributes(raw)
+    ATTRIBUTES.set(el, attrs)
+  }
+  return attrs
+}
+
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\f' || c === '\r'
+
+function parseAttributes(raw: string): Map<string, string> {
+  const attrs = new Map<string, string>()
+  const n = raw.length
+  let i = 0
+  while (i < n) {
+    if (isSpace(raw[i]) || raw[i] === '/') {
+      i++
+      continue
+    }
+    // A name runs to a space, `/`, `>` or `=`; an `=` as its first character belongs to it.
+    const start = i++
+    while (i < n && !isSpace(raw[i]) && raw[i] !== '/' && raw[i] !== '>' && raw[i] !== '=') i++
+    const name = raw.slice(start, i).toLowerCase()
+    while (i < n && isSpace(raw[i])) i++
+    let value = ''
+    if (raw[i] === '=') {
+      i++
+      while (i < n && isSpace(raw[i])) i++
+      const quote = raw[i]
+      if (quote === '"' || quote === "'") {
+        const end = raw.indexOf(quote, i + 1)
+        value = raw.slice(i + 1, end < 0 ? n : end)
+        i = end < 0 ? n : end + 1
+      } else {
+        const from = i
+        while (i < n && !isSpace(raw[i]) && raw[i] !== '>') i++
+        value = raw.slice(from, i)
+      }
+    }
+    // The first of repeated attributes wins, as in HTML.
+    if (!attrs.has(name)) attrs.set(name, value.includes('&') ? decodeHTMLAttribute(value) : value)
+  }
+  return attrs
 }
 
 /**
@@ -64,8 +121,7 @@ export const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim
  * that is http(s); else `url`.
  */
 export function baseOf(root: HTMLElement, url: string): string {
-  const base = root.querySelector('base[href]')
-  const href = base ? attrOf(base, 'href') : undefined
+  const href = firstBaseHref(root)
   if (href === undefined) return url
   try {
     const resolved = new URL(href.trim(), url)
@@ -73,4 +129,20 @@ export function baseOf(root: HTMLElement, url: string): string {
   } catch {
     return url
   }
+}
+
+/** The href of the first `<base>` with one, in document order (what `base[href]` selects). */
+function firstBaseHref(root: HTMLElement): string | undefined {
+  const stack: Node[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.nodeType !== ELEMENT) continue
+    const el = node as HTMLElement
+    if (tagOf(el) === 'base') {
+      const href = attrOf(el, 'href')
+      if (href !== undefined) return href
+    }
+    for (let i = el.childNodes.length - 1; i >= 0; i--) stack.push(el.childNodes[i]!)
+  }
+  return undefined
 }

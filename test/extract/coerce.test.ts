@@ -30,6 +30,12 @@ describe('number', () => {
     ['Call 555 1234', 555],
     ['4.6 out of 5 (1,204 reviews)', 4.6],
     ['v1.', 1],
+    // Repeated separators group: in threes, or the Indian lakh and crore grouping.
+    ['1,00,000', 100000],
+    ['Rs. 12,34,56,789', 123456789],
+    ['1,23,456.5', 123456.5],
+    ['12 345,67', 12345.67],
+    ['0,000,001', 1],
   ])('%p → %p', (text, value) => {
     expect(parseNumber(text)).toBe(value)
     expect(coerce(text, 'number', BASE)).toEqual({ ok: true, value })
@@ -37,15 +43,39 @@ describe('number', () => {
 
   test('text without a number, or with mixed-up separators, is invalid', () => {
     expect(coerce('Price on request', 'number', BASE)).toEqual({ ok: false, message: '"Price on request" holds no number' })
-    expect(coerce('1,2.3,4', 'number', BASE)).toEqual({ ok: false, message: '"1,2.3,4" holds no number' })
+    expect(coerce('1,2.3,4', 'number', BASE)).toEqual({ ok: false, message: '"1,2.3,4" holds no number: its separators do not group digits in thousands' })
     expect(coerce('-', 'number', BASE)).toEqual({ ok: false, message: '"-" holds no number' })
   })
 
-  test('integer takes the same number and must be whole', () => {
+  test.each([
+    ['1.2.3', '"1.2.3" holds no number: its separators do not group digits in thousands'],
+    ['v2.0.1', '"v2.0.1" holds no number: the separators of "2.0.1" do not group digits in thousands'],
+    ['123,456,78', '"123,456,78" holds no number: its separators do not group digits in thousands'],
+    ['05.01.2024', '"05.01.2024" holds no number: its separators do not group digits in thousands'],
+    ['1234,567.89', '"1234,567.89" holds no number: its separators do not group digits in thousands'],
+    ['12,34.5', '"12,34.5" holds no number: its separators do not group digits in thousands'],
+  ])('repeated separators that do not group digits: %p is invalid', (text, message) => {
+    expect(parseNumber(text)).toBeNull()
+    expect(coerce(text, 'number', BASE)).toEqual({ ok: false, message })
+    expect(coerce(text, 'integer', BASE)).toEqual({ ok: false, message })
+  })
+
+  test('a number beyond a double is out of range, not missing', () => {
+    const text = '9'.repeat(400)
+    const message = `${JSON.stringify(`${text.slice(0, 77)}...`)} is out of range (beyond ±1.8e308)`
+    expect(coerce(text, 'number', BASE)).toEqual({ ok: false, message })
+    expect(coerce(text, 'integer', BASE)).toEqual({ ok: false, message })
+  })
+
+  test('integer takes the same number and must be whole and exact', () => {
     expect(coerce('1,204 reviews', 'integer', BASE)).toEqual({ ok: true, value: 1204 })
     expect(coerce('Posts: 12.731', 'integer', BASE)).toEqual({ ok: false, message: '"Posts: 12.731" is not a whole number' })
     expect(coerce('3.0', 'integer', BASE)).toEqual({ ok: true, value: 3 })
-    expect(coerce('99999999999999999999', 'integer', BASE)).toEqual({ ok: false, message: '"99999999999999999999" is not a whole number' })
+    expect(coerce('9007199254740991', 'integer', BASE)).toEqual({ ok: true, value: 9007199254740991 })
+    const tooLarge = (text: string) => ({ ok: false as const, message: `${JSON.stringify(text)} is too large to be exact (integers must be within ±9007199254740991)` })
+    expect(coerce('99999999999999999999', 'integer', BASE)).toEqual(tooLarge('99999999999999999999'))
+    expect(coerce('9007199254740993', 'integer', BASE)).toEqual(tooLarge('9007199254740993'))
+    expect(coerce('-1,000,000,000,000,000,000', 'integer', BASE)).toEqual(tooLarge('-1,000,000,000,000,000,000'))
     expect(coerce('none', 'integer', BASE)).toEqual({ ok: false, message: '"none" holds no number' })
   })
 
@@ -113,6 +143,15 @@ describe('date', () => {
     ['Updated: Jan 6, 2024 (first published 2023-12-01)', '2024-01-06'],
     ['2024-02-29', '2024-02-29'],
     ['0099-03-01', '0099-03-01'],
+    // Offsets in every form pages write them: hours only, after GMT/UTC, JavaScript's Date text.
+    ['2024-01-05T10:00:00+02', '2024-01-05T08:00:00.000Z'],
+    ['2024-01-05 10:00:00-0530', '2024-01-05T15:30:00.000Z'],
+    ['Sat Jan 06 2024 09:15:00 GMT+0200 (Central European Standard Time)', '2024-01-06T07:15:00.000Z'],
+    ['Jan 5, 2024 10:00 GMT+2', '2024-01-05T08:00:00.000Z'],
+    ['5 Jan 2024 10:00 UTC-05:00', '2024-01-05T15:00:00.000Z'],
+    ['2024-01-05T10:00:00.1234567890+05:00', '2024-01-05T05:00:00.123Z'],
+    ['Jan 5, 2024 10:00 pst', '2024-01-05T18:00:00.000Z'],
+    ['Jan 5, 2024 10:00 Uhr', '2024-01-05T10:00:00.000Z'],
   ])('%p → %p', (text, iso) => {
     expect(toIsoDate(text)).toBe(iso)
     expect(coerce(text, 'date', BASE)).toEqual({ ok: true, value: iso })
@@ -127,6 +166,11 @@ describe('date', () => {
     ['2024-01-05T24:00', 'is not a valid calendar date or time'],
     ['Jan 5, 2024 13:00 PM', 'is not a valid calendar date or time'],
     ['2024-01-05T10:00+25:00', 'is not a valid calendar date or time'],
+    ['2024-01-05T10:00 GMT+24', 'is not a valid calendar date or time'],
+    // A zone abbreviation we do not read is refused, never taken as UTC; so are ambiguous ones.
+    ['Jan 5, 2024 10:00 CET', 'gives the time zone "CET", which is unknown or ambiguous; write an offset such as +01:00, or UTC'],
+    ['2024-01-05 10:00 IST', 'gives the time zone "IST", which is unknown or ambiguous; write an offset such as +01:00, or UTC'],
+    ['Jan 5, 2024 3:00 PM CST', 'gives the time zone "CST", which is unknown or ambiguous; write an offset such as +01:00, or UTC'],
   ])('%p is invalid', (text, why) => {
     expect(coerce(text, 'date', BASE)).toEqual({ ok: false, message: `${JSON.stringify(text)} ${why}` })
   })

@@ -205,7 +205,7 @@ describe('documents', () => {
   })
 
   test('extraction over a large listing stays linear (each selector compiled once)', () => {
-    const card = (i: number) => `<li class="product"><h2><a href="/p/${i}">Product ${i}</a></h2><span class="price">$${i},000.99</span><img src="/i/${i}.jpg"></li>`
+    const card = (i: number) => `<li class="product"><h2><a href="/p/${i}">Product ${i}</a></h2><span class="price">$${(i * 1000 + 0.99).toLocaleString('en-US')}</span><img src="/i/${i}.jpg"></li>`
     const fields: Field[] = [
       { name: 'name', selector: 'h2 a' },
       { name: 'url', selector: 'h2 > a', attr: 'href', type: 'url' },

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { checkDataMap } from '../../src/extract/data-map'
+import { selectAll } from '../../src/extract/select'
 import { checkFields, selectorProblem } from '../../src/extract/selectors'
+import { parseTree } from '../../src/extract/tree'
 import { FieldErrors, ValidationError } from '../../src/http/errors'
 
 const invalid = (why: string) => `is not a valid CSS selector: ${why}`
@@ -30,6 +32,10 @@ describe('selectorProblem', () => {
     ['p..a', invalid('".a" is not a class name')],
     ['a&b', invalid('"&b" is not a tag name')],
     ['[&x]', invalid('"&x" is not an attribute name')],
+    ['#&x', invalid('"&x" is not an id')],
+    // An escape makes any first character valid, but not a bad name after it.
+    ['.\\!a..b', invalid('".b" is not a class name')],
+    ['p..\\!a', invalid('".!a" is not a class name')],
     ['a | b', invalid('namespace prefixes (ns|name) are not supported')],
     ['svg|rect', invalid('namespace prefixes (ns|name) are not supported')],
     ['x'.repeat(1025), 'must be at most 1024 characters'],
@@ -49,6 +55,15 @@ describe('selectorProblem', () => {
     '[data-x]',
     '#main',
     '.md\\:flex',
+    // Tailwind class names, whose first character is escaped.
+    '.\\!mt-0',
+    '.\\[mask-type\\:luminance\\]',
+    '.\\@lg\\:flex',
+    '.\\*\\:p-2',
+    '.\\/x',
+    '.\\31 0',
+    '#\\#top',
+    ':is(.\\!hidden, .\\@md\\:block) > a',
     'li:nth-child(2n+1)',
     'li:has(> a)',
     ':is(h1, h2) + p',
@@ -61,6 +76,14 @@ describe('selectorProblem', () => {
     ':root',
   ])('%p is accepted', (selector) => {
     expect(selectorProblem(selector)).toBeNull()
+  })
+
+  test('escaped names select what they name', () => {
+    const root = parseTree('<div class="!mt-0 [mask-type:luminance] @lg:flex /x 10" id="#top"><a>ok</a></div>')
+    for (const selector of ['.\\!mt-0', '.\\[mask-type\\:luminance\\]', '.\\@lg\\:flex', '.\\/x', '.\\31 0', '#\\#top', '.\\!mt-0.\\@lg\\:flex > a']) {
+      expect({ selector, problem: selectorProblem(selector) }).toEqual({ selector, problem: null })
+      expect({ selector, found: selectAll(root, selector).length }).toEqual({ selector, found: 1 })
+    }
   })
 
   test('never throws, whatever it is given', () => {
