@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { checkDataMap, DataMapDef } from '../extract/data-map'
-import { notFound, ValidationError, type FieldErrors } from '../http/errors'
+import { ApiError, notFound, ValidationError, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import type { StepResult } from '../parse/pipeline'
+import { ParseTimeout, PoolError } from '../parse/pool'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import type { Deps } from './deps'
 import { CreatedFilters, HostFilters, IdFilters } from './filters'
@@ -134,10 +135,16 @@ export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
       // A one-step pipeline on the parse workers: the same decoding, tree and engine as a
       // data_map step, off the thread that answers every other request.
       const { id, map: def } = map
-      const parsed = await parser.parse(
-        { url: `https://${map.host.domain}/`, body: bytes, content_type: 'text/html', pipelines: [{ steps: [{ kind: 'data_map', id }] }] },
-        { patternSets: () => [], dataMap: (wanted) => (wanted === id ? def : null) },
-      )
+      const parsed = await parser
+        .parse(
+          { url: `https://${map.host.domain}/`, body: bytes, content_type: 'text/html', pipelines: [{ steps: [{ kind: 'data_map', id }] }] },
+          { patternSets: () => [], dataMap: (wanted) => (wanted === id ? def : null) },
+          tenant,
+        )
+        .catch((err) => {
+          if (err instanceof ParseTimeout || err instanceof PoolError) throw new ApiError(500, 'parse_error', err.message)
+          throw err
+        })
       const { data, errors } = parsed.pipelines[0]!.steps[0] as Extract<StepResult, { data: unknown }>
       return { status: 200, body: { data, errors } }
     },

@@ -6,7 +6,7 @@ import { checkPipelines } from '../parse/check'
 import { storeParseContext } from '../parse/context'
 import { ParseFailure, type ParseContext, type ParseInput } from '../parse/pipeline'
 import { Pipeline } from '../parse/pipeline-schema'
-import { ParseTimeout } from '../parse/pool'
+import { ParseTimeout, PoolError } from '../parse/pool'
 import { BatchItem, ParseResult as ParseResultSchema } from '../parse/result-schema'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import { looseArray, looseObject } from '../util/loose'
@@ -76,10 +76,10 @@ export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
       const missing = missingDataMaps(body, ctx)
       if (missing.length) throw notFound(`data map ${missing[0]}`)
       try {
-        return { status: 200, body: await parser.parse(inputOf(body), ctx) }
+        return { status: 200, body: await parser.parse(inputOf(body), ctx, tenant) }
       } catch (err) {
         if (err instanceof ParseFailure) throw new ApiError(415, err.code, err.message)
-        if (err instanceof ParseTimeout) throw new ApiError(500, 'parse_error', err.message)
+        if (err instanceof ParseTimeout || err instanceof PoolError) throw new ApiError(500, 'parse_error', err.message)
         throw err
       }
     },
@@ -99,10 +99,10 @@ export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
           const missing = missingDataMaps(item, ctx)
           if (missing.length) return failed(item.url, 'not_found', `data map ${missing[0]} not found`)
           try {
-            return { ok: true, ...(await parser.parse(inputOf(item), ctx)) }
+            return { ok: true, ...(await parser.parse(inputOf(item), ctx, tenant)) }
           } catch (err) {
             if (err instanceof ParseFailure) return failed(item.url, err.code, err.message)
-            if (err instanceof ParseTimeout) return failed(item.url, 'parse_error', err.message)
+            if (err instanceof ParseTimeout || err instanceof PoolError) return failed(item.url, 'parse_error', err.message)
             log.error('parse item failed', { url: item.url, error: String(err) })
             return failed(item.url, 'parse_error', 'the document could not be parsed')
           }

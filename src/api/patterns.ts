@@ -4,7 +4,7 @@ import { ApiError, notFound, type FieldErrors } from '../http/errors'
 import { itemsMust, route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { CATEGORIES, Category } from '../parse/pipeline-schema'
-import { ParseTimeout } from '../parse/pool'
+import { ParseTimeout, PoolError } from '../parse/pool'
 import type { Deps } from './deps'
 import { CreatedFilters, HostFilters, IdFilters } from './filters'
 import { HostRef, PageOf } from './shapes'
@@ -138,9 +138,10 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
       // On a parse worker: a set at its size budget can take seconds over long paths.
       const { category, patterns, host } = set
       try {
-        return { status: 200, body: { results: await parser.match({ set: { category, patterns, host }, paths: body.paths }) } }
+        return { status: 200, body: { results: await parser.match({ set: { category, patterns, host }, paths: body.paths }, tenant) } }
       } catch (err) {
         if (err instanceof ParseTimeout) throw new ApiError(500, 'timeout', err.message)
+        if (err instanceof PoolError) throw new ApiError(500, 'internal', err.message)
         throw err
       }
     },

@@ -45,92 +45,119 @@ const WORKER_URL = new URL(EMBEDDED.test(import.meta.url) ? './parse/worker.ts' 
 /** A task that ran out of time; the worker doing it is replaced. */
 export class ParseTimeout extends Error {}
 
-type Pending = { resolve: (r: unknown) => void; reject: (e: Error) => void; timer: Timer; worker: Slot }
-type Slot = { worker: Worker; busy: number }
+/** A task that could not finish for a reason of the pool's (a worker died, the pool closed). */
+export class PoolError extends Error {}
 
-/** A fixed set of parse workers; each task goes to the least busy one. */
+type Work = { kind: 'parse'; input: ParseInput; context: ContextSnapshot } | { kind: 'match'; task: MatchTask }
+type Task = { id: number; work: Work; doing: string; resolve: (r: unknown) => void; reject: (e: Error) => void }
+type Slot = { worker: Worker; current: { task: Task; timer: Timer } | null }
+
+/**
+ * A fixed number of worker threads, each doing one task at a time. Tasks wait in the pool, in
+ * one queue per lane (a tenant), and idle workers take them lanes in turn: a tenant's 64-item
+ * batch does not make another tenant's single parse wait for all of it. A task's time limit
+ * starts when a worker takes it, so waiting never counts against it, and replacing a worker
+ * that ran out of time fails only the task it was doing.
+ */
 export class ParsePool {
   private readonly slots: Slot[] = []
-  private readonly pending = new Map<number, Pending>()
+  private readonly lanes = new Map<string, Task[]>()
   private nextId = 1
+  private closed = false
 
   constructor(
     private readonly size: number,
-    /** A document taking longer than this is abandoned and its worker restarted. */
+    /** A task taking longer than this is abandoned and its worker replaced. */
     private readonly timeoutMs: number,
   ) {}
 
   /** Parses `input` on a worker; the context lookups are made here first. */
-  parse(input: ParseInput, ctx: ParseContext): Promise<ParseResult> {
-    return this.run({ kind: 'parse', input, context: snapshotContext(input, ctx) }, 'parsing') as Promise<ParseResult>
+  parse(input: ParseInput, ctx: ParseContext, lane = ''): Promise<ParseResult> {
+    return this.run({ kind: 'parse', input, context: snapshotContext(input, ctx) }, 'parsing', lane) as Promise<ParseResult>
   }
 
   /** Tests paths against a pattern set on a worker (POST /v1/patterns/{id}/match). */
-  match(task: MatchTask): Promise<PathMatch[]> {
-    return this.run({ kind: 'match', task }, 'matching') as Promise<PathMatch[]>
+  match(task: MatchTask, lane = ''): Promise<PathMatch[]> {
+    return this.run({ kind: 'match', task }, 'matching', lane) as Promise<PathMatch[]>
   }
 
-  private run(task: { kind: 'parse'; input: ParseInput; context: ContextSnapshot } | { kind: 'match'; task: MatchTask }, doing: string): Promise<unknown> {
-    const slot = this.pick()
-    const id = this.nextId++
+  /** Stops every worker; queued and running tasks fail. */
+  close() {
+    this.closed = true
+    const error = new PoolError('the parse pool was closed')
+    for (const queue of this.lanes.values()) for (const task of queue) task.reject(error)
+    this.lanes.clear()
+    for (const slot of [...this.slots]) this.retire(slot, error)
+  }
+
+  private run(work: Work, doing: string, lane: string): Promise<unknown> {
+    if (this.closed) return Promise.reject(new PoolError('the parse pool was closed'))
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        // The only way to stop runaway work is to end its thread; what else was queued on it fails too.
-        this.pending.delete(id)
-        reject(new ParseTimeout(`${doing} took longer than ${this.timeoutMs / 1000}s`))
-        this.retire(slot, new Error('the parse worker was restarted: another task on it ran out of time'))
-      }, this.timeoutMs)
-      this.pending.set(id, { resolve, reject, timer, worker: slot })
-      slot.busy++
-      slot.worker.postMessage({ id, ...task } satisfies WorkerTask)
+      const task: Task = { id: this.nextId++, work, doing, resolve, reject }
+      const queue = this.lanes.get(lane)
+      if (queue) queue.push(task)
+      else this.lanes.set(lane, [task])
+      this.dispatch()
     })
   }
 
-  /** Stops every worker; pending parses fail. */
-  close() {
-    for (const slot of [...this.slots]) this.retire(slot, new Error('the parse pool was closed'))
+  /** Hands queued tasks to idle workers (starting workers up to the pool size), lanes in turn. */
+  private dispatch() {
+    while (this.lanes.size > 0) {
+      const slot = this.slots.find((s) => s.current === null) ?? (this.slots.length < this.size ? this.spawn() : null)
+      if (!slot) return
+      // Map order is insertion order: take the first lane's task, then move the lane to the back.
+      const [lane, queue] = this.lanes.entries().next().value as [string, Task[]]
+      const task = queue.shift()!
+      this.lanes.delete(lane)
+      if (queue.length > 0) this.lanes.set(lane, queue)
+      this.start(slot, task)
+    }
   }
 
-  private pick(): Slot {
-    if (this.slots.length < this.size) {
-      const slot = this.spawn()
-      this.slots.push(slot)
-      return slot
-    }
-    return this.slots.reduce((a, b) => (b.busy < a.busy ? b : a))
+  private start(slot: Slot, task: Task) {
+    const timer = setTimeout(() => {
+      // The only way to stop runaway work is to end its thread.
+      this.retire(slot, new ParseTimeout(`${task.doing} took longer than ${this.timeoutMs / 1000}s`))
+    }, this.timeoutMs)
+    slot.current = { task, timer }
+    slot.worker.postMessage({ id: task.id, ...task.work } satisfies WorkerTask)
   }
 
   private spawn(): Slot {
     const worker = new Worker(WORKER_URL)
-    const slot: Slot = { worker, busy: 0 }
+    const slot: Slot = { worker, current: null }
+    this.slots.push(slot)
     worker.unref() // an idle pool must not keep a process (a test run, a CLI command) alive
     worker.onmessage = (event: MessageEvent<WorkerReply>) => {
       const reply = event.data
-      const task = this.pending.get(reply.id)
-      if (!task) return // timed out already
-      this.pending.delete(reply.id)
-      clearTimeout(task.timer)
-      slot.busy--
-      if (reply.ok) task.resolve(reply.result)
-      else task.reject(reply.code ? new ParseFailure(reply.code, reply.message) : new Error(reply.message))
+      const running = slot.current
+      if (!running || running.task.id !== reply.id) return // retired meanwhile
+      clearTimeout(running.timer)
+      slot.current = null
+      if (reply.ok) running.task.resolve(reply.result)
+      else running.task.reject(reply.code ? new ParseFailure(reply.code, reply.message) : new Error(reply.message))
+      this.dispatch()
     }
-    worker.onerror = (event) => this.retire(slot, new Error(`parse worker failed: ${event.message}`))
-    // A thread that dies without an error event (out of memory, killed) must not leave its tasks
-    // waiting for the timeout. After our own terminate() this finds nothing left to fail.
-    worker.addEventListener('close', () => this.retire(slot, new Error('the parse worker exited')))
+    worker.onerror = (event) => this.retire(slot, new PoolError(`the parse worker failed: ${event.message}`))
+    // A thread that dies without an error event (out of memory, killed) must not leave its task
+    // waiting for the time limit. After our own terminate() there is nothing left to fail.
+    worker.addEventListener('close', () => this.retire(slot, new PoolError('the parse worker exited')))
     return slot
   }
 
-  /** Ends a worker and fails its tasks; the next parse spawns a fresh one in its place. */
+  /** Ends a worker and fails the task it was doing; queued tasks go to the other workers or a new one. */
   private retire(slot: Slot, error: Error) {
     const i = this.slots.indexOf(slot)
-    if (i >= 0) this.slots.splice(i, 1)
+    if (i < 0) return
+    this.slots.splice(i, 1)
     slot.worker.terminate()
-    for (const [id, task] of this.pending) {
-      if (task.worker !== slot) continue
-      this.pending.delete(id)
-      clearTimeout(task.timer)
-      task.reject(error)
+    const running = slot.current
+    slot.current = null
+    if (running) {
+      clearTimeout(running.timer)
+      running.task.reject(error)
     }
+    if (!this.closed) this.dispatch()
   }
 }

@@ -81,6 +81,36 @@ describe('ParsePool', () => {
     expect((again.pipelines[0]!.steps[1] as { metadata: { title: string } }).metadata.title).toBe('after')
   })
 
+  test('waiting in the queue does not count against the time limit', async () => {
+    // One worker, twelve documents of about a tenth of the limit each: together far over it.
+    const p = pool(1, 1500)
+    const medium = input(BIG.slice(0, BIG.length / 8), { pipelines: [{ steps: [{ kind: 'markdown' }] }] })
+    const results = await Promise.all(Array.from({ length: 12 }, () => p.parse(medium, NO_LOOKUPS).then(() => 'ok', (e) => e.message)))
+    expect(results).toEqual(Array(12).fill('ok'))
+  })
+
+  test('a task over its limit fails alone: the tasks queued behind it run on a fresh worker', async () => {
+    const p = pool(1, 600)
+    const slow = p.parse(input(BIG.repeat(3)), NO_LOOKUPS).then(
+      () => 'ok',
+      (e) => e.constructor.name,
+    )
+    const quick = [1, 2, 3].map((i) => p.parse(input(`<title>q${i}</title>`), NO_LOOKUPS).then((r) => (r.pipelines[0]!.steps[1] as { metadata: { title: string } }).metadata.title))
+    expect(await slow).toBe('ParseTimeout')
+    expect(await Promise.all(quick)).toEqual(['q1', 'q2', 'q3'])
+  })
+
+  test("lanes take turns: one tenant's long queue does not hold back another's task", async () => {
+    const p = pool(1, 60_000)
+    const done: string[] = []
+    const doc = (name: string) => input(`<title>${name}</title>${'<p>x</p>'.repeat(2000)}`)
+    const a = ['a1', 'a2', 'a3', 'a4', 'a5'].map((n) => p.parse(doc(n), NO_LOOKUPS, 'acme').then(() => done.push(n)))
+    const b = p.parse(doc('b1'), NO_LOOKUPS, 'globex').then(() => done.push('b1'))
+    await Promise.all([...a, b])
+    // a1 was running when the rest arrived; then the lanes alternate while both have work.
+    expect(done).toEqual(['a1', 'a2', 'b1', 'a3', 'a4', 'a5'])
+  })
+
   test('closing fails what is pending', async () => {
     const p = new ParsePool(1, 60_000)
     const pending = p.parse(input(BIG), NO_LOOKUPS).catch((e) => e)
