@@ -37,12 +37,19 @@ function checkParseBody(raw: unknown, at: string, errors: FieldErrors) {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.add(path('url'), 'must be an absolute http(s) URL')
   }
   if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
+  // Walked as baseUrlOf walks it: each hop's url relative to the chain so far, its location
+  // relative to that url; every location must land on http(s), or links would have no base.
+  let chain = url
   looseArray(body.redirects).forEach((r, i) => {
     const { url: from, location } = looseObject(r)
-    const issuer = (typeof from === 'string' ? URL.parse(from, url?.href) : null) ?? url
-    if (typeof location === 'string' && !URL.parse(location, issuer?.href)) {
-      errors.add(path(`redirects[${i}].location`), 'must be a URL, or a path relative to the redirect url')
+    if (typeof from !== 'string' || typeof location !== 'string' || !chain) return
+    const issuer = URL.parse(from, chain.href)
+    if (!issuer) return void errors.add(path(`redirects[${i}].url`), 'must be a URL, or a path relative to the URL before it')
+    const next = URL.parse(location, issuer.href)
+    if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+      return void errors.add(path(`redirects[${i}].location`), 'must resolve to an http(s) URL (absolute, or relative to the redirect url)')
     }
+    chain = next
   })
   checkPipelines(body.pipelines, path('pipelines'), errors)
 }

@@ -352,7 +352,10 @@ describe('validation', () => {
     ['an ftp url', doc({ url: 'ftp://a.example/x' }), [{ field: 'url', errors: ['must be an absolute http(s) URL'] }]],
     ['an unknown key', doc({ extra: 1 }), [{ field: 'extra', errors: ['is not a known field'] }]],
     ['a bad redirect location', doc({ redirects: [{ url: 'https://a.example/', location: 'http://[::1' }] }), [
-      { field: 'redirects[0].location', errors: ['must be a URL, or a path relative to the redirect url'] },
+      { field: 'redirects[0].location', errors: ['must resolve to an http(s) URL (absolute, or relative to the redirect url)'] },
+    ]],
+    ['a redirect to mailto: (links would have no base)', doc({ redirects: [{ url: '/list', location: '/ok' }, { url: '/ok', location: 'mailto:x@y.example' }] }), [
+      { field: 'redirects[1].location', errors: ['must resolve to an http(s) URL (absolute, or relative to the redirect url)'] },
     ]],
     ['a bad guard regex and a bad navigator selector', doc({
       pipelines: [{ guards: [{ kind: 'url', include: ['(unclosed'] }], navigator: { kind: 'links', selector: 'a[' } }],
