@@ -35,13 +35,21 @@ export const textAsHtml = (text: string) => `<pre>${text.replace(/[&<>"]/g, (c) 
 
 // A bare URL in plain text ends at whitespace, quotes or brackets; trailing sentence punctuation is not part of it.
 const BARE_URL = /\bhttps?:\/\/[^\s"'<>()[\]{}`\\]+/g
-const TRAILING_PUNCTUATION = /[.,;:!?]+$/
+const PUNCTUATION = '.,;:!?'
+
+// `url` without trailing punctuation. A loop: the regex /[.,;:!?]+$/ tries every character of
+// a punctuation run that does not end the URL, n² steps for a run of n.
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length
+  while (end > 0 && PUNCTUATION.includes(url[end - 1]!)) end--
+  return url.slice(0, end)
+}
 
 /** The absolute http(s) URLs written in a text document, in order, without duplicates. */
 export function urlsInText(text: string): string[] {
   const seen = new Set<string>()
   for (const m of text.matchAll(BARE_URL)) {
-    const raw = m[0].replace(TRAILING_PUNCTUATION, '')
+    const raw = withoutTrailingPunctuation(m[0])
     try {
       const url = new URL(raw)
       url.hash = ''

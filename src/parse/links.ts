@@ -2,7 +2,7 @@
  * Links as the scan sees them (one record per element) and as steps return them (LinkOut,
  * one per URL). Records stay raw during the pass; text is decoded only for the URLs kept.
  */
-import { collapse, decodeAttr, decodeText, tokens, type Resolver } from './html-values'
+import { collapse, decodeAttr, decodeText, splitTokens, tokens, type Resolver } from './html-values'
 import { contentOf, readStartTag } from './start-tag'
 
 /** A link a parse step returns (links step, navigator output). */
@@ -35,7 +35,7 @@ const LINK_ATTRIBUTES = ['href', 'rel', 'alt']
  * The `count` marked links of rewriter output `out`, in order; null where the href is not an
  * http(s) URL. Anchor text runs to the anchor's end tag or to the next marked link.
  */
-export function readMarkedLinks(out: string, count: number, resolverAt: (k: number) => Resolver): (LinkRecord | null)[] {
+export function readMarkedLinks(out: string, count: number, resolver: Resolver): (LinkRecord | null)[] {
   const records: (LinkRecord | null)[] = []
   // The next </a and </A at or after the current anchor: kept between anchors, so the searches
   // stay linear in the size of the page.
@@ -46,7 +46,7 @@ export function readMarkedLinks(out: string, count: number, resolverAt: (k: numb
     const next = out.indexOf(LINK_MARK, at + 1)
     const tag = readStartTag(out, at + 1, LINK_ATTRIBUTES)
     const [href, rel = null, alt = ''] = tag?.values ?? []
-    const url = href === undefined ? null : resolverAt(k).resolve(href)
+    const url = href === undefined ? null : resolver.resolve(href)
     if (!tag || !url) records.push(null)
     else if (tag.name === 'area') records.push({ url, rel, text: '', alt, area: true })
     else {
@@ -77,17 +77,38 @@ function endTagAt(s: string, needle: string, from: number): number {
  * agree). `allNofollow` is a robots meta nofollow: every link is nofollow.
  */
 export function linkOuts(records: readonly LinkRecord[], allNofollow: boolean): LinkOut[] {
+  return deduplicated(records, allNofollow, linkText, (record) => tokens(record.rel))
+}
+
+/**
+ * A link found by other means than the scan (the navigator's tree fallback), its values
+ * already decoded: `url` absolute http(s) without fragment, `rel` the attribute as is, `text`
+ * the element's text, `alt` the alt text of its images (used when `text` is empty).
+ */
+export type LinkSource = { url: string; rel: string | null; text: string; alt?: string }
+
+/** LinkSources to LinkOut by the rules of `linkOuts`: one per URL, text collapsed, rel tokens once. */
+export function linkOutsFrom(records: readonly LinkSource[], robotsNofollow: boolean): LinkOut[] {
+  return deduplicated(records, robotsNofollow, (r) => collapse(r.text) || collapse(r.alt ?? ''), (r) => splitTokens(r.rel))
+}
+
+function deduplicated<R extends { url: string }>(
+  records: readonly R[],
+  allNofollow: boolean,
+  textOf: (record: R) => string,
+  relOf: (record: R) => string[],
+): LinkOut[] {
   const byUrl = new Map<string, LinkOut>()
   for (const record of records) {
     const seen = byUrl.get(record.url)
     if (seen && seen.text && !seen.nofollow) continue
-    const rel = tokens(record.rel)
+    const rel = relOf(record)
     const nofollow = allNofollow || rel.includes('nofollow')
     if (!seen) {
-      byUrl.set(record.url, { url: record.url, text: linkText(record), rel, nofollow })
+      byUrl.set(record.url, { url: record.url, text: textOf(record), rel, nofollow })
       continue
     }
-    if (!seen.text) seen.text = linkText(record)
+    if (!seen.text) seen.text = textOf(record)
     if (seen.nofollow && !nofollow) {
       seen.rel = rel
       seen.nofollow = false

@@ -26,7 +26,8 @@ export class MetadataCollector {
   private titleSeen = false
   private inTitle = false
   private description: string | null = null
-  private canonical: string | null = null
+  // Raw hrefs of every <link rel=canonical>, resolved after the pass: a <base> may come later.
+  private readonly canonicals: string[] = []
   private contentLanguage: string | null = null
   private readonly openGraph: Record<string, string> = {}
   private readonly jsonLd: string[] = []
@@ -36,15 +37,11 @@ export class MetadataCollector {
   constructor(private readonly htmlLang: string | null) {}
 
   /**
-   * Adds the handlers; `resolver()` is the base in force when an element is met. Stylesheet
-   * and script URLs go to `asset`, so that each <link> and <script> is matched by one selector
-   * (every selector costs time on every element of the page).
+   * Adds the handlers. Raw stylesheet and script URLs go to `asset` (resolved by the caller
+   * after the pass), so that each <link> and <script> is matched by one selector (every
+   * selector costs time on every element of the page).
    */
-  attach(rewriter: HTMLRewriter, resolver: () => Resolver, asset: (url: string) => void): HTMLRewriter {
-    const addAsset = (raw: string) => {
-      const url = resolver().resolve(raw)
-      if (url !== null) asset(url)
-    }
+  attach(rewriter: HTMLRewriter, asset: (raw: string) => void): HTMLRewriter {
     return rewriter
       .on('title', {
         // Only the first <title> counts, even when empty. (An SVG <title> before the document's
@@ -61,14 +58,14 @@ export class MetadataCollector {
       .on('link[href]', {
         element: (el) => {
           const rel = tokens(el.getAttribute('rel'))
-          if (rel.includes('canonical')) this.canonical ??= resolver().resolve(el.getAttribute('href')!)
-          if (rel.includes('stylesheet')) addAsset(el.getAttribute('href')!)
+          if (rel.includes('canonical')) this.canonicals.push(el.getAttribute('href')!)
+          if (rel.includes('stylesheet')) asset(el.getAttribute('href')!)
         },
       })
       .on('script', {
         element: (el) => {
           const src = el.getAttribute('src')
-          if (src !== null) addAsset(src)
+          if (src !== null) asset(src)
           const type = el.getAttribute('type')
           this.inJsonLd = type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/ld+json'
           if (this.inJsonLd) this.jsonLd.push('')
@@ -100,8 +97,17 @@ export class MetadataCollector {
     }
   }
 
-  /** The metadata of the pass. */
-  metadata(): Metadata {
+  // The first canonical with an http(s) URL.
+  private canonicalUrl(resolver: Resolver): string | null {
+    for (const raw of this.canonicals) {
+      const url = resolver.resolve(raw)
+      if (url !== null) return url
+    }
+    return null
+  }
+
+  /** The metadata of the pass; `resolver` holds the document's base URL. */
+  metadata(resolver: Resolver): Metadata {
     const json_ld: unknown[] = []
     for (const block of this.jsonLd) {
       try {
@@ -113,7 +119,7 @@ export class MetadataCollector {
     return {
       title: collapse(decodeText(this.title)) || null,
       description: this.description,
-      canonical: this.canonical,
+      canonical: this.canonicalUrl(resolver),
       language: attrOrNull(this.htmlLang) ?? this.contentLanguage,
       open_graph: this.openGraph,
       json_ld,

@@ -14,7 +14,9 @@ import { LINK_MARK, linkOuts, readMarkedLinks, sinkRecord, type LinkOut, type Li
 import { MetadataCollector, type Metadata } from './metadata'
 import { htmlLang } from './start-tag'
 
-export type { LinkOut } from './links'
+export type { LinkOut, LinkSource } from './links'
+/** LinkOut of links found on a tree (navigator fallback), by the scan's rules. */
+export { linkOutsFrom } from './links'
 export type { Metadata } from './metadata'
 
 /** What one pass over a document finds. */
@@ -37,7 +39,8 @@ export type Scan = {
 export type ScanOptions = { navigators?: string[] }
 
 // A navigator of anchors selects exactly what the links pass records: no selector needed.
-const ANCHORS_ONLY = /^\s*a\s*(\[\s*href\s*\])?\s*$/
+// Matched on the trimmed selector (`a [href]` is a descendant selector, not this one).
+const ANCHORS_ONLY = /^a(\[\s*href\s*\])?$/
 
 // A navigator's finds: indexes of marked links, or records of other elements carrying href.
 type Found = (number | LinkRecord)[]
@@ -47,24 +50,23 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   const documentUrl = new URL(baseUrl)
   documentUrl.hash = ''
   const input = html.includes(LINK_MARK) ? html.replaceAll(LINK_MARK, '') : html
-  let resolver = new Resolver(documentUrl)
   let base = documentUrl
   let baseSeen = false
   let marked = 0
-  const assets = new Set<string>()
+  // Raw src/href values of assets, in document order, each once; resolved after the pass.
+  const assetRefs = new Set<string>()
   const meta = new MetadataCollector(htmlLang(input))
 
   const rewriter = new HTMLRewriter()
     .on('base[href]', {
-      // The first <base href> in the document is its base URL (HTML), resolved against the
-      // document URL, for every link (marked links are resolved after the pass). Elements met
-      // before it (rare: <base> belongs at the top of <head>) keep the document URL.
+      // The first <base href> anywhere in the document is its base URL (HTML), resolved against
+      // the document URL, when http(s). Every URL is resolved after the pass, so elements met
+      // before the <base> follow it too.
       element: (el) => {
         if (baseSeen) return
         baseSeen = true
         const url = absoluteHttp(decodeAttr(el.getAttribute('href')!), documentUrl.href)
-        if (url === null) return
-        resolver = new Resolver((base = new URL(url)))
+        if (url !== null) base = new URL(url)
       },
     })
     .on('a[href], area[href]', {
@@ -73,42 +75,43 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
         marked++
       },
     })
-    .on('img[src]', {
-      element: (el) => {
-        const url = resolver.resolve(el.getAttribute('src')!)
-        if (url !== null) assets.add(url)
-      },
-    })
-  meta.attach(rewriter, () => resolver, (url) => assets.add(url))
+    .on('img[src]', { element: (el) => void assetRefs.add(el.getAttribute('src')!) })
+  meta.attach(rewriter, (raw) => assetRefs.add(raw))
 
-  const navigators = (opts.navigators ?? []).map((selector) => navigate(rewriter, selector, () => resolver, () => marked))
+  const navigators = (opts.navigators ?? []).map((selector) => navigate(rewriter, selector, () => marked))
   const out = rewriter.transform(input)
 
-  const records = readMarkedLinks(out, marked, () => resolver)
+  const resolver = new Resolver(base)
+  const records = readMarkedLinks(out, marked, resolver)
+  const assets = new Set<string>()
+  for (const raw of assetRefs) {
+    const url = resolver.resolve(raw)
+    if (url !== null) assets.add(url)
+  }
   const nofollow = meta.robotsNofollow
   const kept = (list: (LinkRecord | null)[]) => list.filter((r): r is LinkRecord => r !== null)
+  // A navigator's own record holds the raw href until here.
+  const resolved = (record: LinkRecord): LinkRecord | null => {
+    const url = resolver.resolve(record.url)
+    return url === null ? null : { ...record, url }
+  }
   return {
     base_url: base.href,
     links: linkOuts(kept(records), nofollow),
-    metadata: meta.metadata(),
+    metadata: meta.metadata(resolver),
     assets: [...assets],
     robots_nofollow: nofollow,
     selected: navigators.map((found) => {
       if (found === undefined) return undefined
       if (found === 'anchors') return linkOuts(kept(records).filter((r) => !r.area), nofollow)
-      return linkOuts(kept(found.map((f) => (typeof f === 'number' ? (records[f] ?? null) : f))), nofollow)
+      return linkOuts(kept(found.map((f) => (typeof f === 'number' ? (records[f] ?? null) : resolved(f)))), nofollow)
     }),
   }
 }
 
 /** Adds the handlers of one navigator selector; undefined when HTMLRewriter cannot run it. */
-function navigate(
-  rewriter: HTMLRewriter,
-  selector: string,
-  resolver: () => Resolver,
-  marked: () => number,
-): Found | 'anchors' | undefined {
-  if (ANCHORS_ONLY.test(selector)) return 'anchors'
+function navigate(rewriter: HTMLRewriter, selector: string, marked: () => number): Found | 'anchors' | undefined {
+  if (ANCHORS_ONLY.test(selector.trim())) return 'anchors'
   if (!rewriterSupports(selector)) return undefined
   const found: Found = []
   const sink = sinkRecord()
@@ -123,9 +126,9 @@ function navigate(
         return
       }
       const href = el.getAttribute('href')
-      const url = href === null ? null : resolver().resolve(href)
       sink.text = ''
-      current = url === null ? sink : { url, rel: el.getAttribute('rel'), text: '', alt: '', area: false }
+      // The raw href: resolved after the pass, against the document's base wherever it is.
+      current = href === null ? sink : { url: href, rel: el.getAttribute('rel'), text: '', alt: '', area: false }
       if (current !== sink) found.push(current)
     },
     text: (chunk) => void (current.text += chunk.text),

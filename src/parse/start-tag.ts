@@ -89,6 +89,19 @@ export function htmlLang(s: string): string | null {
 const RAW = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes'])
 
 /**
+ * Index of the first `</name` (any case) in `s[from, to)`, else `to`. Searches in place: a
+ * lowercased copy per raw-text element made an anchor holding many of them quadratic. From
+ * readMarkedLinks, `to` is an `</a`, a link mark just before `<a`, or the end of `s`, so the
+ * search for `<` never runs more than one character past it.
+ */
+function rawTextEnd(s: string, name: string, from: number, to: number): number {
+  for (let lt = s.indexOf('<', from); lt >= 0 && lt < to; lt = s.indexOf('<', lt + 1)) {
+    if (s.charCodeAt(lt + 1) === 47 && sameName(s, lt + 2, lt + 2 + name.length, name)) return lt
+  }
+  return to
+}
+
+/**
  * The raw text of HTML source `s[from, to)` with tags and comments left out, and the alt of
  * the images in it (space-separated). Character references are left for the caller.
  */
@@ -117,8 +130,7 @@ export function contentOf(s: string, from: number, to: number): { text: string; 
         const value = tag.values[0]
         if (value) alt += ` ${value}`
       } else if (RAW.has(tag.name)) {
-        const close = s.slice(i, to).toLowerCase().indexOf(`</${tag.name}`)
-        i = close < 0 ? to : i + close
+        i = rawTextEnd(s, tag.name, i, to)
       }
     } else {
       text += '<'

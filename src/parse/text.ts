@@ -25,6 +25,11 @@ const HIDDEN = 'script, style, noscript, template, title, iframe, noembed, nofra
 const NONE: readonly string[] = []
 const VISIBLE = /\S/
 const SPACE = /\s/
+// Spaces before a line break. The lookbehind starts a match only at the first space of a run:
+// without it, a run of n spaces not followed by a line break costs n² steps.
+const SPACES_BEFORE_BREAK = /(?<![ \t])[ \t]+\n/g
+// The end of a <textarea>: searched from a position (lastIndex), never on a copy of the rest.
+const TEXTAREA_END = /<\/textarea[\s/>]/gi
 
 /** Collapses whitespace across text nodes and keeps at most one blank line between blocks. */
 class TextBuilder {
@@ -58,7 +63,7 @@ class TextBuilder {
 
   /** The text, trimmed, without trailing spaces on lines or runs of blank lines. */
   result(): string {
-    return this.parts.join('').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim()
+    return this.parts.join('').replace(SPACES_BEFORE_BREAK, '\n').replace(/\n{3,}/g, '\n\n').trim()
   }
 
   private put(text: string, leadingSpace: boolean, trailingSpace: boolean): void {
@@ -109,8 +114,8 @@ function textOf(s: string): string {
       i = tag.end
       // A textarea holds text, not markup, up to its end tag.
       if (tag.name === 'textarea') {
-        const close = s.slice(i).search(/<\/textarea[\s/>]/i)
-        const end = close < 0 ? s.length : i + close
+        TEXTAREA_END.lastIndex = i
+        const end = TEXTAREA_END.exec(s)?.index ?? s.length
         out.add(decodeText(s.slice(i, end)), true)
         i = end
       }

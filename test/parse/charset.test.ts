@@ -51,7 +51,7 @@ describe('decodeDocument', () => {
   })
 
   test('XML declaration of an XHTML document', () => {
-    expect(declaredCharset(latin1('<?xml version="1.0" encoding="ISO-8859-15"?><html/>'))).toBe('ISO-8859-15')
+    expect(declaredCharset(latin1('<?xml version="1.0" encoding="ISO-8859-15"?><html/>'))).toBe('iso-8859-15')
   })
 
   test('a meta tag past the first KiB is not seen', () => {
@@ -63,5 +63,47 @@ describe('decodeDocument', () => {
     expect(charsetParam('text/html; Charset="latin1"; x=y')).toBe('latin1')
     expect(charsetParam('text/html')).toBeNull()
     expect(charsetParam(undefined)).toBeNull()
+  })
+
+  test('plain text and JSON are not prescanned: markup written in them declares nothing', () => {
+    const json = '{"snippet":"<meta charset=windows-1252>","name":"café"}'
+    expect(decodeDocument(utf8(json), 'application/json')).toEqual({ text: json, charset: 'utf-8' })
+    expect(decodeDocument(utf8(`<meta charset="windows-1252"> café`), 'text/plain').text).toBe('<meta charset="windows-1252"> café')
+    expect(decodeDocument(latin1('<meta charset="windows-1252">caf\xe9'), 'text/html; x=y').text).toBe('<meta charset="windows-1252">café')
+  })
+})
+
+describe('the prescan of the first KiB (WHATWG)', () => {
+  const declared = (html: string) => declaredCharset(utf8(html))
+
+  test('a <meta> in a comment or in another tag\'s attribute is no meta', () => {
+    expect(declared('<!-- old: <meta charset="iso-8859-1"> --><meta charset="utf-8"><p>café')).toBe('utf-8')
+    expect(decodeDocument(utf8('<!-- old: <meta charset="iso-8859-1"> --><meta charset="utf-8"><p>café'), 'text/html').text).toEndWith('café')
+    expect(declared('<!--> <meta charset="windows-1252">')).toBe('windows-1252') // <!--> is a whole comment
+    expect(declared('<div title="<meta charset=windows-1252>"><meta charset=shift_jis>')).toBe('shift_jis')
+    expect(declared('<!-- <meta charset="windows-1252">')).toBeNull()
+  })
+
+  test('content counts only with http-equiv="content-type"; charset= elsewhere in content is prose', () => {
+    expect(declared('<meta name="description" content="charset=windows-1252 explained"><p>café')).toBeNull()
+    expect(decodeDocument(utf8('<meta name="description" content="charset=windows-1252 explained"><p>café'), 'text/html').text).toEndWith('café')
+    expect(declared(`<meta content='text/html; charset="koi8-r"' http-equiv=Content-Type>`)).toBe('koi8-r')
+    expect(declared('<META HTTP-EQUIV="content-type" CONTENT="text/html;charset = shift_jis;x">')).toBe('shift_jis')
+    expect(declared('<meta http-equiv="content-type" content="text/html; charsetx=koi8-r; charset=gbk">')).toBe('gbk')
+  })
+
+  test('an unknown label goes on to the next meta; the first attribute of a name counts', () => {
+    expect(declared('<meta charset="klingon"><meta charset="koi8-r">')).toBe('koi8-r')
+    expect(declared('<meta charset="gbk" charset="koi8-r">')).toBe('gbk')
+    expect(declared('<meta/charset=gbk>')).toBe('gbk')
+  })
+
+  test('UTF-16 means UTF-8 and x-user-defined means windows-1252', () => {
+    expect(declared('<meta charset="utf-16be">')).toBe('utf-8')
+    expect(declared('<meta charset="x-user-defined">')).toBe('windows-1252')
+  })
+
+  test('a tag cut off by the end of the first KiB declares nothing', () => {
+    expect(declared(' '.repeat(1000) + '<meta charset="windows-1252">')).toBeNull()
   })
 })

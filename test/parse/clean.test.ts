@@ -42,3 +42,35 @@ test('without <base>, URLs resolve against the document URL', async () => {
     '<a href="https://blog.example/2024/index.html">Up</a><img src="https://blog.example/2024/05/pic.png">',
   )
 })
+
+test('the first <base href> anywhere applies to every URL, when http(s); one in a comment or script does not count', async () => {
+  expect(await cleanHtml('<a href="x">before</a><base href="https://cdn.example/b/"><a href="y">after</a>', DOC)).toBe(
+    '<a href="https://cdn.example/b/x">before</a><base href="https://cdn.example/b/"><a href="https://cdn.example/b/y">after</a>',
+  )
+  // A non-http first base leaves the document URL, and later bases do not count.
+  expect(await cleanHtml('<base href="ftp://files.example/pub/"><base href="https://b.example/"><a href="y">y</a>', DOC)).toBe(
+    '<base href="ftp://files.example/pub/"><base href="https://b.example/"><a href="https://blog.example/2024/05/y">y</a>',
+  )
+  // The base's own href resolves against the document URL; relative bases work.
+  expect(await cleanHtml('<img src="i.png"><BASE HREF="../docs/"><script>"<base href=/evil/>"</script><!-- <base href="/evil/"> -->', DOC)).toBe(
+    '<img src="https://blog.example/2024/docs/i.png"><BASE HREF="https://blog.example/2024/docs/">',
+  )
+})
+
+test('xlink:href and other namespaced hrefs are URLs: script URLs go, others become absolute; data-* stays', async () => {
+  const html = `<svg><a xlink:href="javascript:alert(1)"><text>x</text></a><use xlink:href="icons.svg#star"></use><a href="vbscript:x">v</a></svg><div data-href="javascript:x">d</div>`
+  expect(await cleanHtml(html, DOC)).toBe(
+    `<svg><a><text>x</text></a><use xlink:href="https://blog.example/2024/05/icons.svg#star"></use><a>v</a></svg><div data-href="javascript:x">d</div>`,
+  )
+})
+
+// Inputs that took seconds with a regex anchored at the end of a value; the time limit only
+// makes a relapse fail fast.
+test('URLs with long inner runs of spaces or commas are read in linear time', async () => {
+  const spaces = ' '.repeat(100_000)
+  expect(await cleanHtml(`<a href="a${spaces}b">x</a>`, DOC)).toBe(`<a href="https://blog.example/2024/05/a${'%20'.repeat(100_000)}b">x</a>`)
+  const commas = ','.repeat(100_000)
+  expect(await cleanHtml(`<img srcset="a${commas}b, c.png 2x">`, DOC)).toBe(
+    `<img srcset="https://blog.example/2024/05/a${commas}b, https://blog.example/2024/05/c.png 2x">`,
+  )
+}, 3000)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { absoluteHttp, decodeAttr, Resolver } from '../../src/parse/html-values'
-import { rewriterSupports, scanHtml } from '../../src/parse/scan'
+import { linkOutsFrom, rewriterSupports, scanHtml } from '../../src/parse/scan'
 
 const DOC = 'https://shop.example/catalog/list.html?page=2#top'
 
@@ -196,10 +196,73 @@ test('the URL shortcuts answer what the URL parser answers', () => {
     'https://xn--nxasmq6b.com/', 'https://xn--a.com/', 'https://-a.b/', 'https://a.b/./c', 'https://a.b/%2e%2E/c',
     '/a/../b', '/%zz', "/a'b", "/a?b'c", '/a:b@c', 'https://u@a.b/', '/a\\b', '/a b', '/é', 'https://exa_mple.com/',
     '//a.b', 'https:a', 'HTTP://a.b/', 'https://a.b?x', '///a', '/a?b&amp;c', '/a#frag', 'https://com/', 'https://a.0x/',
+    'https://a..b/', 'https://.a.b/', '//a.b.', 'https://a.1b/', 'https://1a.b/x', 'https://a-.b-/', 'https://-/', '//a.b.c.d/e',
+    'https://./', 'https://../', '//' + 'a.'.repeat(50) + 'b/',
   ]
   for (const base of ['https://example.com/dir/page.html?q=1', 'http://example.com:8080/a/', 'https://user:pw@example.com/x']) {
     const resolver = new Resolver(new URL(base))
     const got = hrefs.map((href) => resolver.resolve(href))
     expect(got).toEqual(hrefs.map((href) => absoluteHttp(decodeAttr(href), base)))
   }
+})
+
+describe('the base applies to every URL, wherever the <base> is', () => {
+  const html = `<head><link rel="canonical" href="c?x#frag"><link rel="stylesheet" href="s.css"><link rel="next" href="p2">
+    <script src="app.js"></script></head><body><img src="i.png"><div class="card" href="card">Card</div>
+    <base href="https://other.example/b/"><a href="rel">x</a></body>`
+
+  test('canonical, assets and navigator links of other elements met before the <base>', async () => {
+    const scan = await scanHtml(html, DOC, { navigators: ['link[rel=next], .card'] })
+    expect(scan.base_url).toBe('https://other.example/b/')
+    expect(scan.metadata.canonical).toBe('https://other.example/b/c?x')
+    expect(scan.assets).toEqual(['https://other.example/b/s.css', 'https://other.example/b/app.js', 'https://other.example/b/i.png'])
+    expect(scan.selected).toEqual([[link('https://other.example/b/p2', '', ['next']), link('https://other.example/b/card', 'Card')]])
+    expect(scan.links).toEqual([link('https://other.example/b/rel', 'x')])
+  })
+
+  test('the first canonical with an http(s) URL counts', async () => {
+    const scan = await scanHtml('<link rel=canonical href="mailto:x@y"><link rel=canonical href="/one"><link rel=canonical href="/two">', DOC)
+    expect(scan.metadata.canonical).toBe('https://shop.example/one')
+  })
+})
+
+describe('anchor text in linear time', () => {
+  // 40,000 raw-text elements in one anchor took 7 s when each searched a lowercased copy of the
+  // rest of the anchor; the time limit only makes a relapse fail fast.
+  test('an anchor holding many raw-text elements', async () => {
+    const html = `<a href="/x">${'<xmp></xmp>'.repeat(40_000)}text</a><a href="/y">y</a>`
+    expect((await scanHtml(html, DOC)).links).toEqual([link('https://shop.example/x', 'text'), link('https://shop.example/y', 'y')])
+  }, 3000)
+
+  test('the end of a raw-text element is found in the source, whatever lowercasing does to the text', async () => {
+    // 'İ' lowercases to two characters: positions in a lowercased copy are off.
+    const html = `<a href="/x">a<xmp>İİ</xmp>b<noscript>c</NOSCRIPT>d</a>`
+    expect((await scanHtml(html, DOC)).links).toEqual([link('https://shop.example/x', 'abd')])
+  })
+})
+
+test('a navigator `a [href]` is a descendant selector, not the anchors', async () => {
+  const html = `<a href="/1">one</a><a href="/2"><span href="/s">span</span></a>`
+  const scan = await scanHtml(html, DOC, { navigators: ['a [href]', ' a[href] ', 'a'] })
+  expect(scan.selected).toEqual([
+    [link('https://shop.example/s', 'span')],
+    [link('https://shop.example/1', 'one'), link('https://shop.example/2', 'span')],
+    [link('https://shop.example/1', 'one'), link('https://shop.example/2', 'span')],
+  ])
+})
+
+test('linkOutsFrom applies the scan rules to links found elsewhere (decoded values)', () => {
+  const records = [
+    { url: 'https://a.example/r', rel: 'next Next', text: ' A &amp;\n  B ' },
+    { url: 'https://a.example/i', rel: null, text: '', alt: ' x & y ' },
+    { url: 'https://a.example/s', rel: 'nofollow', text: '  ' },
+    { url: 'https://a.example/s', rel: 'ugc', text: 'later text' },
+    { url: 'https://a.example/r', rel: null, text: 'again' },
+  ]
+  expect(linkOutsFrom(records, false)).toEqual([
+    link('https://a.example/r', 'A &amp; B', ['next']),
+    link('https://a.example/i', 'x & y'),
+    link('https://a.example/s', 'later text', ['ugc']),
+  ])
+  expect(linkOutsFrom(records, true).map((l) => l.nofollow)).toEqual([true, true, true])
 })

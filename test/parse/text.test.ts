@@ -47,3 +47,16 @@ test('inline elements do not break words apart; text without markup stays as it 
   expect(await htmlToText('plain   words')).toBe('plain words')
   expect(await htmlToText('')).toBe('')
 })
+
+// Inputs that took seconds when a regex or a copy of the rest of the page ran per character or
+// per element; the time limit only makes a relapse fail fast.
+const LINEAR_MS = 3000
+
+test('a <pre> with a long run of spaces keeps it; only spaces before a line break go', async () => {
+  const spaces = ' '.repeat(100_000)
+  expect(await htmlToText(`<pre>a${spaces}b${spaces}\nc</pre>`)).toBe(`a${spaces}b\nc`)
+}, LINEAR_MS)
+
+test('textarea text is kept as written up to its end tag, in any case', async () => {
+  expect(await htmlToText('<textarea>a  <b>b</b></TEXTAREA ><p>c</p><textarea>d</textarea>')).toBe('a  <b>b</b>\n\nc\n\nd')
+})
