@@ -9,7 +9,8 @@ import { toMarkdown } from './markdown'
 import type { ParseContext, StepResult } from './pipeline'
 import type { Navigator, Pipeline, Step } from './pipeline-schema'
 import { passes } from './regex'
-import { rewriterSupports, scanHtml, type LinkOut, type Metadata, type Scan } from './scan'
+import { linkOutsFrom, rewriterSupports, scanHtml, type LinkOut, type LinkSource, type Metadata, type Scan } from './scan'
+import { absoluteHttp } from './html-values'
 import { htmlToText } from './text'
 
 const DEFAULT_SELECTOR = 'a[href]'
@@ -110,28 +111,15 @@ export class ParsedDocument {
    * rules: the document's base, anchor text or else an image's alt, rel tokens, robots meta.
    */
   private treeLinks(selector: string, scan: Scan): LinkOut[] {
-    const seen = new Map<string, LinkOut>()
+    const sources: LinkSource[] = []
     for (const el of selectAll(this.tree().root, selector)) {
       const href = attrOf(el, 'href')
       const url = href === undefined ? null : absoluteHttp(href, scan.base_url)
-      if (!url || seen.has(url)) continue
-      const rel = (attrOf(el, 'rel') ?? '').toLowerCase().split(/\s+/).filter(Boolean)
-      const img = textOf(el) ? null : selectFirst(el, 'img[alt]')
-      const text = img ? (attrOf(img, 'alt') ?? '').trim() : textOf(el)
-      seen.set(url, { url, text, rel, nofollow: scan.robots_nofollow || rel.includes('nofollow') })
+      if (!url) continue
+      const text = textOf(el)
+      const img = text ? null : selectFirst(el, 'img[alt]')
+      sources.push({ url, rel: attrOf(el, 'rel') ?? null, text, alt: img ? attrOf(img, 'alt') : undefined })
     }
-    return [...seen.values()]
-  }
-}
-
-/** `href` resolved against `base` without its fragment, when it is an http(s) URL. */
-function absoluteHttp(href: string, base: string): string | null {
-  try {
-    const url = new URL(href.trim(), base)
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
-    url.hash = ''
-    return url.href
-  } catch {
-    return null
+    return linkOutsFrom(sources, scan.robots_nofollow)
   }
 }

@@ -145,7 +145,8 @@ describe('POST /v1/parse', () => {
     const html = `<head><base href="/shop/"><meta name="robots" content="nofollow"></head><ul>
       <li><img src="t.png"><a href="p/1" rel="Bookmark">One</a></li>
       <li><a href="p/2">Two</a></li>
-      <li><img src="t.png"><a href="p/3"><img src="3.png" alt=" Three "></a></li></ul>`
+      <li><img src="t.png"><a href="p/3"><img src="3.png" alt=" Three "></a></li>
+      <li><img src="t.png"><a href="p/1" rel="next Next">One again</a></li></ul>`
     const r = await parse(doc({ body: b64(html), pipelines: [{ navigator: { kind: 'links', selector: 'li:has(> img) > a' }, steps: [{ kind: 'links' }] }] }))
     expect(r.status).toBe(200)
     expect(r.body.pipelines[0].links).toEqual([
