@@ -70,6 +70,38 @@ export function proseLength(root: DomNode): number {
   return total
 }
 
+// proseLength of root and of every element under it, in one walk.
+function proseLengths(root: DomNode): Map<DomNode, number> {
+  const lengths = new Map<DomNode, number>()
+  const outer: number[] = [] // the sums of the elements being walked, innermost last
+  let sum = 0
+  let node = root.firstChild
+  while (node) {
+    if (node.nodeType === ELEMENT && node.firstChild) {
+      outer.push(sum)
+      sum = 0
+      node = node.firstChild
+      continue
+    }
+    if (node.nodeType === TEXT) sum += node.data.trim().length
+    else if (node.nodeType === ELEMENT) lengths.set(node, 0)
+    while (!node.nextSibling) {
+      const parent: DomNode | null = node.parentNode
+      if (!parent || parent === root) {
+        lengths.set(root, sum)
+        return lengths
+      }
+      lengths.set(parent, sum)
+      // A link's text is not prose of the elements around it.
+      sum = outer.pop()! + (parent.localName === 'a' ? 0 : sum)
+      node = parent
+    }
+    node = node.nextSibling
+  }
+  lengths.set(root, sum)
+  return lengths
+}
+
 /** The text under root, read from the text nodes (the markdown step stands in for textContent). */
 export function textOf(root: DomNode): string {
   let text = ''
@@ -93,14 +125,20 @@ const isMain = (el: DomNode) => el.localName === 'main' || el.getAttribute('role
  * Picks the content root (the largest <main>/[role=main], else a dominant <article>, else body)
  * and returns the chrome test for elements inside it. An element that contains the content
  * (the root's own ancestors, the main article, itemprop=articleBody, #main/#content) is never chrome.
+ * Elements for which `removed` holds are left out with their content: they are never the root,
+ * and no <h1> is taken from them.
  */
-export function mainContent(body: DomNode): MainContent {
+export function mainContent(body: DomNode, removed: (el: DomNode) => boolean = () => false): MainContent {
   const mains: DomNode[] = []
   const articles: DomNode[] = []
   const anchors: DomNode[] = []
   let h1: DomNode | null = null
   let node = body.firstChild
   while (node && node !== body) {
+    if (node.nodeType === ELEMENT && removed(node)) {
+      node = after(node, body)
+      continue
+    }
     if (node.nodeType === ELEMENT) {
       const tag = node.localName
       if (isMain(node)) mains.push(node)
@@ -113,18 +151,22 @@ export function mainContent(body: DomNode): MainContent {
     node = node.nodeType === ELEMENT && node.firstChild ? node.firstChild : after(node, body)
   }
 
-  const root = largest(mains) ?? dominant(articles.filter((a) => !within(a, 'article', body))) ?? body
+  // Computed once for every element: nested candidates would each walk the same subtree again.
+  const lengths = proseLengths(body)
+  const prose = (el: DomNode) => lengths.get(el) ?? proseLength(el)
+  const root = largest(mains, prose) ?? dominant(articles.filter((a) => !within(a, 'article', body)), prose) ?? body
   const inRoot = (el: DomNode) => el !== root && contains(root, el)
-  const lead = root.localName === 'article' ? null : largest(articles.filter(inRoot))
+  const lead = root.localName === 'article' ? null : largest(articles.filter(inRoot), prose)
   const keep = new Set<DomNode>()
   for (const anchor of lead ? [...anchors, lead] : anchors) {
     for (let p: DomNode | null = anchor; p && p !== root; p = p.parentNode) keep.add(p)
   }
   // A title set above <main> (a hero header) would otherwise be lost with everything outside.
-  if (root !== body && h1 && !contains(root, h1) && !hasTag(root, 'h1') && proseLength(h1) > 0) {
+  if (root !== body && h1 && !contains(root, h1) && !hasTag(root, 'h1') && prose(h1) > 0) {
     root.insertBefore(h1, root.firstChild)
   }
 
+  // Walked again: the moved <h1> is in the root now (the lengths of elements inside it hold).
   const rootProse = proseLength(root)
   const isChrome = (el: DomNode): boolean => {
     if (keep.has(el)) return false
@@ -140,25 +182,25 @@ export function mainContent(body: DomNode): MainContent {
     const id = el.getAttribute('id')
     const named = (cls !== null && CHROME_WORDS.test(cls.toLowerCase())) || (id !== null && CHROME_WORDS.test(id.toLowerCase()))
     // Class names are guesses: one holding most of the page's prose is the content, whatever it is called.
-    return (named || tag === 'form') && proseLength(el) * 2 <= rootProse
+    return (named || tag === 'form') && prose(el) * 2 <= rootProse
   }
   return { root, isChrome }
 }
 
-function largest(els: DomNode[]): DomNode | null {
+function largest(els: DomNode[], prose: (el: DomNode) => number): DomNode | null {
   let best: DomNode | null = null
   let bestLength = 0
   for (const el of els) {
-    const length = proseLength(el)
+    const length = prose(el)
     if (length > bestLength) [best, bestLength] = [el, length]
   }
   return best
 }
 
 // Several articles of similar weight are a listing: the whole page is the content then.
-function dominant(articles: DomNode[]): DomNode | null {
+function dominant(articles: DomNode[], prose: (el: DomNode) => number): DomNode | null {
   if (articles.length <= 1) return articles[0] ?? null
-  const lengths = articles.map(proseLength)
+  const lengths = articles.map(prose)
   const total = lengths.reduce((a, b) => a + b, 0)
   const top = Math.max(...lengths)
   return top > 0 && top >= total * 0.6 ? articles[lengths.indexOf(top)]! : null

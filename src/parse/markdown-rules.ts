@@ -22,12 +22,23 @@ const STOCK: Record<string, string[]> = {
   emphasis: ['EM', 'I'], strong: ['STRONG', 'B'], code: ['CODE'],
 }
 const INLINE_STOCK = new Map([['emphasis', new Set(['EM', 'I'])], ['strong', new Set(['STRONG', 'B'])]])
+/**
+ * Stands for one space of list indentation until the output is finished. turndown trims its
+ * output with /[\t\r\n\s]+$/, which costs the square of each whitespace run's length: every
+ * indented line of a deeply nested list would be such a run.
+ */
+export const INDENT = '\uE002'
 // Content holding a blank line holds blocks (paragraphs, headings, lists).
-const BLOCKY = /\n[ \t]*\n/
+const BLOCKY = /\n[ \t\uE002]*\n/
 // Any character turndown's escape would touch; most text has none and skips its 13 passes.
 const ESCAPED = /[\\*`[\]_<]|^(?:[-=>]|\+ |#{1,6} |~~~|\d+\. )/
 // turndown leaves "<"; text that reads as a tag or autolink would turn into HTML in markdown.
 const TAG_OPEN = /<(?=[A-Za-z/!?])/g
+// Patterns ending in a run and "$" (or anything else that can fail) are tried from every start
+// position, which is quadratic in the run's length; a lookbehind lets only a run's first
+// character start a match.
+/** Spaces and tabs at line ends. */
+export const TRAILING_SPACE = /(?<![ \t])[ \t]+$/gm
 
 /** Adds trawl's markdown conventions (DESIGN §6) to a turndown service; rules read `state`. */
 export function turndownRules(service: TurndownService, state: RenderState): void {
@@ -47,6 +58,30 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
     }
     return numbers.get(item) ?? 0
   }
+  // What a <br> inside an element becomes when a heading, inline code or GFM cell around it
+  // decides (null: the <br> itself decides). Remembered per element: walking to the root for
+  // every <br> is quadratic in deep documents.
+  const breakContexts = new WeakMap<DomNode, string | null>()
+  const breakContext = (el: DomNode | null): string | null => {
+    const path: DomNode[] = []
+    let found: string | null = null
+    for (let p = el; p; p = p.parentNode) {
+      const known = breakContexts.get(p)
+      if (known !== undefined) {
+        found = known
+        break
+      }
+      path.push(p)
+      const name = p.nodeName
+      if (HEADINGS.has(name) || name === 'CODE') found = ' '
+      // A newline in a GFM cell becomes <br>; cells of a layout table are blocks.
+      else if ((name === 'TD' || name === 'TH') && !isLayout(closest(p, 'TABLE'))) found = '\n'
+      else if (name !== 'TABLE') continue
+      break
+    }
+    for (const p of path) breakContexts.set(p, found)
+    return found
+  }
   const rules: Record<string, DomRule> = {
     ...tables,
     strikethrough: { names: [...STRUCK], filter: always, replacement: (c, n) => (!c.trim() ? '' : BLOCKY.test(c) || insideInline(n, STRUCK) ? c : `~~${c}~~`) },
@@ -64,7 +99,7 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
       replacement: (c, n) => {
         // An unclosed heading swallows the blocks after it: its first block is the heading.
         const [, first = '', rest = ''] = /^\s*([\s\S]*?)(?:\n\n([\s\S]*))?$/.exec(c) ?? []
-        const text = first.replace(/\s*\n\s*/g, ' ').trim()
+        const text = first.replaceAll(INDENT, '').replace(/(?<!\s)\s*\n\s*/g, ' ').trim()
         return `\n\n${text ? `${'#'.repeat(Number(n.nodeName[1]))} ${text}` : ''}\n\n${rest}\n\n`
       },
     },
@@ -79,16 +114,20 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
           prefix = `${(Number.isNaN(start) ? 1 : start) + itemIndex(parent, n)}. `
         }
         const loose = c.endsWith('\n')
-        const body = c.replace(/^\n+/, '').replace(/\n+$/, '') + (loose ? '\n' : '')
-        return prefix + body.replace(/\n/g, `\n${' '.repeat(prefix.length)}`) + (n.nextSibling ? '\n' : '')
+        const body = trimNewlines(c) + (loose ? '\n' : '')
+        // Nested too deep (see MAX_INDENT), an item is no further indented than its list.
+        const indented = state.flat.has(n) ? body : body.replace(/\n/g, `\n${INDENT.repeat(prefix.length)}`)
+        return prefix + indented + (n.nextSibling ? '\n' : '')
       },
     },
-    lineBreak: { names: ['BR'], filter: always, replacement: (_c, n) => lineBreak(n, isLayout) },
+    lineBreak: { names: ['BR'], filter: always, replacement: (_c, n) => lineBreak(n, breakContext) },
+    // Nested too deep (see MAX_INDENT), a quote adds no further "> ".
+    flatQuote: { names: ['BLOCKQUOTE'], filter: (n) => state.flat.has(n), replacement: (c) => `\n\n${c}\n\n` },
     code: {
       names: ['PRE'],
       filter: always,
       replacement: (_c, n) => {
-        const code = preText(n).replace(/\u00a0/g, ' ').replace(/[ \t]+$/gm, '').replace(/^\n+/, '').trimEnd()
+        const code = preText(n).replace(/\u00a0/g, ' ').replace(TRAILING_SPACE, '').replace(/^\n+/, '').trimEnd()
         if (!code) return ''
         let fence = '```'
         for (const run of code.match(/^`{3,}/gm) ?? []) if (run.length >= fence.length) fence = '`'.repeat(run.length + 1)
@@ -104,7 +143,7 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
         if (!href) return c
         if (!BLOCKY.test(c)) return c.trim() ? `[${c}](${destination(href)})` : ''
         // Block content in a link (a card: heading, summary): link the heading, keep the rest.
-        const lines = c.split('\n').map((l) => l.trim().replace(/\\$/, '')).filter(Boolean)
+        const lines = c.split('\n').map((l) => l.replaceAll(INDENT, '').trim().replace(/\\$/, '')).filter(Boolean)
         const heading = /^(#{1,6}) (.*)$/.exec(lines[0] ?? '')
         if (heading) return `\n\n${heading[1]} [${heading[2]}](${destination(href)})\n\n${c.trim().replace(/^.*\n*/, '')}\n\n`
         return lines.length ? `\n\n[${lines.join(' ')}](${destination(href)})\n\n` : ''
@@ -158,18 +197,23 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
 
 // Hard breaks are a trailing backslash; a <br> that ends its block adds nothing, a run of them
 // is a paragraph break, and headings, inline code and table cells cannot hold one at all.
-function lineBreak(br: DomNode, isLayout: (table: DomNode | null) => boolean): string {
-  for (let p = br.parentNode; p; p = p.parentNode) {
-    if (HEADINGS.has(p.nodeName)) return ' '
-    // A newline in a GFM cell becomes <br>; cells of a layout table are blocks.
-    if ((p.nodeName === 'TD' || p.nodeName === 'TH') && !isLayout(closest(p, 'TABLE'))) return '\n'
-    if (p.nodeName === 'CODE') return ' '
-    if (p.nodeName === 'TABLE') break
-  }
+function lineBreak(br: DomNode, context: (el: DomNode | null) => string | null): string {
+  const fixed = context(br.parentNode)
+  if (fixed !== null) return fixed
   if (!inlineNeighbour(br, 'previousSibling')) return ''
   if (br.previousSibling?.nodeName === 'BR') return ''
   if (br.nextSibling?.nodeName === 'BR') return '\n\n'
   return inlineNeighbour(br, 'nextSibling') ? '\\\n' : ''
+}
+
+// The content without newlines at either end; a loop, as a regex anchored at the end is tried
+// from every position of what may be a long string, once per level of nesting.
+function trimNewlines(text: string): string {
+  let start = 0
+  let end = text.length
+  while (start < end && text.charCodeAt(start) === 10) start++
+  while (end > start && text.charCodeAt(end - 1) === 10) end--
+  return start === 0 && end === text.length ? text : text.slice(start, end)
 }
 
 function insideInline(node: DomNode, names: Set<string>): boolean {

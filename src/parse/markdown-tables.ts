@@ -15,6 +15,12 @@ type Table = { layout: boolean; columns: number; header: DomNode | null; align: 
 const LAYOUT_INSIDE = new Set(['TABLE', 'UL', 'OL', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'BLOCKQUOTE', 'PRE'])
 const SECTIONS = new Set(['THEAD', 'TBODY', 'TFOOT'])
 const always = () => true
+// GFM pads short rows and spanned cells to the full width, so a few cells with a large colspan
+// over many short rows would write rows × columns cells: wider tables, and tables whose grid
+// would be mostly padding past a small floor, are written as layout tables instead.
+const MAX_COLUMNS = 64
+const MIN_GRID_BUDGET = 10_000 // cells
+const GRID_PER_CELL = 4 // grid cells allowed per cell element
 const BORDER: Record<string, string> = { left: ':---', right: '---:', center: ':---:' }
 
 /** Turndown rules for TABLE, its rows, cells, sections and caption; isLayout tells a table rendered as blocks. */
@@ -79,13 +85,20 @@ function measure(table: DomNode, escape: (text: string) => string): Table {
     }
   }
   const first = rows[0] ?? null
-  const columns = rows.reduce((max, r) => Math.max(max, rowWidth(r)), 0)
+  let columns = 0
+  let written = 0 // cell elements
+  for (const r of rows) {
+    const cells = rowCells(r)
+    written += cells.length
+    columns = Math.max(columns, cells.reduce((sum, c) => sum + span(c), 0))
+  }
+  const oversized = columns > MAX_COLUMNS || rows.length * columns > Math.max(MIN_GRID_BUDGET, written * GRID_PER_CELL)
   const cells = first ? rowCells(first) : []
   const heading = first !== null && (first.parentNode?.nodeName === 'THEAD' || (cells.length > 0 && cells.every((c) => c.nodeName === 'TH')))
   // Without a header row, one column or one row is boxes stacked or side by side, not data.
   const single = rows.length <= 1 && columns <= 1
-  const layout = single || ((columns <= 1 || rows.length <= 1) && !heading) || contains(table, LAYOUT_INSIDE)
-  const align = Array.from({ length: columns }, (_, i) => (heading ? alignment(cells[i]) : ''))
+  const layout = single || oversized || ((columns <= 1 || rows.length <= 1) && !heading) || contains(table, LAYOUT_INSIDE)
+  const align = layout ? [] : Array.from({ length: columns }, (_, i) => (heading ? alignment(cells[i]) : ''))
   return { layout, columns, header: heading ? first : null, align, caption }
 }
 

@@ -1,6 +1,7 @@
 import TurndownService from 'turndown'
 import { mainContent, textOf, type DomNode } from './main-content'
-import { turndownRules } from './markdown-rules'
+import { INDENT, TRAILING_SPACE, turndownRules } from './markdown-rules'
+import { boundNesting, MAX_NESTING } from './nesting'
 
 /** Options of the markdown step. */
 export type MarkdownOptions = { skip_tags?: string[]; main_content?: boolean }
@@ -15,9 +16,12 @@ const ALWAYS_DROPPED = new Set([
   'video', 'audio', 'map', 'title', 'meta', 'link', 'base',
 ])
 
-/** Per-call state the rules read; set for the duration of one synchronous toMarkdown call. */
-export type RenderState = { base: string | null; codes: string[] }
-const state: RenderState = { base: null, codes: [] }
+/**
+ * Per-call state the rules read; set for the duration of one synchronous toMarkdown call.
+ * `flat` holds the list items and blockquotes nested too deep to indent further.
+ */
+export type RenderState = { base: string | null; codes: string[]; flat: Set<DomNode> }
+const state: RenderState = { base: null, codes: [], flat: new Set() }
 
 // One service for every call: building one (and its rule list) costs more than a small page.
 const service = new TurndownService({
@@ -37,26 +41,32 @@ turndownRules(service, state)
  * from that DOM before turndown walks it.
  */
 export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions = {}): string {
-  const doc = domino.createDocument(html)
+  // domino's tree builder is quadratic in nesting depth: deeper start tags go before it parses.
+  const doc = domino.createDocument(boundNesting(html))
   const base = documentBase(doc, baseUrl) // before pruning, which drops <base> elements
   const body = doc.body ?? doc.documentElement
   const skip = new Set((opts.skip_tags ?? []).map((t) => t.trim().toLowerCase()))
-  const main = opts.main_content ? mainContent(body) : null
+  const removed = (el: DomNode) => ALWAYS_DROPPED.has(el.localName) || skip.has(el.localName)
+  // The root is never tested by prune: a removed element (or one inside it) cannot be the root.
+  const main = opts.main_content ? mainContent(body, removed) : null
   const root = main?.root ?? body
-  const drop = (el: DomNode) =>
-    ALWAYS_DROPPED.has(el.localName) || skip.has(el.localName) || (el.localName === 'input' && !isTask(el)) || (main?.isChrome(el) ?? false)
-  prune(root, drop)
+  for (let p: DomNode | null = root; p; p = p.parentNode) if (p.nodeType === 1 && removed(p)) return ''
+  const drop = (el: DomNode) => removed(el) || (el.localName === 'input' && !isTask(el)) || (main?.isChrome(el) ?? false)
+  const flat = new Set<DomNode>()
+  prune(root, drop, flat)
   // turndown deep-clones a node it is given so it can mutate it; this DOM is ours to mutate.
   Object.defineProperty(root, 'cloneNode', { value: () => root })
 
   state.base = base
   state.codes = []
+  state.flat = flat
   try {
     // The cast hands turndown domino's node: @types/turndown names lib.dom types we do not load.
     return finish(service.turndown(root as unknown as TurndownService.Node), state.codes)
   } finally {
     state.base = null
     state.codes = []
+    state.flat = new Set()
   }
 }
 
@@ -69,15 +79,29 @@ function isTask(input: DomNode): boolean {
 }
 
 // Chromium's parser stops nesting at 512 levels too; turndown and domino recurse per level, and
-// a page of thousands of unclosed tags would overflow the stack. Deeper content becomes text.
-const MAX_DEPTH = 512
+// a page of thousands of unclosed tags would overflow the stack. boundNesting keeps the parser
+// near this depth; content deeper still (the parser re-opens formatting elements) becomes text.
+const MAX_DEPTH = MAX_NESTING
+// Each list item and blockquote indents all of its content again: past this many of them
+// around a node, items and quotes are written at the indentation they have reached.
+const MAX_INDENT = 32
+const INDENTS = new Set(['LI', 'BLOCKQUOTE'])
 
-function prune(root: DomNode, drop: (el: DomNode) => boolean): void {
+function prune(root: DomNode, drop: (el: DomNode) => boolean, flat: Set<DomNode>): void {
   let node = root.firstChild
   let depth = 1
+  let indent = 0 // list items and blockquotes around node
+  let pre = 0 // <pre> elements around node
   const next = () => {
-    for (let n: DomNode | null = node; n && n !== root; n = n.parentNode, depth--) {
+    for (let n: DomNode | null = node; n && n !== root; ) {
       if (n.nextSibling) return n.nextSibling
+      n = n.parentNode
+      depth--
+      // Leaving n's subtree: n no longer surrounds the node visited next.
+      if (n && n !== root) {
+        if (INDENTS.has(n.nodeName)) indent--
+        else if (n.nodeName === 'PRE') pre--
+      }
     }
     return null
   }
@@ -89,18 +113,38 @@ function prune(root: DomNode, drop: (el: DomNode) => boolean): void {
       victim.parentNode?.removeChild(victim)
       continue
     }
-    if (element && node.firstChild && depth >= MAX_DEPTH) {
+    if (!element) {
+      if (node.nodeType === 3 && pre === 0 && node.data.length > MAX_SPACE_RUN) node.data = shortenSpaceRuns(node.data)
+      node = next()
+      continue
+    }
+    const name = node.nodeName
+    if (indent >= MAX_INDENT && INDENTS.has(name)) flat.add(node)
+    if (node.firstChild && depth >= MAX_DEPTH) {
       const text = textOf(node)
       while (node.firstChild) node.removeChild(node.firstChild)
-      node.appendChild(node.ownerDocument.createTextNode(text))
-    } else if (element && node.firstChild && (node.firstChild !== node.lastChild || node.firstChild.nodeType === 1)) {
+      node.appendChild(node.ownerDocument.createTextNode(pre > 0 || name === 'PRE' ? text : shortenSpaceRuns(text)))
+    } else if (node.firstChild && (node.firstChild !== node.lastChild || node.firstChild.nodeType === 1)) {
       Object.defineProperty(node, 'textContent', EDGE_TEXT)
     }
-    if (element && node.firstChild && depth < MAX_DEPTH) {
+    if (node.firstChild && depth < MAX_DEPTH) {
+      if (INDENTS.has(name)) indent++
+      else if (name === 'PRE') pre++
       node = node.firstChild
       depth++
     } else node = next()
   }
+}
+
+// turndown's last step trims the output with /[\t\r\n\s]+$/, which takes time quadratic in the
+// length of each run of whitespace it does not collapse itself (no-break and other Unicode
+// spaces). Outside <pre>, runs longer than this are collapsed as turndown would collapse them
+// and then cut to this length; a markdown renderer shows them as one space anyway.
+const MAX_SPACE_RUN = 256
+const LONG_SPACE_RUN = new RegExp(`(?<!\\s)\\s{${MAX_SPACE_RUN + 1},}`, 'g')
+
+function shortenSpaceRuns(text: string): string {
+  return text.replace(LONG_SPACE_RUN, (run) => run.replace(/[ \t\r\n]+/g, ' ').slice(0, MAX_SPACE_RUN))
 }
 
 // turndown reads an element's textContent only to see whether it is blank and which whitespace
@@ -122,7 +166,8 @@ function edge(root: DomNode, first: 'firstChild' | 'lastChild', next: 'nextSibli
     if (node.nodeType === 3) {
       const data = node.data
       const leading = first === 'firstChild'
-      const match = (leading ? /^\s*/ : /\s*$/).exec(data)![0]
+      // (?<!\s): a run of spaces is tried once, not from each of its characters.
+      const match = (leading ? /^\s*/ : /(?<!\s)\s*$/).exec(data)![0]
       if (match.length < data.length) return leading ? space + match : match + space
       space = leading ? space + data : data + space
     }
@@ -146,12 +191,15 @@ function documentBase(doc: DomDocument, pageUrl: string): string | null {
   return page?.href ?? null
 }
 
+const INDENTS_RUN = new RegExp(`${INDENT}+`, 'g')
+
 // Code blocks come back as placeholders so that whitespace clean-up cannot touch code; each is
 // re-indented with the prefix of its line (list indentation, blockquote markers).
 function finish(markdown: string, codes: string[]): string {
   let out = markdown
+    .replace(INDENTS_RUN, (run) => ' '.repeat(run.length))
     .replace(/\u00a0/g, ' ')
-    .replace(/[ \t]+$/gm, '')
+    .replace(TRAILING_SPACE, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim()
   if (codes.length === 0) return out

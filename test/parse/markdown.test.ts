@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { mainContent, type DomNode } from '../../src/parse/main-content'
 import { toMarkdown, type MarkdownOptions } from '../../src/parse/markdown'
+import { boundNesting } from '../../src/parse/nesting'
 
 // Every test/fixtures/markdown/NAME.html is converted with each case of NAME.json (default: the
 // one case NAME.md with no options, against DEFAULT_BASE) and must equal the .md file exactly.
@@ -112,6 +113,123 @@ describe('toMarkdown', () => {
     const html = '<main><article><p>keep</p><p class="x">drop <b>all</b></p></article></main>'
     expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['article'], main_content: true })).toBe('')
     expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['b'] })).toBe('keep\n\ndrop')
+  })
+
+  test('skip_tags removes the element main_content would choose as the root: the rest of the body is the root', () => {
+    const html = '<body><nav>menu</nav><main><h1>Title</h1><p>Body text of the main element is long enough.</p></main><p>outside</p></body>'
+    expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['main'] })).toBe('menu\n\noutside')
+    expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['MAIN'], main_content: true })).toBe('outside')
+    const article = '<body><article><p>Article body is here and long.</p></article><p>x</p></body>'
+    expect(toMarkdown(article, DEFAULT_BASE, { skip_tags: ['article'], main_content: true })).toBe('x')
+    // Nor does a <main> inside a removed element count, or an <h1> from one move to the root.
+    const inside = '<section><h1>Gone</h1><main><p>Inner main prose, long enough.</p></main></section><main><p>Kept prose.</p></main>'
+    expect(toMarkdown(inside, DEFAULT_BASE, { skip_tags: ['section'], main_content: true })).toBe('Kept prose.')
+    expect(toMarkdown('<noscript><main><p>Enable JavaScript.</p></main></noscript><p>page</p>', DEFAULT_BASE, { main_content: true })).toBe('page')
+    expect(toMarkdown('<p>all</p>', DEFAULT_BASE, { skip_tags: ['body'] })).toBe('')
+  })
+})
+
+// The large inputs here are sized so that the quadratic code they once hit took seconds (or, for
+// the table, ran out of memory); the assertions are on the output only, never on time.
+describe('hostile input', () => {
+  const nbsp = '\u00a0'
+
+  test('a table wider than 64 columns is written as a layout table', () => {
+    expect(toMarkdown(`<table><tr>${'<td colspan=50>a'.repeat(2)}<tr><td>x</table>`, DEFAULT_BASE)).toBe('a\n\na\n\nx')
+    // 1000 cells spanning 50 columns over 3000 one-cell rows: 42 KB once made 430 MB of padding.
+    const md = toMarkdown(`<table><tr>${'<td colspan=50>a'.repeat(1000)}${'<tr><td>x'.repeat(3000)}</table>`, DEFAULT_BASE)
+    expect(md).toBe(`${'a\n\n'.repeat(1000)}${'x\n\n'.repeat(2999)}x`)
+  })
+
+  test('a table whose padding would outweigh its cells is written as a layout table', () => {
+    const md = toMarkdown(`<table><tr>${'<th>h'.repeat(60)}${'<tr><td>x'.repeat(1000)}</table>`, DEFAULT_BASE)
+    expect(md).toBe(`${'h\n\n'.repeat(60)}${'x\n\n'.repeat(999)}x`)
+    // Short rows of a table within the budget are still padded.
+    expect(toMarkdown(`<table><tr>${'<th>h'.repeat(3)}${'<tr><td>x'.repeat(3)}</table>`, DEFAULT_BASE)).toBe(
+      `| h | h | h |\n| --- | --- | --- |${'\n| x |  |  |'.repeat(3)}`,
+    )
+  })
+
+  test('long runs of spaces in code keep their content; trailing ones go', () => {
+    const spaces = ' '.repeat(100_000)
+    expect(toMarkdown(`<pre>a${spaces}b</pre>`, DEFAULT_BASE)).toBe(`\`\`\`\na${spaces}b\n\`\`\``)
+    expect(toMarkdown(`<pre>a${spaces}\nb${spaces}</pre>`, DEFAULT_BASE)).toBe('```\na\nb\n```')
+  })
+
+  test('runs of more than 256 no-break or other Unicode spaces outside code are cut to 256', () => {
+    const long = nbsp.repeat(100_000)
+    expect(toMarkdown(`<p>a${long}b</p>`, DEFAULT_BASE)).toBe(`a${' '.repeat(256)}b`)
+    expect(toMarkdown(`<h2>a${long}b</h2>`, DEFAULT_BASE)).toBe(`## a${' '.repeat(256)}b`)
+    expect(toMarkdown(`<div><p>x</p>a${long}b</div>`, DEFAULT_BASE)).toBe(`x\n\na${' '.repeat(256)}b`)
+    expect(toMarkdown(`<ul><li>a${long}b</li></ul>`, DEFAULT_BASE)).toBe(`- a${' '.repeat(256)}b`)
+    expect(toMarkdown(`<p>a${'\u3000'.repeat(100_000)}b</p>`, DEFAULT_BASE)).toBe(`a${'\u3000'.repeat(256)}b`)
+    expect(toMarkdown(`<p>a${long}</p><p>b</p>`, DEFAULT_BASE)).toBe('a\n\nb')
+    // Shorter runs are left alone.
+    expect(toMarkdown(`<p>a${nbsp.repeat(256)}b</p>`, DEFAULT_BASE)).toBe(`a${' '.repeat(256)}b`)
+  })
+
+  test('list items and blockquotes nested past 32 levels are not indented further', () => {
+    const list = Array.from({ length: 34 }, (_, i) => `<ul><li>${i + 1}`).join('')
+    const lines = Array.from({ length: 34 }, (_, i) => `${'  '.repeat(Math.min(i, 32))}- ${i + 1}`)
+    expect(toMarkdown(list, DEFAULT_BASE)).toBe(lines.join('\n'))
+    const quotes = Array.from({ length: 34 }, (_, i) => `<blockquote><p>${i + 1}</p>`).join('')
+    const quoted = Array.from({ length: 34 }, (_, i) => `${'> '.repeat(Math.min(i + 1, 32))}${i + 1}`)
+    const blank = (i: number) => '> '.repeat(Math.min(i + 1, 32)).trimEnd()
+    expect(toMarkdown(quotes, DEFAULT_BASE)).toBe(quoted.map((l, i) => (i ? `${blank(i - 1)}\n${l}` : l)).join('\n'))
+  })
+
+  test('deep lists and quotes around much text stay within 32 levels of indentation', () => {
+    for (const open of ['<ul><li>', '<blockquote><blockquote>']) {
+      const md = toMarkdown(`${open.repeat(250)}${'x<br>'.repeat(20_000)}`, DEFAULT_BASE)
+      const lines = md.split('\n')
+      expect(lines.length).toBe(20_000)
+      // The first line holds every list marker ("- - - … x"); the others only indentation.
+      expect(Math.max(...lines.slice(1).map((l) => l.length))).toBeLessThanOrEqual(66)
+    }
+  })
+
+  test('tens of thousands of nested elements parse, and content after them keeps its place', () => {
+    expect(toMarkdown(`<body>${'<div>'.repeat(40_000)}deep`, DEFAULT_BASE)).toBe('deep')
+    expect(toMarkdown(`<body>${'<div/>'.repeat(40_000)}deep`, DEFAULT_BASE)).toBe('deep')
+    expect(toMarkdown(`${'<table><td>'.repeat(20_000)}cell`, DEFAULT_BASE)).toBe('cell')
+    expect(toMarkdown(`<div>${'<div>'.repeat(600)}x${'</div>'.repeat(600)}<p>after</p></div>`, DEFAULT_BASE)).toBe('x\n\nafter')
+  })
+  test('main_content over hundreds of nested candidates measures each subtree once', () => {
+    const lines = `${'x\\\n'.repeat(19_999)}x`
+    for (const open of ['<main>', '<div class="sidebar">', '<article>']) {
+      expect(toMarkdown(`${open.repeat(400)}${'x<br>'.repeat(20_000)}`, DEFAULT_BASE, { main_content: true })).toBe(lines)
+    }
+  })
+})
+
+describe('boundNesting', () => {
+  test('a page that never nests past the cap comes back unchanged', () => {
+    const domino = require('@mixmark-io/domino') as { createDocument(html: string): { body: DomNode } }
+    const depth = (n: DomNode): number => {
+      let max = 0
+      for (let c = n.firstChild; c; c = c.nextSibling) if (c.nodeType === 1) max = Math.max(max, 1 + depth(c))
+      return max
+    }
+    // The cap is one more than the parsed page's depth: the model must not count more than that.
+    for (const f of fixtures) expect(boundNesting(f.html, depth(domino.createDocument(f.html).body) + 1)).toBe(f.html)
+  })
+
+  test('implied end tags, raw text, comments and self-closing foreign elements do not count as nesting', () => {
+    const html =
+      `<ul>${'<li>x<p>y'.repeat(500)}</ul>${'<p>a'.repeat(500)}<table>${'<tr><td>1<td>2'.repeat(500)}</table>` +
+      `<select>${'<option>o'.repeat(500)}</select><dl>${'<dt>t<dd>d'.repeat(500)}</dl>${'<a href=x>l'.repeat(500)}` +
+      `${'<h2>h'.repeat(500)}<script>${'<div>'.repeat(500)}</script><!--${'<div>'.repeat(500)}-->` +
+      `<textarea>${'<div>'.repeat(500)}</textarea><svg>${'<path d="M0 0"/>'.repeat(500)}</svg>` +
+      `<div title="a>b">${'<span>s</span>'.repeat(500)}</div>${'<div>'.repeat(14)}${'</div>'.repeat(14)}`
+    expect(boundNesting(html, 16)).toBe(html)
+  })
+
+  test('start tags past the cap are removed with their end tags', () => {
+    const html = `${'<div>'.repeat(5)}x${'</div>'.repeat(5)}<p>y</p>`
+    expect(boundNesting(html, 3)).toBe(`${'<div>'.repeat(3)}x${'</div>'.repeat(3)}<p>y</p>`)
+    // <div/> is a start tag in HTML; a cell implies a row and a table body: four levels.
+    expect(boundNesting(`${'<div/>'.repeat(5)}x`, 3)).toBe('<div/><div/><div/>x')
+    expect(boundNesting(`${'<table><td>'.repeat(3)}x`, 8)).toBe('<table><td><table><td>x')
   })
 })
 
