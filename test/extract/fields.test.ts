@@ -200,8 +200,10 @@ describe('documents', () => {
 
   test('broken markup still extracts; deep nesting does not exhaust the stack', () => {
     expect(run('<ul><li>a<li>b</ul><p>c<p>d', [{ name: 'li', selector: 'li', multiple: true }, { name: 'p', selector: 'p', multiple: true }]).data).toEqual({ li: ['a', 'b'], p: ['c', 'd'] })
-    const deep = `${'<div>'.repeat(20_000)}<span class="x">bottom</span>${'</div>'.repeat(20_000)}`
-    expect(run(deep, [{ name: 'x', selector: 'div .x' }, { name: 'all', selector: 'body' }]).data).toEqual({ x: 'bottom', all: null })
+    const deep = (n: number) => `${'<div>'.repeat(n)}<span class="x">bottom</span>${'</div>'.repeat(n)}`
+    expect(run(deep(2000), [{ name: 'x', selector: 'div .x' }, { name: 'all', selector: 'body' }]).data).toEqual({ x: 'bottom', all: null })
+    // Past TREE_MAX_NESTING (2048) elements lose their tags, their text stays.
+    expect(run(deep(20_000), [{ name: 'x', selector: 'div .x' }, { name: 'top', selector: 'div' }]).data).toEqual({ x: null, top: 'bottom' })
   })
 
   test('extraction over a large listing stays linear (each selector compiled once)', () => {
@@ -225,5 +227,14 @@ describe('documents', () => {
     expect((large.out.data as unknown[])[1999]).toEqual({ name: 'Product 1999', url: 'https://example.com/p/1999', price: 1999000.99, image: 'https://example.com/i/1999.jpg' })
     // Ten times the items may take at most ~25 times as long (quadratic would be ~100 times).
     expect(large.ms).toBeLessThan(Math.max(small.ms, 2) * 25)
+  })
+})
+
+describe('hostile nesting', () => {
+  test('a page of 40,000 unclosed divs parses (nesting is bounded before the tree is built)', () => {
+    const html = `<body><h1>Title</h1>${'<div>'.repeat(40_000)}deep text`
+    const root = parseTree(html)
+    // (node-html-parser nests unclosed divs its own way; what counts here is that it finishes.)
+    expect(extractFields(root, [{ name: 'title', selector: 'h1' }], 'https://a.example/')).toEqual({ data: { title: 'Title' }, errors: [] })
   })
 })
