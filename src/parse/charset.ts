@@ -10,7 +10,7 @@ const PRESCAN_BYTES = 1024
 /** The charset parameter of a Content-Type header value, or null. */
 export function charsetParam(contentType: string | undefined): string | null {
   if (!contentType) return null
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)
+  const m = /;\s*charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType)
   return m ? m[1]! : null
 }
 

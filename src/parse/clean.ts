@@ -17,8 +17,8 @@ const SCHEME = /^([a-z][a-z0-9+.-]*):/i
 const TABS_AND_NEWLINES = /[\t\n\r]/g
 
 /**
- * `html` with scripts, styles, noscript, templates, frames, plugins, resource links, comments
- * and on* attributes removed, javascript: URLs dropped, and URL attributes (srcset included)
+ * `html` with scripts, styles, noscript, templates, frames, plugins, resource links, meta
+ * refreshes, comments and on* attributes removed, javascript: URLs dropped, and URL attributes (srcset included)
  * absolute against the document's base: its first <base href> anywhere, resolved against
  * `baseUrl`, when that is http(s); else `baseUrl` (the rule of every parse step).
  */
@@ -29,6 +29,11 @@ export async function cleanHtml(html: string, baseUrl: string): Promise<string> 
     .on('*', {
       element: (el) => {
         if (el.tagName === 'link' && tokens(el.getAttribute('rel')).some((rel) => RESOURCE_LINKS.includes(rel))) {
+          el.remove()
+          return
+        }
+        // A refresh is navigation: cleaned HTML shown elsewhere must not send its reader away.
+        if (el.tagName === 'meta' && el.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh') {
           el.remove()
           return
         }

@@ -61,6 +61,7 @@ describe('decodeDocument', () => {
   test('charset parameter parsing', () => {
     expect(charsetParam('text/html;charset=utf-8')).toBe('utf-8')
     expect(charsetParam('text/html; Charset="latin1"; x=y')).toBe('latin1')
+    expect(charsetParam("text/html; charset='windows-1252'")).toBe('windows-1252')
     expect(charsetParam('text/html')).toBeNull()
     expect(charsetParam(undefined)).toBeNull()
   })

@@ -37,6 +37,11 @@ test('makes URLs absolute (base href, srcset, forms, media) and drops script URL
 <video poster="https://blog.example/docs/p.jpg" src="https://blog.example/docs/v.mp4"><track src="https://blog.example/docs/subs.vtt"></video><blockquote cite="https://blog.example/quote">Q</blockquote>`)
 })
 
+test('a meta refresh goes (it would send the reader away); other meta stays', async () => {
+  const html = '<head><meta http-equiv=" Refresh " content="0;url=https://evil.example/"><meta name="description" content="d"></head><p>x</p>'
+  expect(await cleanHtml(html, 'https://a.example/')).toBe('<head><meta name="description" content="d"></head><p>x</p>')
+})
+
 test('without <base>, URLs resolve against the document URL', async () => {
   expect(await cleanHtml('<a href="../index.html">Up</a><img src="pic.png">', DOC)).toBe(
     '<a href="https://blog.example/2024/index.html">Up</a><img src="https://blog.example/2024/05/pic.png">',
