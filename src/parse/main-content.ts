@@ -83,7 +83,7 @@ function proseLengths(root: DomNode): Map<DomNode, number> {
       node = node.firstChild
       continue
     }
-    if (node.nodeType === TEXT) sum += node.data.trim().length
+    if (node.nodeType === TEXT) sum += trimmedLength(node.data)
     else if (node.nodeType === ELEMENT) lengths.set(node, 0)
     while (!node.nextSibling) {
       const parent: DomNode | null = node.parentNode
@@ -100,6 +100,21 @@ function proseLengths(root: DomNode): Map<DomNode, number> {
   }
   lengths.set(root, sum)
   return lengths
+}
+
+// String.prototype.trim's length without the copy: the whitespace trim removes is \s.
+function trimmedLength(text: string): number {
+  let start = 0
+  let end = text.length
+  while (start < end && isSpace(text.charCodeAt(start))) start++
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--
+  return end - start
+}
+
+function isSpace(c: number): boolean {
+  if (c > 32 && c < 127) return false
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
 }
 
 /** The text under root, read from the text nodes (the markdown step stands in for textContent). */

@@ -43,7 +43,8 @@ turndownRules(service, state)
 export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions = {}): string {
   // domino's tree builder is quadratic in nesting depth: deeper start tags go before it parses.
   const doc = domino.createDocument(boundNesting(html))
-  const base = documentBase(doc, baseUrl) // before pruning, which drops <base> elements
+  // Before pruning, which drops <base> elements; only a <base tag makes one, so most pages skip the search.
+  const base = documentBase(doc, baseUrl, /<base[\s/>]/i.test(html))
   const body = doc.body ?? doc.documentElement
   const skip = new Set((opts.skip_tags ?? []).map((t) => t.trim().toLowerCase()))
   const removed = (el: DomNode) => ALWAYS_DROPPED.has(el.localName) || skip.has(el.localName)
@@ -166,6 +167,9 @@ function edge(root: DomNode, first: 'firstChild' | 'lastChild', next: 'nextSibli
     if (node.nodeType === 3) {
       const data = node.data
       const leading = first === 'firstChild'
+      // Most text starts and ends with a visible character: no whitespace edge to measure.
+      const c = data.charCodeAt(leading ? 0 : data.length - 1)
+      if (c > 32 && c < 127) return space
       // (?<!\s): a run of spaces is tried once, not from each of its characters.
       const match = (leading ? /^\s*/ : /(?<!\s)\s*$/).exec(data)![0]
       if (match.length < data.length) return leading ? space + match : match + space
@@ -183,9 +187,9 @@ function edge(root: DomNode, first: 'firstChild' | 'lastChild', next: 'nextSibli
 
 // The first <base href> in the document (anywhere, as in a browser) re-bases relative links,
 // itself resolved against the page URL; one that is not http(s) is ignored, as the scan does.
-function documentBase(doc: DomDocument, pageUrl: string): string | null {
+function documentBase(doc: DomDocument, pageUrl: string, mayHaveBase: boolean): string | null {
   const page = URL.parse(pageUrl)
-  const href = doc.querySelector('base[href]')?.getAttribute('href')
+  const href = mayHaveBase ? doc.querySelector('base[href]')?.getAttribute('href') : null
   const base = href === null || href === undefined ? null : URL.parse(href.trim(), page?.href)
   if (base && (base.protocol === 'http:' || base.protocol === 'https:')) return base.href
   return page?.href ?? null
