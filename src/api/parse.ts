@@ -4,7 +4,7 @@ import { ApiError, notFound, type FieldErrors } from '../http/errors'
 import { json, route, type Route } from '../http/route'
 import { checkPipelines } from '../parse/check'
 import { storeParseContext } from '../parse/context'
-import { ParseFailure, type ParseContext, type ParseInput } from '../parse/pipeline'
+import { dataMapIds, ParseFailure, type ParseContext, type ParseInput } from '../parse/pipeline'
 import { Pipeline } from '../parse/pipeline-schema'
 import { ParseTimeout, PoolError } from '../parse/pool'
 import { BatchItem, ParseResult as ParseResultSchema } from '../parse/result-schema'
@@ -55,10 +55,7 @@ function checkParseBody(raw: unknown, at: string, errors: FieldErrors) {
 }
 
 /** The data map ids the pipelines of a body name that the tenant does not have. */
-function missingDataMaps(body: ParseBody, ctx: ParseContext): string[] {
-  const ids = (body.pipelines ?? []).flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : [])))
-  return [...new Set(ids)].filter((id) => ctx.dataMap(id) === null)
-}
+const missingDataMaps = (body: ParseBody, ctx: ParseContext): string[] => dataMapIds(body.pipelines ?? []).filter((id) => ctx.dataMap(id) === null)
 
 const inputOf = (body: ParseBody): ParseInput => ({
   url: body.url,

@@ -1,14 +1,13 @@
 import type { FieldErrors } from '../http/errors'
 import { looseArray, looseObject } from '../util/loose'
-import { compileRe2, compileUrlPattern, PatternTooLarge, type UrlMatcher } from './url-pattern'
-
-export { compileRe2, PatternTooLarge, RE2_BUDGET } from './url-pattern'
+import { compileRe2, PatternTooLarge } from '../util/re2'
+import { compileUrlPattern, type UrlMatcher } from './url-pattern'
 
 /**
  * Pattern sets classify URLs: `regex` entries are RE2 searched anywhere in the absolute URL,
  * `url_pattern` entries are URLPatterns (pathname patterns when they start with `/`). Both run in
  * linear time, whatever a user writes (see url-pattern.ts for why Bun's URLPattern is not used to
- * match). Each entry must also fit RE2_BUDGET instructions (see url-pattern.ts): linear time is
+ * match). Each entry must also fit RE2_BUDGET instructions (see util/re2.ts): linear time is
  * still time, proportional to the URL's length times the program's size.
  */
 

@@ -1,22 +1,7 @@
-import { compileRe2, PatternTooLarge } from '../extract/patterns'
 import { checkFields, selectorProblem } from '../extract/selectors'
 import type { FieldErrors } from '../http/errors'
 import { looseArray as arr, looseObject as obj } from '../util/loose'
-
-
-/**
- * Why RE2 rejects a pattern, or null when it compiles. Pattern sets' size budget holds here too
- * (RE2_BUDGET): every user regex of trawl runs on the request or crawl thread.
- */
-export function regexProblem(source: string): string | null {
-  try {
-    compileRe2(source)
-    return null
-  } catch (err) {
-    if (err instanceof PatternTooLarge) return err.message
-    return `is not a valid RE2 regular expression: ${(err as Error).message}`
-  }
-}
+import { regexProblem } from '../util/re2'
 
 /** Adds an error for every string of `list` that RE2 rejects, at `path[i]`. */
 export function checkRegexes(list: unknown, path: string, errors: FieldErrors) {

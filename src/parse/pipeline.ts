@@ -55,6 +55,11 @@ export class ParseFailure extends Error {
   }
 }
 
+/** The ids of the data maps the steps of these pipelines name, each once. */
+export const dataMapIds = (pipelines: readonly Pipeline[]): string[] => [
+  ...new Set(pipelines.flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : [])))),
+]
+
 /** The pipeline a parse request without pipelines runs (SPEC: a single extractor). */
 export const DEFAULT_PIPELINE: Pipeline = { identifier: 'default', steps: [{ kind: 'markdown' }] }
 

@@ -1,6 +1,6 @@
 import type { DataMapDef } from '../extract/data-map'
 import type { PathMatch, PatternSetDef } from '../extract/patterns'
-import { baseUrlOf, ParseFailure, type ParseContext, type ParseInput, type ParseResult } from './pipeline'
+import { baseUrlOf, dataMapIds, ParseFailure, type ParseContext, type ParseInput, type ParseResult } from './pipeline'
 
 /**
  * Parsing and pattern matching run on worker threads. Both are CPU work on user input: a 2 MB
@@ -20,12 +20,9 @@ export type WorkerReply = { id: number; ok: true; result: unknown } | { id: numb
 export function snapshotContext(input: ParseInput, ctx: ParseContext): ContextSnapshot {
   const wantsCategory = input.pipelines.some((p) => p.guards?.some((g) => g.kind === 'category'))
   const maps: Record<string, DataMapDef> = {}
-  for (const p of input.pipelines) {
-    for (const step of p.steps ?? []) {
-      if (step.kind !== 'data_map' || step.id in maps) continue
-      const map = ctx.dataMap(step.id)
-      if (map) maps[step.id] = map
-    }
+  for (const id of dataMapIds(input.pipelines)) {
+    const map = ctx.dataMap(id)
+    if (map) maps[id] = map
   }
   return { sets: wantsCategory ? ctx.patternSets(baseUrlOf(input.url, input.redirects)) : [], maps }
 }

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { RE2JS } from 're2js'
-import { categorize, checkPatternDef, compilePatterns, patternProblem, RE2_BUDGET, resolvePath, type PatternFormat } from '../../src/extract/patterns'
-import { compileUrlPattern, estimateProgramSize } from '../../src/extract/url-pattern'
+import { categorize, checkPatternDef, compilePatterns, patternProblem, resolvePath, type PatternFormat } from '../../src/extract/patterns'
+import { compileUrlPattern } from '../../src/extract/url-pattern'
+import { estimateProgramSize, RE2_BUDGET } from '../../src/util/re2'
 import { FieldErrors, ValidationError } from '../../src/http/errors'
 
 /** Whether `pattern` matches `path` resolved against https://a.com/, the way the match route does it. */
