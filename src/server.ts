@@ -1,6 +1,7 @@
 import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
 import type { Config } from './config'
+import { createFetcher } from './fetch'
 import { createApp } from './http/app'
 import type { Logger } from './log'
 import { ParsePool } from './parse/pool'
@@ -42,7 +43,8 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const db = openDatabase(config.dataDir)
   const store = createStore(db)
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
-  const management = managementApp({ store, config, log, parser })
+  const fetcher = createFetcher(config, log)
+  const management = managementApp({ store, config, log, parser, fetcher })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
@@ -54,6 +56,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   } catch (err) {
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
     parser.close()
+    await fetcher.close()
     db.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
@@ -70,6 +73,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
         // Finish the requests in flight, then close the database so the WAL is checkpointed.
         await Promise.all([management.stop(), scrape.stop()])
         parser.close()
+        await fetcher.close()
         db.close()
       })()),
   }

@@ -1,7 +1,8 @@
 import type { Config } from '../config'
+import type { Fetcher } from '../fetch/fetcher'
 import type { Logger } from '../log'
 import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 
 /** What management routes are given; nothing else reaches them. */
-export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool }
+export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool; fetcher: Fetcher }

@@ -7,10 +7,12 @@ import { runRoutes } from './runs'
 import { patternRoutes } from './patterns'
 import { dataMapRoutes } from './data-maps'
 import { parseRoutes } from './parse'
+import { fetchRoutes } from './fetch'
 
 /** Every management route, in the order the docs list them. */
 export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
   ...patternRoutes(deps),
   ...dataMapRoutes(deps),
   ...parseRoutes(deps),
+  ...fetchRoutes(deps),
 ]

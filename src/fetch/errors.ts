@@ -11,6 +11,7 @@ export const FETCH_ERROR_STATUS = {
   redirect_limit: 502,
   proxy: 502,
   rejected: 502,
+  bad_response: 502,
   blocked_address: 403,
   browser_unavailable: 503,
 } as const

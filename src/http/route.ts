@@ -19,6 +19,8 @@ export type Route<P extends TObject = TObject, Q extends TObject = TObject, B ex
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   summary: string
+  /** Longer prose for the OpenAPI document. */
+  description?: string
   tag: string
   params?: P
   query?: Q
@@ -79,7 +81,7 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
         const reply = await r.handle({ tenant, params: p, query: q, body: b, request, url } as never)
         return reply instanceof Response ? reply : reply.status === 204 ? new Response(null, { status: 204 }) : json(reply.status, reply.body)
       },
-      { detail: { summary: r.summary, tags: [r.tag] }, ...(r.body ? { parse: 'json' } : {}) } as never,
+      { detail: { summary: r.summary, ...(r.description ? { description: r.description } : {}), tags: [r.tag] }, ...(r.body ? { parse: 'json' } : {}) } as never,
     )
     const ref: Record<string, unknown> = {}
     if (r.params) ref.params = r.params

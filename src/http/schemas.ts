@@ -30,3 +30,6 @@ export const PageQuery = {
   page: Type.Optional(Type.String({ maxLength: 512, description: 'opaque cursor from next_page' })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: PER_PAGE_DEFAULT })),
 }
+
+/** The generic error body (`{"error","message"}`), also inside batch error items. */
+export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() })

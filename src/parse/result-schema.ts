@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { StringEnum } from '../http/schemas'
+import { ErrorBody, StringEnum } from '../http/schemas'
 
 /** Response shapes of /v1/parse and /v1/parse/batch, for the OpenAPI document and docs/api.md. */
 
@@ -28,7 +28,6 @@ export const ExtractError = Type.Object({
   message: Type.String(),
 })
 
-const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() })
 const Extracted = { data: Type.Unknown({ description: 'an object, or a list of objects with item_selector' }), errors: Type.Array(ExtractError) }
 
 export const StepResult = Type.Union([

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { loadConfig, type Config } from '../../src/config'
 import { jsonClient } from './client'
 import { createLogger } from '../../src/log'
+import { createFetcher } from '../../src/fetch'
 import { ParsePool } from '../../src/parse/pool'
 import { managementApp } from '../../src/server'
 import { createStore } from '../../src/store'
@@ -15,14 +16,16 @@ export type { CallOptions, Reply } from './client'
  * A management API over a fresh temp data dir, driven with app.handle (real routing, real
  * SQLite, no sockets). `env` sets TRAWL_* settings as the server would read them.
  */
-export function testApi(env: Record<string, string> = {}, overrides: Partial<Config> = {}) {
+export function testApi(env: Record<string, string> = {}, overrides: Partial<Config> = {}, fetchCa?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-test-'))
   const config = { ...loadConfig(['--data-dir', dir], env).config, ...overrides }
   const db = openDatabase(dir)
   const store = createStore(db)
   const logs: string[] = []
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
-  const app = managementApp({ store, config, parser, log: createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line)) })
+  const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line))
+  const fetcher = createFetcher(config, log, { ca: fetchCa })
+  const app = managementApp({ store, config, parser, log, fetcher })
 
   return {
     ...jsonClient('http://trawl.test', (request) => app.handle(request)),
@@ -33,8 +36,10 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
     config,
     dir,
     parser,
+    fetcher,
     close() {
       parser.close()
+      void fetcher.close()
       db.close()
       rmSync(dir, { recursive: true, force: true })
     },

@@ -1,0 +1,235 @@
+import type { Logger } from '../log'
+import { readCapped, decodeContent } from './body'
+import type { BrowserClient } from './browser'
+import { CookieJar } from './cookies'
+import { FetchError } from './errors'
+import { planMiddleware, type MiddlewarePlan } from './middleware'
+import { HostRateLimiter } from './rate-limit'
+import { metaRefresh, nextMethod, REDIRECT_TYPE } from './redirects'
+import { backoffMs, retryableStatus, retryAfterMs } from './retry'
+import { exchange } from './standard'
+import type { FetchRequest, FetchResult, HeaderPair, Redirect } from './types'
+import { defaultHeaders, resolveUserAgent } from './user-agents'
+
+export type FetcherOptions = {
+  allowPrivate: boolean
+  /** Named proxies (TRAWL_PROXIES). */
+  proxies: Record<string, string>
+  maxBodyBytes: number
+  log: Logger
+  /** The browser client, or null where no browser may be used. */
+  browser: BrowserClient | null
+  /** Extra trust roots for TLS (tests); production uses the system's. */
+  ca?: string
+}
+
+/** Where one attempt ended: the target's answer, or why there was none. */
+type Attempt = { result: FetchResult; error?: undefined; retryAfter: number | null } | { error: unknown; result?: undefined; retryAfter?: undefined }
+
+/**
+ * Fetches for every part of trawl (the fetch API, crawls, scrapes): one deadline over the
+ * whole call, redirects followed by hand and recorded, retries with backoff, middleware, the
+ * address guard on every hop, bounded bodies.
+ */
+export class Fetcher {
+  private limiter = new HostRateLimiter()
+
+  constructor(private opts: FetcherOptions) {}
+
+  /** Closes the browser, if one was started. */
+  async close() {
+    await this.opts.browser?.close()
+  }
+
+  /** `lane` keeps one tenant's rate limits apart from another's. */
+  async fetch(req: FetchRequest, lane = ''): Promise<FetchResult> {
+    const started = performance.now()
+    const controller = new AbortController()
+    const timer = setTimeout(
+      () => controller.abort(new FetchError('timeout', `no complete answer within ${req.timeout_ms} ms (timeout ${formatMs(req.timeout_ms)})`)),
+      req.timeout_ms,
+    )
+    const deadline = started + req.timeout_ms
+    try {
+      const plan = planMiddleware(req.middleware)
+      const result = await this.withRetries(req, plan, lane, controller.signal, deadline)
+      plan.guard(result.status, result.content_type)
+      result.timing.total_ms = Math.round(performance.now() - started)
+      return result
+    } catch (err) {
+      throw controller.signal.aborted ? controller.signal.reason : err
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  private async withRetries(req: FetchRequest, plan: MiddlewarePlan, lane: string, signal: AbortSignal, deadline: number): Promise<FetchResult> {
+    const statusRetries = new Map<number, number>()
+    for (let attempt = 0; ; attempt++) {
+      const proxyName = req.proxies.length ? req.proxies[attempt % req.proxies.length]! : null
+      const outcome = await this.attempt(req, plan, lane, proxyName, signal)
+      let wait: number | null = null
+      if (outcome.result) {
+        const status = outcome.result.status
+        const extra = plan.retryStatuses.get(status)
+        const used = statusRetries.get(status) ?? 0
+        if (extra !== undefined && used < extra) {
+          statusRetries.set(status, used + 1)
+          wait = outcome.retryAfter ?? backoffMs(used)
+        } else if (retryableStatus(status) && attempt < req.max_retries) wait = outcome.retryAfter ?? backoffMs(attempt)
+        if (wait === null || performance.now() + wait >= deadline) return outcome.result
+        this.opts.log.debug('fetch retry', { url: req.url, status, wait_ms: wait })
+      } else {
+        const err = outcome.error
+        const retryable = err instanceof FetchError && err.retryable && !signal.aborted
+        if (!retryable || attempt >= req.max_retries) throw err
+        wait = backoffMs(attempt)
+        if (performance.now() + wait >= deadline) throw err
+        this.opts.log.debug('fetch retry', { url: req.url, error: (err as FetchError).code, wait_ms: wait })
+      }
+      await sleep(wait, signal)
+    }
+  }
+
+  private async attempt(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxyName: string | null, signal: AbortSignal): Promise<Attempt> {
+    const proxy = proxyName === null ? null : (this.opts.proxies[proxyName] ?? null)
+    if (proxyName !== null && proxy === null) return { error: new FetchError('proxy', `no proxy named "${proxyName}" is configured (TRAWL_PROXIES)`) }
+    try {
+      const result = req.client.kind === 'browser' ? await this.browserChain(req, plan, proxy, signal) : await this.standardChain(req, plan, lane, proxy, signal)
+      return { result, retryAfter: retryableStatusOrListed(result.status, plan) ? retryAfterMs(headerOf(result.headers, 'retry-after')) : null }
+    } catch (error) {
+      return { error }
+    }
+  }
+
+  /** The request headers every hop starts from, before cookies and the Host header. */
+  private baseHeaders(req: FetchRequest, plan: MiddlewarePlan): Headers {
+    const { userAgent, family } = resolveUserAgent(req.user_agent)
+    const headers = new Headers(defaultHeaders(userAgent, family))
+    if (req.referrer) headers.set('Referer', req.referrer)
+    // The caller's headers replace the defaults of the same name; repeated names are all sent.
+    const seen = new Set<string>()
+    for (const [name, value] of req.headers) {
+      if (seen.has(name.toLowerCase())) headers.append(name, value)
+      else headers.set(name, value)
+      seen.add(name.toLowerCase())
+    }
+    plan.editHeaders(headers)
+    return headers
+  }
+
+  private async standardChain(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxy: string | null, signal: AbortSignal): Promise<FetchResult> {
+    const base = this.baseHeaders(req, plan)
+    const first = new URL(req.url)
+    const jar = new CookieJar(req.cookies, first)
+    const redirects: Redirect[] = []
+    let url = first
+    let method: string = req.method
+    let body = req.body
+    for (;;) {
+      const headers = hopHeaders(base, url, first, jar)
+      if (plan.perSecond !== null) await sleep(this.limiter.reserve(`${lane}\0${url.host}`, plan.perSecond), signal)
+      const response = await exchange({ url, method, headers, body, proxy, allowPrivate: this.opts.allowPrivate, signal, ca: this.opts.ca })
+      jar.receive(response.headers.getSetCookie(), url)
+      const type = REDIRECT_TYPE[response.status]
+      const location = type && req.max_redirects > 0 ? response.headers.get('location') : null
+      const next = location !== null ? URL.parse(location, url.href) : null
+      if (type && next && (next.protocol === 'http:' || next.protocol === 'https:')) {
+        void response.body?.cancel().catch(() => {})
+        if (redirects.length >= req.max_redirects) throw redirectLimit(req.max_redirects, url.href, next.href)
+        redirects.push({ url: url.href, location: next.href, side: 'server', type })
+        const follow = nextMethod(response.status, method)
+        method = follow.method
+        if (!follow.keepBody) body = undefined
+        url = next
+        continue
+      }
+      const raw = method === 'HEAD' ? new Uint8Array(0) : await readCapped(response, this.opts.maxBodyBytes, signal)
+      const decoded = await decodeContent(raw, response.headers.get('content-encoding'), this.opts.maxBodyBytes)
+      const contentType = response.headers.get('content-type')
+      if (req.max_redirects > 0 && response.status >= 200 && response.status < 300) {
+        const refresh = await metaRefresh(decoded, contentType, url.href)
+        if (refresh) {
+          if (redirects.length >= req.max_redirects) throw redirectLimit(req.max_redirects, url.href, refresh.location)
+          redirects.push({ url: url.href, location: refresh.location, side: 'client', type: refresh.delay === 0 ? 'permanent' : 'temporary' })
+          url = new URL(refresh.location)
+          method = 'GET'
+          body = undefined
+          continue
+        }
+      }
+      return {
+        url: req.url,
+        final_url: url.href,
+        status: response.status,
+        headers: [...response.headers] as HeaderPair[],
+        cookies: jar.received,
+        content_type: contentType,
+        body: decoded,
+        redirects,
+        timing: { total_ms: 0 },
+      }
+    }
+  }
+
+  private async browserChain(req: FetchRequest, plan: MiddlewarePlan, proxy: string | null, signal: AbortSignal): Promise<FetchResult> {
+    const browser = this.opts.browser
+    if (!browser) throw new FetchError('browser_unavailable', 'the browser client is not available here')
+    const headers = this.baseHeaders(req, plan)
+    // Chromium negotiates encodings and sends its own Accept for subresources; only what the caller chose goes along.
+    headers.delete('accept-encoding')
+    const result = await browser.fetch(
+      {
+        url: req.url,
+        method: req.method,
+        body: req.body,
+        headers: [...headers] as HeaderPair[],
+        cookies: req.cookies,
+        proxy,
+        waitUntil: req.client.kind === 'browser' ? (req.client.wait_until ?? 'load') : 'load',
+        maxRedirects: req.max_redirects,
+      },
+      signal,
+    )
+    return { ...result, url: req.url }
+  }
+}
+
+/** The headers of one hop: credentials stay with the origin they were given for (as browsers do). */
+function hopHeaders(base: Headers, url: URL, first: URL, jar: CookieJar): Headers {
+  const headers = new Headers(base)
+  if (url.origin !== first.origin) {
+    headers.delete('authorization')
+    headers.delete('cookie')
+  }
+  const cookie = jar.headerFor(url)
+  if (cookie) {
+    const own = headers.get('cookie')
+    headers.set('cookie', own ? `${own}; ${cookie}` : cookie)
+  }
+  return headers
+}
+
+const retryableStatusOrListed = (status: number, plan: MiddlewarePlan) => retryableStatus(status) || plan.retryStatuses.has(status)
+const headerOf = (headers: HeaderPair[], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1] ?? null
+
+const redirectLimit = (max: number, from: string, to: string) =>
+  new FetchError('redirect_limit', `more than ${max} redirect${max === 1 ? '' : 's'} (max_redirects); ${from} redirects on to ${to}`)
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`)

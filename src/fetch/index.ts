@@ -1,0 +1,15 @@
+import type { Config } from '../config'
+import type { Logger } from '../log'
+import { Fetcher } from './fetcher'
+
+/** The process's fetcher, configured from the settings (DESIGN §1). */
+export function createFetcher(config: Config, log: Logger, extra: { ca?: string } = {}): Fetcher {
+  return new Fetcher({
+    allowPrivate: config.allowPrivateNetworks,
+    proxies: config.proxies,
+    maxBodyBytes: config.maxBodyBytes,
+    log,
+    browser: null,
+    ca: extra.ca,
+  })
+}

@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FieldErrors } from '../http/errors'
+import { StringEnum } from '../http/schemas'
+import { decodeBase64, NOT_BASE64 } from '../util/base64'
+import { parseDuration } from '../util/duration'
+import { looseArray, looseObject } from '../util/loose'
+import { FETCH_TIMEOUT_MS, fetchOptions } from './options-schema'
+import { METHODS, type FetchRequest } from './types'
+
+const closed = { additionalProperties: false } as const
+
+/** The body of POST /v1/fetch (SPEC Fetch). */
+export const FetchBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 8192, description: 'absolute http(s) URL' }),
+    method: Type.Optional(StringEnum(METHODS, { default: 'GET' })),
+    body: Type.Optional(Type.String({ description: 'request body, base64' })),
+    ...fetchOptions({ max_redirects: 0, max_retries: 0 }),
+  },
+  closed,
+)
+export type FetchBody = Static<typeof FetchBody>
+
+/** Checks a schema cannot make: an http(s) URL, base64, the timeout's bounds, configured proxy names. */
+export function checkFetchBody(raw: unknown, at: string, proxyNames: readonly string[], errors: FieldErrors) {
+  const body = looseObject(raw)
+  const path = (field: string) => (at ? `${at}.${field}` : field)
+  if (typeof body.url === 'string') {
+    const url = URL.parse(body.url)
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.add(path('url'), 'must be an absolute http or https URL')
+    else if (!url.hostname) errors.add(path('url'), 'must name a host')
+  }
+  if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
+  if (typeof body.timeout === 'string') {
+    const ms = parseDuration(body.timeout)
+    if (ms !== null && (ms < FETCH_TIMEOUT_MS.min || ms > FETCH_TIMEOUT_MS.max)) errors.add(path('timeout'), 'must be between 10ms and 300s')
+  }
+  looseArray(body.proxies).forEach((name, i) => {
+    if (typeof name === 'string' && !proxyNames.includes(name)) {
+      errors.add(path(`proxies[${i}]`), `is not a configured proxy (TRAWL_PROXIES names: ${proxyNames.join(', ') || 'none'})`)
+    }
+  })
+}
+
+/** A validated body as the fetcher takes it. */
+export function fetchRequestOf(body: FetchBody): FetchRequest {
+  return {
+    url: body.url,
+    method: body.method ?? 'GET',
+    body: body.body === undefined ? undefined : decodeBase64(body.body)!,
+    client: body.client ?? { kind: 'standard' },
+    middleware: body.middleware ?? [],
+    user_agent: body.user_agent ?? 'trawl',
+    referrer: body.referrer,
+    headers: (body.headers ?? []) as [string, string][],
+    cookies: body.cookies ?? [],
+    proxies: body.proxies ?? [],
+    timeout_ms: parseDuration(body.timeout ?? '30s')!,
+    max_redirects: body.max_redirects ?? 0,
+    max_retries: body.max_retries ?? 0,
+  }
+}
