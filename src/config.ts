@@ -74,9 +74,9 @@ const proxies = (raw: string, name: string) => {
     const url = entry.slice(eq + 1).trim()
     if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(key)) fail(name, `entries must be name=url, got "${entry}"`)
     try {
-      if (!/^(http|https|socks5):$/.test(new URL(url).protocol)) throw new Error()
+      if (!/^(http|https):$/.test(new URL(url).protocol)) throw new Error()
     } catch {
-      fail(name, `proxy "${key}" must be an http(s) or socks5 URL, got "${url}"`)
+      fail(name, `proxy "${key}" must be an http or https URL (Bun's fetch speaks no SOCKS), got "${url}"`)
     }
     out[key] = url
   }

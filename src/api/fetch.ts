@@ -10,7 +10,7 @@ import { MAX_BATCH_ITEMS } from './parse'
 
 const closed = { additionalProperties: false } as const
 /** Items of one batch fetched at once: enough to keep a batch fast, few enough that one batch cannot take every socket. */
-const BATCH_CONCURRENCY = 16
+const BATCH_CONCURRENCY = 32
 
 /** Fetch: one URL (or up to 64) through trawl's fetcher, with everything it records. */
 export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { FETCH_TIMEOUT_MS, fetchOptions } from '../fetch/options-schema'
+import { fetchOptions } from '../fetch/options-schema'
+import { checkFetchOptions } from '../fetch/request-schema'
 import { FieldErrors } from '../http/errors'
 import { Duration, StringEnum } from '../http/schemas'
 import { checkPipelines, checkRegexes } from '../parse/check'
@@ -88,14 +89,8 @@ export function checkConfig(config: unknown, at: string, proxyNames: readonly st
     const ms = typeof value === 'string' ? parseDuration(value) : null
     if (ms !== null && (ms < min || ms > max)) errors.add(path, `must be ${words}`)
   }
-  const fetch = obj(c.fetch)
-  bound(fetch.timeout, `${at}.fetch.timeout`, FETCH_TIMEOUT_MS.min, FETCH_TIMEOUT_MS.max, 'between 10ms and 300s')
+  checkFetchOptions(c.fetch, `${at}.fetch`, proxyNames, errors)
   bound(obj(c.limits).max_age, `${at}.limits.max_age`, 1_000, 365 * 86_400_000, 'between 1s and 365d')
   bound(obj(c.politeness).delay, `${at}.politeness.delay`, 0, 3_600_000, 'at most 1h')
-  arr(fetch.proxies).forEach((name, i) => {
-    if (typeof name === 'string' && !proxyNames.includes(name)) {
-      errors.add(`${at}.fetch.proxies[${i}]`, `is not a configured proxy (TRAWL_PROXIES names: ${proxyNames.join(', ') || 'none'})`)
-    }
-  })
   return errors
 }

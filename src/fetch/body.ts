@@ -13,6 +13,9 @@ export async function readCapped(response: Response, cap: number, signal: AbortS
     throw new FetchError("too_large", `the response body declares ${declared} bytes, over the ${cap}-byte limit (TRAWL_MAX_BODY_BYTES)`)
   }
   if (!response.body) return new Uint8Array(0)
+  // With a declared length within the cap, fetch itself stops at that length: read it whole,
+  // which is faster than chunk by chunk. The deadline's signal still aborts the read.
+  if (response.headers.has('content-length') && Number.isSafeInteger(declared)) return new Uint8Array(await response.arrayBuffer())
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

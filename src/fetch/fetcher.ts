@@ -95,7 +95,7 @@ export class Fetcher {
     const proxy = proxyName === null ? null : (this.opts.proxies[proxyName] ?? null)
     if (proxyName !== null && proxy === null) return { error: new FetchError('proxy', `no proxy named "${proxyName}" is configured (TRAWL_PROXIES)`) }
     try {
-      const result = req.client.kind === 'browser' ? await this.browserChain(req, plan, proxy, signal) : await this.standardChain(req, plan, lane, proxy, signal)
+      const result = req.client.kind === 'browser' ? await this.browserChain(req, plan, lane, proxy, signal) : await this.standardChain(req, plan, lane, proxy, signal)
       return { result, retryAfter: retryableStatusOrListed(result.status, plan) ? retryAfterMs(headerOf(result.headers, 'retry-after')) : null }
     } catch (error) {
       return { error }
@@ -172,9 +172,11 @@ export class Fetcher {
     }
   }
 
-  private async browserChain(req: FetchRequest, plan: MiddlewarePlan, proxy: string | null, signal: AbortSignal): Promise<FetchResult> {
+  private async browserChain(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxy: string | null, signal: AbortSignal): Promise<FetchResult> {
     const browser = this.opts.browser
     if (!browser) throw new FetchError('browser_unavailable', 'the browser client is not available here')
+    // The page load is what a rate limit spaces; the page's own subresources are the browser's business.
+    if (plan.perSecond !== null) await sleep(this.limiter.reserve(`${lane}\0${new URL(req.url).host}`, plan.perSecond), signal)
     const headers = this.baseHeaders(req, plan)
     // Chromium negotiates encodings and sends its own Accept for subresources; only what the caller chose goes along.
     headers.delete('accept-encoding')

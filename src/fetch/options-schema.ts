@@ -3,13 +3,14 @@ import { DateTime, Duration, StringEnum } from '../http/schemas'
 
 const closed = { additionalProperties: false } as const
 const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", patternHint: 'an HTTP header name' })
-const HeaderValue = Type.String({ maxLength: 8192 })
+const ONE_LINE = { pattern: '^[^\\r\\n\\u0000]*$', patternHint: 'text without line breaks' } as const
+const HeaderValue = Type.String({ maxLength: 8192, ...ONE_LINE })
 export const HeaderPairs = Type.Array(Type.Tuple([HeaderName, HeaderValue]), { maxItems: 100, description: 'name and value pairs' })
 
 export const Cookie = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 256 }),
-    value: Type.String({ maxLength: 4096 }),
+    name: Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", patternHint: 'a cookie name (an HTTP token)' }),
+    value: Type.String({ maxLength: 4096, pattern: '^[^;\\r\\n\\u0000]*$', patternHint: 'a cookie value without ; or line breaks' }),
     domain: Type.Optional(Type.String({ maxLength: 253 })),
     path: Type.Optional(Type.String({ maxLength: 1024 })),
     expires: Type.Optional(DateTime),
@@ -30,8 +31,8 @@ const Status = Type.Integer({ minimum: 100, maximum: 599 })
 export const Middleware = Type.Union([
   Type.Object({ kind: Type.Literal('set_headers'), headers: HeaderPairs }, closed),
   Type.Object({ kind: Type.Literal('remove_headers'), names: Type.Array(HeaderName, { minItems: 1, maxItems: 100 }) }, closed),
-  Type.Object({ kind: Type.Literal('basic_auth'), username: Type.String({ maxLength: 1024 }), password: Type.String({ maxLength: 1024 }) }, closed),
-  Type.Object({ kind: Type.Literal('bearer_auth'), token: Type.String({ minLength: 1, maxLength: 8192 }) }, closed),
+  Type.Object({ kind: Type.Literal('basic_auth'), username: Type.String({ maxLength: 1024, pattern: '^[^:\\r\\n\\u0000]*$', patternHint: 'text without colons or line breaks' }), password: Type.String({ maxLength: 1024, ...ONE_LINE }) }, closed),
+  Type.Object({ kind: Type.Literal('bearer_auth'), token: Type.String({ minLength: 1, maxLength: 8192, ...ONE_LINE }) }, closed),
   Type.Object({ kind: Type.Literal('rate_limit'), per_second: Type.Number({ exclusiveMinimum: 0, maximum: 10000 }) }, closed),
   Type.Object(
     { kind: Type.Literal('retry_on_status'), statuses: Type.Array(Status, { minItems: 1, maxItems: 50 }), max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 2 })) },
@@ -57,8 +58,8 @@ export function fetchOptions(defaults: { max_redirects: number; max_retries: num
   return {
     client: Type.Optional({ ...Client, default: { kind: 'standard' } }),
     middleware: Type.Optional(Type.Array(Middleware, { maxItems: 32, default: [] })),
-    user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, default: 'trawl', description: `${USER_AGENT_KEYWORDS.join(', ')} or a user-agent string` })),
-    referrer: Type.Optional(Type.String({ maxLength: 8192 })),
+    user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, ...ONE_LINE, default: 'trawl', description: `${USER_AGENT_KEYWORDS.join(', ')} or a user-agent string` })),
+    referrer: Type.Optional(Type.String({ maxLength: 8192, ...ONE_LINE })),
     headers: Type.Optional({ ...HeaderPairs, default: [] }),
     cookies: Type.Optional(Type.Array(Cookie, { maxItems: 100, default: [] })),
     proxies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 16, default: [], description: 'names from TRAWL_PROXIES' })),

@@ -31,11 +31,18 @@ export function checkFetchBody(raw: unknown, at: string, proxyNames: readonly st
     else if (!url.hostname) errors.add(path('url'), 'must name a host')
   }
   if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
-  if (typeof body.timeout === 'string') {
-    const ms = parseDuration(body.timeout)
+  checkFetchOptions(body, at, proxyNames, errors)
+}
+
+/** The checks of the shared fetch options (fetch bodies and a job's `fetch`): the timeout's bounds and proxy names. */
+export function checkFetchOptions(raw: unknown, at: string, proxyNames: readonly string[], errors: FieldErrors) {
+  const options = looseObject(raw)
+  const path = (field: string) => (at ? `${at}.${field}` : field)
+  if (typeof options.timeout === 'string') {
+    const ms = parseDuration(options.timeout)
     if (ms !== null && (ms < FETCH_TIMEOUT_MS.min || ms > FETCH_TIMEOUT_MS.max)) errors.add(path('timeout'), 'must be between 10ms and 300s')
   }
-  looseArray(body.proxies).forEach((name, i) => {
+  looseArray(options.proxies).forEach((name, i) => {
     if (typeof name === 'string' && !proxyNames.includes(name)) {
       errors.add(path(`proxies[${i}]`), `is not a configured proxy (TRAWL_PROXIES names: ${proxyNames.join(', ') || 'none'})`)
     }

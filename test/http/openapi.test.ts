@@ -15,6 +15,8 @@ describe('OpenAPI document', () => {
         '/v1/data_maps',
         '/v1/data_maps/{map_id}',
         '/v1/data_maps/{map_id}/apply',
+      '/v1/fetch',
+      '/v1/fetch/batch',
         '/v1/hosts',
         '/v1/hosts/{host_hash}',
         '/v1/hosts/{host_hash}/data_maps',
