@@ -72,6 +72,7 @@ describe('configuration', () => {
     [[], { TRAWL_ALLOW_PRIVATE_NETWORKS: 'maybe' }, 'TRAWL_ALLOW_PRIVATE_NETWORKS'],
     [[], { TRAWL_PROXIES: 'garbage' }, 'TRAWL_PROXIES'],
     [[], { TRAWL_PROXIES: 'isp=ftp://x' }, 'TRAWL_PROXIES'],
+    [[], { TRAWL_PROXIES: 'dc=socks5://127.0.0.1:1080' }, 'TRAWL_PROXIES'],
     [[], { TRAWL_BLOB_URL: 'gs://bucket' }, 'TRAWL_BLOB_URL'],
     [[], { TRAWL_PAY_TO: '0x123' }, 'TRAWL_PAY_TO'],
     [[], { TRAWL_PAY_NETWORK: 'mainnet' }, 'TRAWL_PAY_NETWORK'],

@@ -1,5 +1,6 @@
 import { decodeDocument } from '../parse/charset'
 import { mimeEssence } from '../parse/document'
+import { decodeAttr } from '../parse/html-values'
 import type { Redirect } from './types'
 
 /** Statuses followed as redirects, and what kind each is (SPEC Redirect). */
@@ -40,7 +41,7 @@ export async function metaRefresh(body: Uint8Array, contentType: string | null, 
     })
     .on('meta[http-equiv]', {
       element(el) {
-        if (content === null && !inNoscript && el.getAttribute('http-equiv')!.trim().toLowerCase() === 'refresh') content = el.getAttribute('content') ?? ''
+        if (content === null && !inNoscript && el.getAttribute('http-equiv')!.trim().toLowerCase() === 'refresh') content = decodeAttr(el.getAttribute('content') ?? '')
       },
     })
     .transform(new Response(text))

@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'bun:test'
+import { blockedReason, resolveChecked } from '../../src/fetch/address-guard'
+import { FetchError } from '../../src/fetch/errors'
+
+describe('blockedReason', () => {
+  test.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.255.254', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['100.64.0.1', 'CGNAT'],
+    ['100.127.255.255', 'CGNAT'],
+    ['0.0.0.0', 'this network'],
+    ['224.0.0.1', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['192.0.2.10', 'documentation'],
+    ['198.18.0.1', 'benchmarking'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link-local'],
+    ['fd00:ec2::254', 'unique-local'],
+    ['fc00::1', 'unique-local'],
+    ['ff02::1', 'multicast'],
+    ['2001:db8::1', 'documentation'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', 'link-local'],
+    ['64:ff9b::169.254.169.254', 'link-local'],
+    ['2002:c0a8:101::1', 'private'],
+    ['::10.0.0.1', 'private'],
+  ])('%s is refused (%s)', (ip, why) => {
+    expect(blockedReason(ip)).toContain(why)
+  })
+
+  test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::808:808'])(
+    '%s is a public address',
+    (ip) => expect(blockedReason(ip)).toBeNull(),
+  )
+
+  test('anything that is not an IP address is refused', () => {
+    expect(blockedReason('example.com')).toBe('not an IP address')
+    expect(blockedReason('1.2.3')).toBe('not an IP address')
+    expect(blockedReason('1:2:3:4:5:6:7:8:9')).toBe('not an IP address')
+  })
+})
+
+describe('resolveChecked', () => {
+  test('a name that resolves to loopback is refused, naming the address and the setting', async () => {
+    const err = (await resolveChecked('localhost', false).catch((e) => e)) as FetchError
+    expect(err).toBeInstanceOf(FetchError)
+    expect(err.code).toBe('blocked_address')
+    expect(err.message).toContain('localhost resolves to 127.0.0.1')
+    expect(err.message).toContain('TRAWL_ALLOW_PRIVATE_NETWORKS=true')
+  })
+
+  test('with private networks allowed it resolves', async () => {
+    expect(await resolveChecked('localhost', true)).toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) })
+    expect(await resolveChecked('[::1]', true)).toEqual({ address: '::1', family: 6 })
+  })
+
+  test('IP literals are checked without DNS', async () => {
+    const err = (await resolveChecked('[::ffff:7f00:1]', false).catch((e) => e)) as FetchError
+    expect(err.code).toBe('blocked_address')
+    expect(err.message).toContain('carries 127.0.0.1')
+  })
+
+  test('a name that does not resolve is a dns error', async () => {
+    const err = (await resolveChecked('nonexistent.invalid', false).catch((e) => e)) as FetchError
+    expect(err.code).toBe('dns')
+    expect(err.message).toContain('nonexistent.invalid')
+  })
+})
