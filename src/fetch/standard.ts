@@ -43,8 +43,9 @@ export async function exchange(x: Exchange): Promise<Response> {
     }
   }
   if (x.ca && !init.tls) init.tls = { ca: x.ca }
+  let response: Response
   try {
-    return await fetch(target.href, {
+    response = await fetch(target.href, {
       method: x.method,
       headers,
       body: x.body && x.method !== 'GET' && x.method !== 'HEAD' ? x.body : undefined,
@@ -56,7 +57,20 @@ export async function exchange(x: Exchange): Promise<Response> {
   } catch (err) {
     throw fetchFailure(err, x)
   }
+  let headerBytes = 0
+  for (const [name, value] of response.headers) headerBytes += name.length + value.length + 4
+  if (headerBytes > MAX_RESPONSE_HEADER_BYTES) {
+    void response.body?.cancel().catch(() => {})
+    throw new FetchError('too_large', `the response headers from ${x.url.host} are ${headerBytes} bytes, over the ${MAX_RESPONSE_HEADER_BYTES}-byte limit`)
+  }
+  return response
 }
+
+/**
+ * Largest response header block accepted, as Chromium's. Bun's own limit sits between 1 and 2 MiB,
+ * and a megabyte of headers would otherwise come back inside every fetch result and log line.
+ */
+export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024
 
 /** What went wrong, in DESIGN §6's codes, from the error Bun's fetch threw. */
 export function fetchFailure(err: unknown, x: Pick<Exchange, 'signal' | 'proxy' | 'url'>): unknown {
