@@ -55,7 +55,7 @@ async function drive(spec: Spec, batch: (urls: string[]) => Promise<number>): Pr
 }
 
 const rawBatch = (urls: string[]) =>
-  Promise.all(urls.map((u) => fetch(u).then(async (r) => (await r.arrayBuffer(), r.ok ? 1 : 0)))).then((oks) => oks.reduce((a, b) => a + b, 0))
+  Promise.all(urls.map((u) => fetch(u).then(async (r) => (await r.arrayBuffer(), r.ok ? 1 : 0)))).then((oks) => oks.reduce<number>((a, b) => a + b, 0))
 
 function trawlBatch(trawl: string) {
   return async (urls: string[]) => {
