@@ -1,6 +1,7 @@
 import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
 import type { Config } from './config'
+import { openBlobStore } from './blob'
 import { createFetcher } from './fetch'
 import { createApp } from './http/app'
 import type { Logger } from './log'
@@ -44,7 +45,8 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const store = createStore(db)
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const fetcher = createFetcher(config, log)
-  const management = managementApp({ store, config, log, parser, fetcher })
+  const blobs = openBlobStore(config.dataDir)
+  const management = managementApp({ store, config, log, parser, fetcher, blobs })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
@@ -57,6 +59,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
     parser.close()
     await fetcher.close()
+    await blobs.close()
     db.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
@@ -74,6 +77,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
         await Promise.all([management.stop(), scrape.stop()])
         parser.close()
         await fetcher.close()
+        await blobs.close()
         db.close()
       })()),
   }

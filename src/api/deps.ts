@@ -1,3 +1,4 @@
+import type { BlobStore } from '../blob/blob-store'
 import type { Config } from '../config'
 import type { Fetcher } from '../fetch/fetcher'
 import type { Logger } from '../log'
@@ -5,4 +6,4 @@ import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 
 /** What management routes are given; nothing else reaches them. */
-export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool; fetcher: Fetcher }
+export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool; fetcher: Fetcher; blobs: BlobStore }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { loadConfig, type Config } from '../../src/config'
 import { jsonClient } from './client'
 import { createLogger } from '../../src/log'
+import { openBlobStore } from '../../src/blob'
 import { createFetcher } from '../../src/fetch'
 import { ParsePool } from '../../src/parse/pool'
 import { managementApp } from '../../src/server'
@@ -25,7 +26,8 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line))
   const fetcher = createFetcher(config, log, { ca: fetchCa })
-  const app = managementApp({ store, config, parser, log, fetcher })
+  const blobs = openBlobStore(dir)
+  const app = managementApp({ store, config, parser, log, fetcher, blobs })
 
   return {
     ...jsonClient('http://trawl.test', (request) => app.handle(request)),
@@ -37,9 +39,11 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
     dir,
     parser,
     fetcher,
+    blobs,
     close() {
       parser.close()
       void fetcher.close()
+      void blobs.close()
       db.close()
       rmSync(dir, { recursive: true, force: true })
     },
