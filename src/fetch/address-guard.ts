@@ -38,6 +38,7 @@ const V6_RANGES: [string, number, string][] = [
   ['fe80::', 10, 'a link-local address'],
   ['fec0::', 10, 'a site-local address'],
   ['ff00::', 8, 'a multicast address'],
+  ['3fff::', 20, 'a documentation address'],
 ]
 
 const ranges: Range[] = [
@@ -97,7 +98,10 @@ export function blockedReason(ip: string): string | null {
     const why = blockedReason(embedded)
     return why && `${why} (${ip} carries ${embedded})`
   }
-  return ranges.find((r) => inRange(v6, 128, r))?.why ?? null
+  const why = ranges.find((r) => inRange(v6, 128, r))?.why
+  if (why) return why
+  // Only global unicast (2000::/3) is public; everything else is reserved or local.
+  return v6 >> 125n === 1n ? null : 'a reserved IPv6 address'
 }
 
 function embeddedV4(v6: bigint): string | null {
@@ -105,6 +109,8 @@ function embeddedV4(v6: bigint): string | null {
   const quad = () => [24n, 16n, 8n, 0n].map((s) => (low >> s) & 0xffn).join('.')
   const top96 = v6 >> 32n
   if (top96 === 0xffffn || (top96 === 0n && low > 1n)) return quad() // ::ffff:a.b.c.d, ::a.b.c.d
+  if (top96 === 0xffff0000n) return quad() // ::ffff:0:a.b.c.d (IPv4-translated)
+  if (v6 >> 80n === 0x64ff9b0001n) return quad() // 64:ff9b:1::/48, local-use NAT64
   if (v6 >> 32n === 0x64ff9b0000000000000000n) return quad() // 64:ff9b::/96 NAT64
   if (v6 >> 112n === 0x2002n) {
     // 6to4: 2002:AABB:CCDD::/48 carries AA.BB.CC.DD
@@ -116,8 +122,13 @@ function embeddedV4(v6: bigint): string | null {
 
 export type Resolved = { address: string; family: 4 | 6 }
 
-/** Resolves a URL's hostname (IP literals as they are) and checks every address it has. */
+/** Resolves a URL's hostname (IP literals as they are) and checks every address it has; answers the first. */
 export async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<Resolved> {
+  return (await resolveAllChecked(hostname, allowPrivate))[0]!
+}
+
+/** Every address of a hostname, each checked (any refused address refuses the name). */
+export async function resolveAllChecked(hostname: string, allowPrivate: boolean): Promise<Resolved[]> {
   const host = hostname.replace(/^\[|\]$/g, '')
   const literal = isIP(host)
   let addresses: Resolved[]
@@ -140,7 +151,7 @@ export async function resolveChecked(hostname: string, allowPrivate: boolean): P
       }
     }
   }
-  return addresses[0]!
+  return addresses
 }
 
 /** Whether the URL's scheme may be fetched at all. */

@@ -13,9 +13,14 @@ export async function readCapped(response: Response, cap: number, signal: AbortS
     throw new FetchError("too_large", `the response body declares ${declared} bytes, over the ${cap}-byte limit (TRAWL_MAX_BODY_BYTES)`)
   }
   if (!response.body) return new Uint8Array(0)
-  // With a declared length within the cap, fetch itself stops at that length: read it whole,
-  // which is faster than chunk by chunk. The deadline's signal still aborts the read.
-  if (response.headers.has('content-length') && Number.isSafeInteger(declared)) return new Uint8Array(await response.arrayBuffer())
+  // With a declared length within the cap and no chunked framing (which Bun follows instead of
+  // the length), fetch stops at that length: read it whole, faster than chunk by chunk. The size
+  // is checked again after all. The deadline's signal still aborts the read.
+  if (response.headers.has('content-length') && !response.headers.has('transfer-encoding') && Number.isSafeInteger(declared)) {
+    const whole = new Uint8Array(await response.arrayBuffer())
+    if (whole.byteLength > cap) throw tooLarge(cap, 'is larger')
+    return whole
+  }
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

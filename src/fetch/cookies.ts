@@ -1,3 +1,5 @@
+import { isIP } from 'node:net'
+import { getPublicSuffix } from 'tldts'
 import type { Cookie } from './types'
 
 /**
@@ -28,6 +30,7 @@ export class CookieJar {
       const cookie = parseSetCookie(line, url)
       if (!cookie) continue
       this.received.push(publicCookie(cookie))
+      if (!jarMayKeep(cookie, url)) continue
       this.cookies = this.cookies.filter((c) => !(c.name === cookie.name && normDomain(c.domain) === normDomain(cookie.domain) && (c.path ?? '/') === (cookie.path ?? '/')))
       this.cookies.push(cookie)
     }
@@ -35,6 +38,18 @@ export class CookieJar {
 }
 
 type JarCookie = Cookie & { hostOnly?: boolean }
+
+/**
+ * Whether a received cookie may be sent on, as a browser decides (RFC 6265bis): not a Secure
+ * cookie that came over plain http, not one for a public suffix (`com`, `co.uk`, `github.io`)
+ * or for part of an IP address. Such cookies are still reported in `cookies`.
+ */
+function jarMayKeep(c: JarCookie, url: URL): boolean {
+  if (c.secure && url.protocol !== 'https:') return false
+  const host = url.hostname.toLowerCase()
+  if (c.hostOnly || c.domain === host) return true
+  return !isIP(host.replace(/^\[|\]$/g, '')) && getPublicSuffix(c.domain!, { allowPrivateDomains: true }) !== c.domain
+}
 const publicCookie = ({ hostOnly: _, ...c }: JarCookie): Cookie => c
 const normDomain = (d: string | undefined) => (d ?? '').replace(/^\./, '').toLowerCase()
 

@@ -7,7 +7,7 @@ import { planMiddleware, type MiddlewarePlan } from './middleware'
 import { HostRateLimiter } from './rate-limit'
 import { metaRefresh, nextMethod, REDIRECT_TYPE } from './redirects'
 import { backoffMs, retryableStatus, retryAfterMs } from './retry'
-import { exchange } from './standard'
+import { exchange, fetchFailure } from './standard'
 import type { FetchRequest, FetchResult, HeaderPair, Redirect } from './types'
 import { defaultHeaders, resolveUserAgent } from './user-agents'
 
@@ -41,10 +41,16 @@ export class Fetcher {
     await this.opts.browser?.close()
   }
 
-  /** `lane` keeps one tenant's rate limits apart from another's. */
-  async fetch(req: FetchRequest, lane = ''): Promise<FetchResult> {
+  /**
+   * `lane` keeps one tenant's rate limits apart from another's; `cancel` aborts the fetch from
+   * outside (a crawl being stopped), rejecting with its reason.
+   */
+  async fetch(req: FetchRequest, lane = '', cancel?: AbortSignal): Promise<FetchResult> {
     const started = performance.now()
     const controller = new AbortController()
+    const onCancel = () => controller.abort(cancel!.reason)
+    if (cancel?.aborted) throw cancel.reason
+    cancel?.addEventListener('abort', onCancel, { once: true })
     const timer = setTimeout(
       () => controller.abort(new FetchError('timeout', `no complete answer within ${req.timeout_ms} ms (timeout ${formatMs(req.timeout_ms)})`)),
       req.timeout_ms,
@@ -60,46 +66,68 @@ export class Fetcher {
       throw controller.signal.aborted ? controller.signal.reason : err
     } finally {
       clearTimeout(timer)
+      cancel?.removeEventListener('abort', onCancel)
     }
   }
 
   private async withRetries(req: FetchRequest, plan: MiddlewarePlan, lane: string, signal: AbortSignal, deadline: number): Promise<FetchResult> {
     const statusRetries = new Map<number, number>()
+    // `retries` counts what is charged to max_retries; retry_on_status keeps its own count per
+    // status; `attempt` counts every try (proxy and address rotation).
+    let retries = 0
     for (let attempt = 0; ; attempt++) {
       const proxyName = req.proxies.length ? req.proxies[attempt % req.proxies.length]! : null
-      const outcome = await this.attempt(req, plan, lane, proxyName, signal)
+      const outcome = await this.attempt(req, plan, lane, proxyName, signal, attempt, deadline)
       let wait: number | null = null
       if (outcome.result) {
         const status = outcome.result.status
         const extra = plan.retryStatuses.get(status)
         const used = statusRetries.get(status) ?? 0
+        let charged = false
         if (extra !== undefined && used < extra) {
           statusRetries.set(status, used + 1)
           wait = outcome.retryAfter ?? backoffMs(used)
-        } else if (retryableStatus(status) && attempt < req.max_retries) wait = outcome.retryAfter ?? backoffMs(attempt)
+        } else if (retryableStatus(status) && retries < req.max_retries) {
+          wait = outcome.retryAfter ?? backoffMs(retries)
+          charged = true
+        }
         if (wait === null || performance.now() + wait >= deadline) return outcome.result
+        if (charged) retries++
         this.opts.log.debug('fetch retry', { url: req.url, status, wait_ms: wait })
       } else {
         const err = outcome.error
         const retryable = err instanceof FetchError && err.retryable && !signal.aborted
-        if (!retryable || attempt >= req.max_retries) throw err
-        wait = backoffMs(attempt)
+        if (!retryable || retries >= req.max_retries) throw err
+        wait = backoffMs(retries)
         if (performance.now() + wait >= deadline) throw err
+        retries++
         this.opts.log.debug('fetch retry', { url: req.url, error: (err as FetchError).code, wait_ms: wait })
       }
       await sleep(wait, signal)
     }
   }
 
-  private async attempt(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxyName: string | null, signal: AbortSignal): Promise<Attempt> {
+  private async attempt(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxyName: string | null, signal: AbortSignal, attempt: number, deadline: number): Promise<Attempt> {
     const proxy = proxyName === null ? null : (this.opts.proxies[proxyName] ?? null)
     if (proxyName !== null && proxy === null) return { error: new FetchError('proxy', `no proxy named "${proxyName}" is configured (TRAWL_PROXIES)`) }
     try {
-      const result = req.client.kind === 'browser' ? await this.browserChain(req, plan, lane, proxy, signal) : await this.standardChain(req, plan, lane, proxy, signal)
+      const result =
+        req.client.kind === 'browser' ? await this.browserChain(req, plan, lane, proxy, signal, deadline) : await this.standardChain(req, plan, lane, proxy, signal, attempt, deadline)
       return { result, retryAfter: retryableStatusOrListed(result.status, plan) ? retryAfterMs(headerOf(result.headers, 'retry-after')) : null }
     } catch (error) {
       return { error }
     }
+  }
+
+  /**
+   * Waits for the host's next rate-limit slot. A slot that would come after the deadline is not
+   * booked at all: the fetch times out now instead of holding a slot it cannot use.
+   */
+  private async rateLimit(key: string, perSecond: number, signal: AbortSignal, deadline: number) {
+    const wait = this.limiter.wait(key, perSecond)
+    if (performance.now() + wait >= deadline) throw new FetchError('timeout', `the rate limit (${perSecond}/s) has no slot for this host before the timeout`)
+    this.limiter.reserve(key, perSecond)
+    await sleep(wait, signal)
   }
 
   /** The request headers every hop starts from, before cookies and the Host header. */
@@ -118,7 +146,7 @@ export class Fetcher {
     return headers
   }
 
-  private async standardChain(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxy: string | null, signal: AbortSignal): Promise<FetchResult> {
+  private async standardChain(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxy: string | null, signal: AbortSignal, attempt: number, deadline: number): Promise<FetchResult> {
     const base = this.baseHeaders(req, plan)
     const first = new URL(req.url)
     const jar = new CookieJar(req.cookies, first)
@@ -128,8 +156,8 @@ export class Fetcher {
     let body = req.body
     for (;;) {
       const headers = hopHeaders(base, url, first, jar)
-      if (plan.perSecond !== null) await sleep(this.limiter.reserve(`${lane}\0${url.host}`, plan.perSecond), signal)
-      const response = await exchange({ url, method, headers, body, proxy, allowPrivate: this.opts.allowPrivate, signal, ca: this.opts.ca })
+      if (plan.perSecond !== null) await this.rateLimit(`${lane}\0${url.host}`, plan.perSecond, signal, deadline)
+      const response = await exchange({ url, method, headers, body, proxy, allowPrivate: this.opts.allowPrivate, signal, ca: this.opts.ca, attempt })
       jar.receive(response.headers.getSetCookie(), url)
       const type = REDIRECT_TYPE[response.status]
       const location = type && req.max_redirects > 0 ? response.headers.get('location') : null
@@ -144,8 +172,14 @@ export class Fetcher {
         url = next
         continue
       }
-      const raw = method === 'HEAD' ? new Uint8Array(0) : await readCapped(response, this.opts.maxBodyBytes, signal)
-      const decoded = await decodeContent(raw, response.headers.get('content-encoding'), this.opts.maxBodyBytes)
+      let raw: Uint8Array
+      try {
+        raw = method === 'HEAD' ? new Uint8Array(0) : await readCapped(response, req.max_body_bytes ?? this.opts.maxBodyBytes, signal)
+      } catch (err) {
+        // A body cut off or mis-framed: Bun's errors get our codes (a reset may be retried).
+        throw fetchFailure(err, { signal, proxy, url })
+      }
+      const decoded = await decodeContent(raw, response.headers.get('content-encoding'), req.max_body_bytes ?? this.opts.maxBodyBytes)
       const contentType = response.headers.get('content-type')
       if (req.max_redirects > 0 && response.status >= 200 && response.status < 300) {
         const refresh = await metaRefresh(decoded, contentType, url.href)
@@ -172,11 +206,11 @@ export class Fetcher {
     }
   }
 
-  private async browserChain(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxy: string | null, signal: AbortSignal): Promise<FetchResult> {
+  private async browserChain(req: FetchRequest, plan: MiddlewarePlan, lane: string, proxy: string | null, signal: AbortSignal, deadline: number): Promise<FetchResult> {
     const browser = this.opts.browser
     if (!browser) throw new FetchError('browser_unavailable', 'the browser client is not available here')
     // The page load is what a rate limit spaces; the page's own subresources are the browser's business.
-    if (plan.perSecond !== null) await sleep(this.limiter.reserve(`${lane}\0${new URL(req.url).host}`, plan.perSecond), signal)
+    if (plan.perSecond !== null) await this.rateLimit(`${lane}\0${new URL(req.url).host}`, plan.perSecond, signal, deadline)
     const headers = this.baseHeaders(req, plan)
     // Chromium negotiates encodings and sends its own Accept for subresources; only what the caller chose goes along.
     headers.delete('accept-encoding')
@@ -200,6 +234,8 @@ export class Fetcher {
 /** The headers of one hop: credentials stay with the origin they were given for (as browsers do). */
 function hopHeaders(base: Headers, url: URL, first: URL, jar: CookieJar): Headers {
   const headers = new Headers(base)
+  // A caller's Host names the first host only (as curl sends it), never a redirect target.
+  if (url.host !== first.host) headers.delete('host')
   if (url.origin !== first.origin) {
     headers.delete('authorization')
     headers.delete('cookie')

@@ -3,14 +3,15 @@ import { DateTime, Duration, StringEnum } from '../http/schemas'
 
 const closed = { additionalProperties: false } as const
 const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", patternHint: 'an HTTP header name' })
-const ONE_LINE = { pattern: '^[^\\r\\n\\u0000]*$', patternHint: 'text without line breaks' } as const
+// What an HTTP header can carry: Latin-1 text without control characters (a tab is allowed).
+const ONE_LINE = { pattern: '^[\\t\\u0020-\\u007e\\u0080-\\u00ff]*$', patternHint: 'Latin-1 text without line breaks or control characters' } as const
 const HeaderValue = Type.String({ maxLength: 8192, ...ONE_LINE })
 export const HeaderPairs = Type.Array(Type.Tuple([HeaderName, HeaderValue]), { maxItems: 100, description: 'name and value pairs' })
 
 export const Cookie = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", patternHint: 'a cookie name (an HTTP token)' }),
-    value: Type.String({ maxLength: 4096, pattern: '^[^;\\r\\n\\u0000]*$', patternHint: 'a cookie value without ; or line breaks' }),
+    value: Type.String({ maxLength: 4096, pattern: '^[\\t\\u0020-\\u003a\\u003c-\\u007e\\u0080-\\u00ff]*$', patternHint: 'a cookie value: Latin-1 text without ; or line breaks' }),
     domain: Type.Optional(Type.String({ maxLength: 253 })),
     path: Type.Optional(Type.String({ maxLength: 1024 })),
     expires: Type.Optional(DateTime),
@@ -31,9 +32,9 @@ const Status = Type.Integer({ minimum: 100, maximum: 599 })
 export const Middleware = Type.Union([
   Type.Object({ kind: Type.Literal('set_headers'), headers: HeaderPairs }, closed),
   Type.Object({ kind: Type.Literal('remove_headers'), names: Type.Array(HeaderName, { minItems: 1, maxItems: 100 }) }, closed),
-  Type.Object({ kind: Type.Literal('basic_auth'), username: Type.String({ maxLength: 1024, pattern: '^[^:\\r\\n\\u0000]*$', patternHint: 'text without colons or line breaks' }), password: Type.String({ maxLength: 1024, ...ONE_LINE }) }, closed),
+  Type.Object({ kind: Type.Literal('basic_auth'), username: Type.String({ maxLength: 1024, pattern: '^[\\t\\u0020-\\u0039\\u003b-\\u007e\\u0080-\\u00ff]*$', patternHint: 'Latin-1 text without colons or line breaks' }), password: Type.String({ maxLength: 1024, ...ONE_LINE }) }, closed),
   Type.Object({ kind: Type.Literal('bearer_auth'), token: Type.String({ minLength: 1, maxLength: 8192, ...ONE_LINE }) }, closed),
-  Type.Object({ kind: Type.Literal('rate_limit'), per_second: Type.Number({ exclusiveMinimum: 0, maximum: 10000 }) }, closed),
+  Type.Object({ kind: Type.Literal('rate_limit'), per_second: Type.Number({ minimum: 0.001, maximum: 10000 }) }, closed),
   Type.Object(
     { kind: Type.Literal('retry_on_status'), statuses: Type.Array(Status, { minItems: 1, maxItems: 50 }), max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 2 })) },
     closed,

@@ -6,6 +6,11 @@
 export class HostRateLimiter {
   private next = new Map<string, number>()
 
+  /** Milliseconds until the next slot of `key`, without booking it. */
+  wait(key: string, _perSecond: number, now = performance.now()): number {
+    return Math.max(0, (this.next.get(key) ?? 0) - now)
+  }
+
   /** Milliseconds to wait before a request to `key` may go, at `perSecond`; reserves that slot. */
   reserve(key: string, perSecond: number, now = performance.now()): number {
     const gap = 1000 / perSecond

@@ -31,6 +31,8 @@ export function checkFetchBody(raw: unknown, at: string, proxyNames: readonly st
     else if (!url.hostname) errors.add(path('url'), 'must name a host')
   }
   if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
+  // Bun refuses a TRACE with a body before sending anything (RFC 9110 forbids one).
+  if (body.method === 'TRACE' && typeof body.body === 'string' && body.body !== '') errors.add(path('body'), 'must be absent for TRACE')
   checkFetchOptions(body, at, proxyNames, errors)
 }
 

@@ -1,6 +1,7 @@
-import { fetchableScheme, resolveChecked } from './address-guard'
+import { fetchableScheme, resolveAllChecked, type Resolved } from './address-guard'
 import { FetchError } from './errors'
 
+export type { Resolved }
 export type Exchange = {
   url: URL
   method: string
@@ -12,6 +13,8 @@ export type Exchange = {
   signal: AbortSignal
   /** Extra trust roots (tests with their own CA); production uses the system's. */
   ca?: string
+  /** Which try this is: a name's addresses are taken in turn, so a retry tries the next one. */
+  attempt?: number
 }
 
 /**
@@ -26,12 +29,16 @@ export type Exchange = {
  */
 export async function exchange(x: Exchange): Promise<Response> {
   if (!fetchableScheme(x.url)) throw new FetchError('blocked_address', `${x.url.protocol} URLs cannot be fetched, only http and https`)
-  const resolved = await resolveChecked(x.url.hostname, x.allowPrivate)
+  const addresses = await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal)
+  const resolved = addresses[(x.attempt ?? 0) % addresses.length]!
   const headers = new Headers(x.headers)
   let target = x.url
   const init: Record<string, unknown> = {}
-  if (x.proxy) init.proxy = x.proxy
-  else {
+  if (x.proxy) {
+    init.proxy = x.proxy
+    // The proxy routes by what it is told; it must be told the host the guard checked.
+    headers.set('host', x.url.host)
+  } else {
     // An explicit `proxy: false`: otherwise HTTP_PROXY/HTTPS_PROXY from the environment apply.
     init.proxy = false
     const literal = x.url.hostname.startsWith('[') || /^[\d.]+$/.test(x.url.hostname)
@@ -80,12 +87,36 @@ export function fetchFailure(err: unknown, x: Pick<Exchange, 'signal' | 'proxy' 
   const text = (err as Error).message?.split(' For more information')[0] ?? String(err)
   const where = x.url.host
   if (code === 'ResponseHeadersTooLarge') return new FetchError('too_large', `the response headers from ${where} are too large`)
-  if (code === 'Malformed_HTTP_Response' || code === 'InvalidHTTPResponse') return new FetchError('bad_response', `${where} sent a malformed HTTP response`)
+  if (code === 'Malformed_HTTP_Response' || code === 'InvalidHTTPResponse' || code === 'InvalidContentLength' || code === 'InvalidChunkedEncoding') {
+    return new FetchError('bad_response', `${where} sent a malformed HTTP response (${code}; more than about 255 header lines reads as one too)`)
+  }
   if (x.proxy && (/proxy/i.test(code) || code === 'ECONNREFUSED' || code === 'ConnectionRefused' || code === 'ECONNRESET' || code === 'FailedToOpenSocket')) {
     return new FetchError('proxy', `the proxy could not be used: ${text}`, true)
   }
   if (/CERT|TLS|SSL|EPROTO|HANDSHAKE/i.test(code)) return new FetchError('tls', `TLS with ${where} failed: ${text}`)
   if (code === 'ENOTFOUND' || code === 'DNSException' || code === 'EAI_AGAIN') return new FetchError('dns', `${x.url.hostname} could not be resolved`, code === 'EAI_AGAIN')
   if (code === 'TimeoutError' || code === 'ETIMEDOUT') return new FetchError('timeout', `${where} did not answer in time`)
-  return new FetchError('connect', `could not fetch from ${where}: ${text}`, true)
+  return new FetchError('connect', `could not fetch from ${where}: ${text}`, NETWORK_CODES.has(code))
+}
+
+/** Failures of the connection itself, worth another try; anything else would fail the same way again. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ECONNRESET', 'ConnectionClosed', 'EPIPE', 'FailedToOpenSocket', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'ConnectionTimedOut'])
+
+/** A DNS lookup cannot be cancelled; the fetch stops waiting for it when the deadline passes. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      },
+    )
+  })
 }

@@ -27,6 +27,8 @@ export type FetchRequest = {
   timeout_ms: number
   max_redirects: number
   max_retries: number
+  /** Overrides TRAWL_MAX_BODY_BYTES (a crawl's `store.max_body_bytes`). */
+  max_body_bytes?: number
 }
 
 /** The target's answer (DESIGN §6 fetch response, with the body as bytes). */

@@ -52,3 +52,23 @@ describe('CookieJar', () => {
     ])
   })
 })
+
+describe('cookies a browser would not keep are reported but not sent on', () => {
+  test.each([
+    ['a Secure cookie over http', 'a=1; Secure; Path=/', 'http://shop.example.com/', 'http://shop.example.com/'],
+    ['a public suffix', 'a=1; Domain=com; Path=/', 'https://evil.com/', 'https://bank.com/'],
+    ['a private public suffix', 'a=1; Domain=github.io; Path=/', 'https://evil.github.io/', 'https://good.github.io/'],
+    ['part of an IP address', 'a=1; Domain=215.14; Path=/', 'http://93.184.215.14/', 'http://10.20.215.14/'],
+  ])('%s', (_, line, from, to) => {
+    const jar = new CookieJar([], at(from))
+    jar.receive([line], at(from))
+    expect(jar.received.map((c) => c.name)).toEqual(['a'])
+    expect(jar.headerFor(at(to))).toBeNull()
+  })
+
+  test('a parent-domain cookie of a real site is kept', () => {
+    const jar = new CookieJar([], at('https://www.example.co.uk/'))
+    jar.receive(['a=1; Domain=example.co.uk; Path=/'], at('https://www.example.co.uk/'))
+    expect(jar.headerFor(at('https://shop.example.co.uk/x'))).toBe('a=1')
+  })
+})

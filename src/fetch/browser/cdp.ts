@@ -31,7 +31,7 @@ export class Cdp {
   private constructor(private readonly ws: WebSocket) {
     ws.binaryType = 'arraybuffer'
     ws.addEventListener('message', (ev) => this.dispatch(ev.data))
-    ws.addEventListener('close', () => this.shut('the DevTools connection closed'))
+    ws.addEventListener('close', (ev) => this.shut(`the DevTools connection closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`))
     ws.addEventListener('error', () => this.shut('the DevTools connection failed'))
   }
 
@@ -51,6 +51,11 @@ export class Cdp {
         reject(new Error(`could not connect to DevTools at ${url}`))
       })
     })
+  }
+
+  /** Why the connection closed, once it has. */
+  get closeReason(): string | null {
+    return this.closedWith
   }
 
   get closed(): boolean {

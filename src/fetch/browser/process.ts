@@ -1,5 +1,5 @@
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from '../../log'
@@ -7,7 +7,8 @@ import { FetchError } from '../errors'
 
 /**
  * Flags from BUN-NOTES plus the ones that keep a headless browser quiet, offline-safe and cheap
- * on a small machine. Site isolation is off so same-page iframes share the page's renderer:
+ * on a small machine. HTTPS upgrades are off: a URL is fetched as asked, as the standard client
+ * does. Site isolation is off so same-page iframes share the page's renderer:
  * fewer processes, and their requests count towards networkidle (the address guard does not
  * depend on it; it intercepts at the browser level).
  */
@@ -36,8 +37,10 @@ const FLAGS = [
   '--disable-backgrounding-occluded-windows',
   '--disable-ipc-flooding-protection',
   '--disable-site-isolation-trials',
-  '--disable-features=IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,InterestFeedContentSuggestions,CalculateNativeWinOcclusion',
+  '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,IsolateOrigins,site-per-process,Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,InterestFeedContentSuggestions,CalculateNativeWinOcclusion',
   '--metrics-recording-only',
+  // WebRTC would otherwise send UDP (STUN) wherever a page asks, past the request interceptor.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--password-store=basic',
   '--use-mock-keychain',
   '--mute-audio',
@@ -49,13 +52,19 @@ const FLAGS = [
 export type ChromiumProcess = {
   readonly pid: number
   readonly wsUrl: string
+  /** The profile directory (inside the launch's own temp directory). */
   readonly userDataDir: string
-  /** Resolves once the browser is gone, its process group killed and its profile removed. */
+  /** Resolves once the browser is gone, its process group killed and its temp directory removed. */
   readonly exited: Promise<void>
   readonly alive: () => boolean
   /** Kills the whole process group at once (renderers, zygotes and all). */
   readonly kill: () => void
+  /** Keeps the event loop running while fetches wait on the browser; `unref` lets it go when idle. */
+  readonly ref: () => void
+  readonly unref: () => void
 }
+
+const DIR_PREFIX = 'trawl-chromium-'
 
 const unavailable = (command: string, why: string) =>
   new FetchError('browser_unavailable', `Chromium at "${command}" ${why}; install Chromium or set TRAWL_CHROMIUM to its path`)
@@ -73,7 +82,7 @@ export function resolveChromium(command: string): string {
 }
 
 // Processes still running when Bun exits (a crash, process.exit without close()).
-const running = new Set<{ kill: () => void; userDataDir: string }>()
+const running = new Set<{ kill: () => void; dir: string }>()
 let exitHookInstalled = false
 function installExitHook() {
   if (exitHookInstalled) return
@@ -82,7 +91,7 @@ function installExitHook() {
     for (const p of running) {
       p.kill()
       try {
-        rmSync(p.userDataDir, { recursive: true, force: true })
+        rmSync(p.dir, { recursive: true, force: true })
       } catch {
         // best effort at exit
       }
@@ -99,27 +108,83 @@ const killGroup = (pid: number, signal: NodeJS.Signals | 0) => {
   }
 }
 
+/** Processes of a group that are still running (zombies waiting for init to reap them are not). */
+function liveMembers(pgid: number): number {
+  let n = 0
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') n++
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n
+}
+
+/**
+ * Removes temp directories of earlier launches whose Bun process is gone: killed by a signal,
+ * it ran no exit hook (its browser died with it, by the parent-death signal).
+ */
+async function sweepStale(): Promise<void> {
+  let entries: string[]
+  try {
+    entries = await readdir(tmpdir())
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    const owner = new RegExp(`^${DIR_PREFIX}(\\d+)-`).exec(entry)
+    if (!owner || Number(owner[1]) === process.pid) continue
+    try {
+      process.kill(Number(owner[1]), 0)
+      continue // its owner still runs
+    } catch (err) {
+      if ((err as { code?: string }).code === 'EPERM') continue
+    }
+    await rm(join(tmpdir(), entry), { recursive: true, force: true }).catch(() => {})
+  }
+}
+
 /**
  * Starts one Chromium and waits for its DevTools endpoint.
  *
  * It runs in its own process group (detached) so one kill reaches every helper process, and,
  * where util-linux `setpriv` exists, with a parent-death signal so a Bun killed with SIGKILL does
- * not leave a browser behind.
+ * not leave a browser behind. Its stderr goes to a file, read for the `DevTools listening on`
+ * line: a pipe would have to be drained for the browser's whole life and would hold Bun's event
+ * loop open.
  */
 export async function launchChromium(command: string, log: Logger, startTimeoutMs = 15_000): Promise<ChromiumProcess> {
   const path = resolveChromium(command)
-  const userDataDir = mkdtempSync(join(tmpdir(), 'trawl-chromium-'))
+  void sweepStale()
+  const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`))
+  const userDataDir = join(dir, 'profile')
+  const stderrPath = join(dir, 'stderr.log')
   const setpriv = Bun.which('setpriv')
+  const readStderr = () => Bun.file(stderrPath).text().catch(() => '')
   const cmd = [...(setpriv ? [setpriv, '--pdeathsig', 'SIGKILL', '--'] : []), path, ...FLAGS, `--user-data-dir=${userDataDir}`]
-  let proc: Bun.Subprocess<'ignore', 'ignore', 'pipe'>
+  let proc: Bun.Subprocess
   try {
-    proc = Bun.spawn({ cmd, stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', detached: true })
+    proc = Bun.spawn({ cmd, stdin: 'ignore', stdout: 'ignore', stderr: Bun.file(stderrPath), detached: true })
   } catch (err) {
-    rmSync(userDataDir, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true })
     throw unavailable(command, `could not be started (${(err as Error).message})`)
   }
   const pid = proc.pid
   let alive = true
+  let wsUrl: string | null = null
+  /** Chromium's stderr when it died before it was ready, read before its directory goes. */
+  let lastWords = ''
   const kill = () => {
     if (!killGroup(pid, 'SIGKILL')) {
       try {
@@ -132,63 +197,48 @@ export async function launchChromium(command: string, log: Logger, startTimeoutM
   const chromium = {
     pid,
     userDataDir,
+    dir,
     wsUrl: '',
     alive: () => alive,
     kill,
+    ref: () => proc.ref(),
+    unref: () => proc.unref(),
     exited: proc.exited.then(async (code) => {
       alive = false
       running.delete(chromium)
+      if (!wsUrl) lastWords = await readStderr()
       // Helpers can outlive the browser process by a moment; they must not outlive it for good.
       kill()
-      for (let i = 0; i < 100 && killGroup(pid, 0); i++) await Bun.sleep(20)
-      await rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 }).catch(() => {})
+      for (let i = 0; i < 100 && liveMembers(pid) > 0; i++) await Bun.sleep(20)
+      await rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 }).catch(() => {})
       log.debug('chromium exited', { pid, code })
     }),
   }
   running.add(chromium)
   installExitHook()
 
-  // Chromium writes to stderr for its whole life: keep draining it, or it blocks on a full pipe.
-  const tail: string[] = []
-  let wsUrl: string | null = null
-  let announce: (url: string) => void = () => {}
-  const announced = new Promise<string>((resolve) => (announce = resolve))
-  void (async () => {
-    const decoder = new TextDecoder()
-    let partial = ''
-    try {
-      for await (const chunk of proc.stderr) {
-        const lines = (partial + decoder.decode(chunk, { stream: true })).split('\n')
-        partial = lines.pop() ?? ''
-        for (const line of lines) {
-          const m = /DevTools listening on (ws:\/\/\S+)/.exec(line)
-          if (m && !wsUrl) announce((wsUrl = m[1]!))
-          else if (line.trim()) {
-            tail.push(line)
-            if (tail.length > 20) tail.shift()
-          }
-        }
-      }
-    } catch {
-      // the pipe closes with the process
-    }
-  })()
-
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const outcome = await Promise.race([
-    announced,
-    chromium.exited.then(() => null),
-    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), startTimeoutMs))),
-  ])
-  clearTimeout(timer)
-  if (outcome === null || outcome === 'timeout') {
+  let gone = false
+  void chromium.exited.then(() => (gone = true))
+  const deadline = performance.now() + startTimeoutMs
+  let stderr = ''
+  while (!wsUrl && !gone && performance.now() < deadline) {
+    await Bun.sleep(25)
+    stderr = await readStderr()
+    wsUrl = /DevTools listening on (ws:\/\/\S+)/.exec(stderr)?.[1] ?? null
+  }
+  if (!wsUrl) {
+    const exitCode = proc.exitCode
     kill()
     await chromium.exited
-    const detail = tail.filter((l) => !/dbus|unexpected operator/.test(l)).slice(-3).join(' | ')
-    const why = outcome === null ? `exited with code ${proc.exitCode} before it was ready` : `did not start within ${startTimeoutMs} ms`
+    const detail = (lastWords || stderr)
+      .split('\n')
+      .filter((l) => l.trim() && !/dbus|unexpected operator/.test(l))
+      .slice(-3)
+      .join(' | ')
+    const why = gone ? `exited with code ${exitCode} before it was ready` : `did not start within ${startTimeoutMs} ms`
     throw unavailable(command, detail ? `${why} (${detail})` : why)
   }
-  chromium.wsUrl = outcome
+  chromium.wsUrl = wsUrl
   // An idle browser alone must not keep the service's event loop running.
   proc.unref()
   log.info('chromium started', { pid, path })

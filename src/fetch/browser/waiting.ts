@@ -40,3 +40,10 @@ export class Semaphore {
     }
   }
 }
+
+/** Waits for `p` at most `ms`, without a timer left behind to hold the event loop. */
+export async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([p, new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
+}

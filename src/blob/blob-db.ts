@@ -1,0 +1,75 @@
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+
+/** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
+export type BlobRow = { size: number; sha256: string; content_type: string; file: string | null }
+
+// `file` comes before `body`: SQLite reads a row's columns in order, so metadata lookups stop
+// before the inline body's overflow pages. A rowid table (not WITHOUT ROWID) because rows of
+// up to 256 KiB would bloat the key index's pages.
+const SCHEMA = [
+  `CREATE TABLE blobs (
+    key TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    file TEXT,
+    body BLOB,
+    CHECK ((file IS NULL) <> (body IS NULL))
+  )`,
+  // The orphan sweep at open asks "is this file referenced?" once per file on disk.
+  'CREATE INDEX blobs_by_file ON blobs (file) WHERE file IS NOT NULL',
+]
+
+export type Synchronous = 'normal' | 'full'
+
+/**
+ * Opens `<dataDir>/blobs.db`, separate from trawl.db so that megabytes of bodies neither
+ * lengthen the main database's checkpoints nor hold its single write lock.
+ *
+ * synchronous=NORMAL by default, as for trawl.db: in WAL mode a committed transaction is in
+ * the WAL file before COMMIT returns, so it survives kill -9; only a power loss or kernel
+ * crash can roll back the last transactions before a checkpoint. FULL adds an fsync per
+ * commit (batched puts share it) for callers that need power-loss durability.
+ */
+export function openBlobDb(dataDir: string, synchronous: Synchronous) {
+  const db = new Database(join(dataDir, 'blobs.db'), { create: true, strict: true })
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+  db.exec('PRAGMA busy_timeout = 5000')
+  // A batch of 64 inline bodies can put 16 MiB in the WAL; truncate it back after checkpoints.
+  db.exec('PRAGMA journal_size_limit = 67108864')
+  // Bodies are read once and streamed out, so a large page cache buys little.
+  db.exec('PRAGMA cache_size = -16384')
+  migrate(db)
+  return { db, statements: prepare(db) }
+}
+
+function migrate(db: Database) {
+  const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
+  if (version > 1) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (1); upgrade trawl`)
+  if (version === 1) return
+  db.transaction(() => {
+    for (const sql of SCHEMA) db.exec(sql)
+    db.exec('PRAGMA user_version = 1')
+  })()
+}
+
+function prepare(db: Database) {
+  return {
+    head: db.query<BlobRow, [string]>('SELECT size, sha256, content_type, file FROM blobs WHERE key = ?'),
+    get: db.query<BlobRow & { body: Uint8Array | null }, [string]>(
+      'SELECT size, sha256, content_type, file, body FROM blobs WHERE key = ?',
+    ),
+    fileOf: db.query<{ file: string | null }, [string]>('SELECT file FROM blobs WHERE key = ?'),
+    upsert: db.query<never, [string, number, string, string, string | null, Uint8Array | null]>(
+      `INSERT INTO blobs (key, size, sha256, content_type, file, body) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
+         content_type = excluded.content_type, file = excluded.file, body = excluded.body`,
+    ),
+    delete: db.query<{ file: string | null }, [string]>('DELETE FROM blobs WHERE key = ? RETURNING file'),
+    referenced: db.query<{ one: number }, [string]>('SELECT 1 AS one FROM blobs WHERE file = ?'),
+  }
+}
+
+export type BlobStatements = ReturnType<typeof prepare>

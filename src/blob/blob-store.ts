@@ -1,0 +1,52 @@
+/**
+ * The storage-neutral face of artifact bodies. The disk store is the default; an S3 store
+ * implements the same interface, and both run one contract suite (test/blob/contract.ts).
+ */
+
+export type BlobInfo = { size: number; sha256: string; contentType: string }
+
+export interface BlobStore {
+  /**
+   * Stores `body` under `key`, replacing what was there. Resolves only once the blob would
+   * survive a crash of this process; a body longer than the store's limit rejects with
+   * `too_large` and leaves any previous blob under `key` untouched. The store may read a
+   * Uint8Array body until the promise settles (it is written at the batch's commit, not
+   * copied), so the caller must not modify it before then. Concurrent puts and deletes of
+   * one key end in the order the store applies them, not necessarily the order of the calls.
+   */
+  put(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo>
+  /** The blob and a stream of its bytes; the caller reads the stream to its end or cancels it. */
+  get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null>
+  head(key: string): Promise<BlobInfo | null>
+  /** True when something was deleted. */
+  delete(key: string): Promise<boolean>
+  /** Waits for operations already started, then releases the store; later calls fail with `io`. */
+  close(): Promise<void>
+}
+
+export class BlobError extends Error {
+  override readonly name = 'BlobError'
+  constructor(
+    readonly code: 'too_large' | 'invalid_key' | 'io',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
+export const MAX_KEY_LENGTH = 512
+// Characters that mean the same thing as a file name, an S3 key and a URL path segment, so
+// a key never needs escaping whichever store holds it.
+const KEY_CHARS = /^[A-Za-z0-9._:/-]+$/
+
+/** Throws `invalid_key` unless `key` is a key every store accepts unchanged. */
+export function assertValidKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new BlobError('invalid_key', `blob key must be 1..${MAX_KEY_LENGTH} characters`)
+  }
+  if (!KEY_CHARS.test(key)) throw new BlobError('invalid_key', 'blob key may only contain A-Z a-z 0-9 . _ : / -')
+  if (key.startsWith('/')) throw new BlobError('invalid_key', 'blob key must not start with /')
+  // A `..` segment would let a key that is mapped onto a path (or a prefixed S3 key) escape its prefix.
+  if (key.split('/').includes('..')) throw new BlobError('invalid_key', 'blob key must not contain a .. segment')
+}

@@ -1,0 +1,91 @@
+import { BlobError } from './blob-store'
+import type { TempFile } from './files'
+
+/** A body taken in: small ones in memory, larger ones already written to a temp file. */
+export type ReadBody = { size: number; sha256: string } & ({ inline: Uint8Array; file: null } | { inline: null; file: TempFile })
+
+export type ReadLimits = {
+  inlineMax: number
+  maxBytes: number
+  /** Called at most once, when the body turns out larger than `inlineMax`. */
+  spill: () => Promise<TempFile>
+}
+
+const tooLarge = (max: number) => new BlobError('too_large', `blob body is larger than ${max} bytes`)
+
+/**
+ * Reads a body once, hashing as it goes. A stream is held in memory only up to `inlineMax`;
+ * past that it continues into a temp file, so a 1 GiB body costs a write buffer, not 1 GiB.
+ */
+export async function readBody(body: Uint8Array | ReadableStream<Uint8Array>, limits: ReadLimits): Promise<ReadBody> {
+  if (body instanceof Uint8Array) return readBytes(body, limits)
+  if (!(body instanceof ReadableStream)) throw new TypeError('blob body must be a Uint8Array or a ReadableStream')
+  return readStream(body, limits)
+}
+
+async function readBytes(body: Uint8Array, limits: ReadLimits): Promise<ReadBody> {
+  if (body.byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  const sha256 = Bun.SHA256.hash(body, 'hex')
+  if (body.byteLength <= limits.inlineMax) return { size: body.byteLength, sha256, inline: body, file: null }
+  const file = await limits.spill()
+  try {
+    await file.write(body)
+  } catch (e) {
+    await file.abort()
+    throw ioError(e)
+  }
+  return { size: body.byteLength, sha256, inline: null, file }
+}
+
+async function readStream(body: ReadableStream<Uint8Array>, limits: ReadLimits): Promise<ReadBody> {
+  const reader = body.getReader()
+  const hasher = new Bun.CryptoHasher('sha256')
+  const held: Uint8Array[] = []
+  let size = 0
+  let file: TempFile | null = null
+  try {
+    for (;;) {
+      const { done, value } = await reader.read().catch((e: unknown) => {
+        throw ioError(e, 'reading the blob body failed')
+      })
+      if (done) break
+      size += value.byteLength
+      if (size > limits.maxBytes) {
+        await reader.cancel().catch(() => {})
+        throw tooLarge(limits.maxBytes)
+      }
+      hasher.update(value)
+      if (file) await file.write(value)
+      else if (size <= limits.inlineMax) held.push(value)
+      else {
+        file = await limits.spill()
+        for (const chunk of held) await file.write(chunk)
+        held.length = 0
+        await file.write(value)
+      }
+    }
+  } catch (e) {
+    await file?.abort()
+    throw e instanceof BlobError ? e : ioError(e)
+  } finally {
+    reader.releaseLock()
+  }
+  const sha256 = hasher.digest('hex')
+  if (!file) return { size, sha256, inline: concat(held, size), file: null }
+  return { size, sha256, inline: null, file }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size)
+  let off = 0
+  for (const c of chunks) {
+    out.set(c, off)
+    off += c.byteLength
+  }
+  return out
+}
+
+export function ioError(e: unknown, what = 'blob storage failed'): BlobError {
+  if (e instanceof BlobError) return e
+  return new BlobError('io', `${what}: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+}

@@ -1,0 +1,202 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { CommitBatcher } from './batcher'
+import { openBlobDb, type BlobRow, type BlobStatements, type Synchronous } from './blob-db'
+import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { ioError, readBody } from './body'
+import { BlobFiles } from './files'
+import type { Database } from 'bun:sqlite'
+
+export type DiskBlobStoreOptions = {
+  /** Bodies up to this many bytes are rows in blobs.db; larger ones are files. 256 KiB. */
+  inlineMax?: number
+  /** Bodies over this many bytes are refused with `too_large`. Unlimited. */
+  maxBytes?: number
+  /** blobs.db durability; see openBlobDb. `normal`. */
+  synchronous?: Synchronous
+  /** Most operations per transaction. 64. */
+  batchMax?: number
+  /** Longest a put waits for others to share its transaction while they keep arriving. 2 ms. */
+  batchWaitMs?: number
+}
+
+const MAX_INLINE = 64 * 1024 * 1024
+
+type Op =
+  | { kind: 'put'; key: string; info: BlobInfo; file: string | null; body: Uint8Array | null }
+  | { kind: 'delete'; key: string }
+/** Whether the key had a row before the operation, and the file that row pointed at. */
+type Outcome = { existed: boolean; oldFile: string | null }
+
+/**
+ * The default store: bodies up to `inlineMax` as rows of `<dataDir>/blobs.db`, larger ones
+ * as files under `<dataDir>/blobs/` with their row pointing at them. A file per small body
+ * costs tens of microseconds of kernel time each (CRAWL-NOTES), so small puts are batched
+ * into shared transactions instead. One process per data dir: opening sweeps orphan files.
+ */
+export class DiskBlobStore implements BlobStore {
+  private readonly db: Database
+  private readonly sql: BlobStatements
+  private readonly files: BlobFiles
+  private readonly batcher: CommitBatcher<Op, Outcome>
+  private readonly inlineMax: number
+  private readonly maxBytes: number
+  private readonly inFlight = new Set<Promise<unknown>>()
+  private closed = false
+  /** Orphans removed when the store was opened. */
+  readonly swept: { temps: number; orphans: number }
+
+  constructor(dataDir: string, opts: DiskBlobStoreOptions = {}) {
+    this.inlineMax = nonNegative('inlineMax', opts.inlineMax ?? 256 * 1024)
+    // One oversized row would fail its whole batch (SQLite's length limit), taking other puts with it.
+    if (this.inlineMax > MAX_INLINE) throw new RangeError(`DiskBlobStore inlineMax must be at most ${MAX_INLINE}`)
+    this.maxBytes = nonNegative('maxBytes', opts.maxBytes ?? Number.POSITIVE_INFINITY)
+    mkdirSync(dataDir, { recursive: true })
+    ;({ db: this.db, statements: this.sql } = openBlobDb(dataDir, opts.synchronous ?? 'normal'))
+    this.files = new BlobFiles(join(dataDir, 'blobs'))
+    this.swept = this.files.sweep((name) => this.sql.referenced.get(name) !== null)
+    const tx = this.db.transaction((ops: Op[]) => ops.map((op) => this.applyOne(op)))
+    this.batcher = new CommitBatcher((ops) => tx.immediate(ops), {
+      maxBatch: Math.max(1, opts.batchMax ?? 64),
+      maxWaitMs: opts.batchWaitMs ?? 2,
+    })
+  }
+
+  /** Transactions committed and operations they carried since open (tests, metrics). */
+  get stats(): { commits: number; ops: number } {
+    return { ...this.batcher.counts }
+  }
+
+  put(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
+    return this.track(() => {
+      assertValidKey(key)
+      if (typeof contentType !== 'string') throw new TypeError('blob content type must be a string')
+      // The hot path (a small page body) reaches the batch queue without an await, so it
+      // costs no extra turn and keeps its place relative to deletes called after it.
+      if (body instanceof Uint8Array && body.byteLength <= Math.min(this.inlineMax, this.maxBytes)) {
+        const info: BlobInfo = { size: body.byteLength, sha256: Bun.SHA256.hash(body, 'hex'), contentType }
+        return this.commitPut(key, info, null, body)
+      }
+      return this.putSpilling(key, body, contentType)
+    })
+  }
+
+  private async putSpilling(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
+    const read = await readBody(body, {
+      inlineMax: this.inlineMax,
+      maxBytes: this.maxBytes,
+      spill: () => this.files.create(this.files.newName(key)).catch((e) => Promise.reject(ioError(e))),
+    })
+    const info: BlobInfo = { size: read.size, sha256: read.sha256, contentType }
+    if (!read.file) return this.commitPut(key, info, null, read.inline)
+    // The file is durable under its final name before the row that points at it commits,
+    // so a committed row never points at a missing or partial file.
+    const file = await read.file.commit().catch(async (e) => {
+      await read.file.abort()
+      throw ioError(e)
+    })
+    return this.commitPut(key, info, file, null)
+  }
+
+  private async commitPut(key: string, info: BlobInfo, file: string | null, body: Uint8Array | null): Promise<BlobInfo> {
+    let outcome: Outcome
+    try {
+      outcome = await this.batcher.submit({ kind: 'put', key, info, file, body })
+    } catch (e) {
+      if (file) await this.files.remove(file).catch(() => {})
+      throw ioError(e)
+    }
+    if (outcome.oldFile) await this.files.remove(outcome.oldFile).catch(() => {}) // else swept at next open
+    return info
+  }
+
+  async get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null> {
+    assertValidKey(key)
+    this.assertOpen()
+    const row = this.sql.get.get(key)
+    if (!row) return null
+    const info = toInfo(row)
+    if (row.file === null) return { info, stream: bytesStream(row.body!) }
+    try {
+      return { info, stream: this.files.read(row.file, row.size) }
+    } catch (e) {
+      throw ioError(e, `blob file of ${key} is unreadable`)
+    }
+  }
+
+  async head(key: string): Promise<BlobInfo | null> {
+    assertValidKey(key)
+    this.assertOpen()
+    const row = this.sql.head.get(key)
+    return row ? toInfo(row) : null
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.track(async () => {
+      assertValidKey(key)
+      const outcome = await this.batcher.submit({ kind: 'delete', key }).catch((e) => Promise.reject(ioError(e)))
+      if (outcome.oldFile) await this.files.remove(outcome.oldFile).catch(() => {}) // else swept at next open
+      return outcome.existed
+    })
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    while (this.inFlight.size > 0) {
+      this.batcher.flush()
+      await Promise.allSettled(this.inFlight)
+    }
+    this.batcher.flush()
+    this.db.close()
+  }
+
+  // Runs inside the batch's transaction, in submission order, so a put and a delete of one
+  // key in the same batch end as they were called.
+  private applyOne(op: Op): Outcome {
+    if (op.kind === 'delete') {
+      const gone = this.sql.delete.get(op.key)
+      return { existed: gone !== null, oldFile: gone?.file ?? null }
+    }
+    const old = this.sql.fileOf.get(op.key)
+    const { size, sha256, contentType } = op.info
+    this.sql.upsert.run(op.key, size, sha256, contentType, op.file, op.body)
+    return { existed: old !== null, oldFile: old?.file ?? null }
+  }
+
+  private track<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new BlobError('io', 'blob store is closed'))
+    let p: Promise<T>
+    try {
+      p = work()
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    this.inFlight.add(p)
+    const forget = () => this.inFlight.delete(p)
+    p.then(forget, forget)
+    return p
+  }
+
+  private assertOpen() {
+    if (this.closed) throw new BlobError('io', 'blob store is closed')
+  }
+}
+
+function toInfo(row: BlobRow): BlobInfo {
+  return { size: row.size, sha256: row.sha256, contentType: row.content_type }
+}
+
+function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (bytes.byteLength > 0) controller.enqueue(bytes)
+      controller.close()
+    },
+  })
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!(value >= 0)) throw new RangeError(`DiskBlobStore ${name} must be a non-negative number`)
+  return value
+}

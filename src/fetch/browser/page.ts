@@ -1,0 +1,487 @@
+import type { Logger } from '../../log'
+import { FetchError } from '../errors'
+import type { Cookie, FetchResult, HeaderPair, Method, Redirect } from '../types'
+import type { CdpEvent } from './cdp'
+import { netError } from './net-errors'
+import type { BrowserSession, Continuation, Paused } from './session'
+
+export type BrowserFetch = {
+  /** Absolute http(s) URL. */
+  url: string
+  /** Applied to the first main-document request; later hops are the browser's own. */
+  method: Method
+  body?: Uint8Array
+  /** Final request headers; User-Agent goes through the user-agent override, the rest as extra headers. */
+  headers: HeaderPair[]
+  /** Set in the page's fresh browser context before navigating; no domain means the URL's host. */
+  cookies: Cookie[]
+  /** An http(s) proxy URL, applied to this fetch's browser context only. */
+  proxy: string | null
+  /** networkidle: load fired and no request in flight for 500 ms. */
+  waitUntil: 'load' | 'networkidle'
+  /** Server and client hops of the main frame together. */
+  maxRedirects: number
+}
+
+export type PageOptions = { maxBodyBytes: number; log: Logger }
+
+const IDLE_MS = 500
+/** A refresh (meta or header) up to this delay is a client redirect, followed at once (as the standard client does). */
+const MAX_REFRESH_DELAY_S = 30
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+const RENDERED_TYPES = new Set(['text/html', 'application/xhtml+xml'])
+const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument'])
+
+// The doctype serializer keeps legacy doctypes intact; `<!DOCTYPE html>` for HTML5 pages.
+const SERIALIZE = `(() => {
+  const d = document, t = d.doctype
+  return (t ? new XMLSerializer().serializeToString(t) : '') + (d.documentElement ? d.documentElement.outerHTML : '')
+})()`
+
+type FinalResponse = { url: string; status: number; headers: HeaderPair[]; contentType: string | null; networkId: string | undefined }
+
+const headerValue = (headers: HeaderPair[], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1]
+/** Whether two URLs name the same document (a refresh to the page itself is a reload, not a redirect). */
+const sameDocument = (a: string, b: string) => a.replace(/#.*$/s, '') === b.replace(/#.*$/s, '')
+const mimeOf = (contentType: string | null | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase()
+
+/** Chromium joins repeated headers (Set-Cookie above all) with a newline: one pair per line instead. */
+export function splitHeaders(raw: { name: string; value: string }[] | Record<string, string> | undefined): HeaderPair[] {
+  const entries = Array.isArray(raw) ? raw.map((h) => [h.name, h.value] as const) : Object.entries(raw ?? {})
+  const out: HeaderPair[] = []
+  for (const [name, value] of entries) for (const line of String(value).split('\n')) out.push([name, line])
+  return out
+}
+
+/** Chromium's cookie as the service's Cookie shape. */
+export function toCookie(c: { name: string; value: string; domain: string; path: string; expires: number; session?: boolean; httpOnly: boolean; secure: boolean; sameSite?: string }): Cookie {
+  const cookie: Cookie = { name: c.name, value: c.value, domain: c.domain, path: c.path, http_only: c.httpOnly, secure: c.secure }
+  if (!c.session && c.expires > 0) cookie.expires = new Date(Math.round(c.expires * 1000)).toISOString()
+  if (c.sameSite === 'Lax' || c.sameSite === 'Strict' || c.sameSite === 'None') cookie.same_site = c.sameSite
+  return cookie
+}
+
+function toCookieParam(c: Cookie, url: string) {
+  return {
+    name: c.name,
+    value: c.value,
+    // Without a domain the cookie is host-only for the request URL, as a Set-Cookie without Domain would be.
+    ...(c.domain ? { domain: c.domain } : { url }),
+    path: c.path ?? '/',
+    ...(c.secure !== undefined && { secure: c.secure }),
+    ...(c.http_only !== undefined && { httpOnly: c.http_only }),
+    ...(c.same_site && { sameSite: c.same_site }),
+    ...(c.expires && { expires: Date.parse(c.expires) / 1000 }),
+  }
+}
+
+/**
+ * One fetch in its own browser context and page: set up, navigate, wait, read, and dispose of
+ * both whatever happens. Main-frame documents reach it from the session's interceptor (`hooks`),
+ * page events from its own flattened session.
+ */
+export class PageFetch {
+  private readonly started = performance.now()
+  private readonly redirects: Redirect[] = []
+  private readonly inflight = new Set<string>()
+  private readonly unsubscribe: (() => void)[] = []
+  private contextId: string | null = null
+  private targetId = ''
+  private sessionId = ''
+  private disposed = false
+  /** The page has settled (or failed): later navigations are refused. */
+  private finished = false
+  /** The fetch has returned. */
+  private over = false
+  private settle!: { resolve: () => void; reject: (e: Error) => void }
+  private readonly settled = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }))
+
+  /** Network ids of main-frame documents seen at the request stage, the first one first. */
+  private readonly documents: string[] = []
+  private response: FinalResponse | null = null
+  private raw: Uint8Array | null = null
+  private mainBytes = 0
+  /** The raw headers of the latest main-document response (Set-Cookie included, which the interceptor never sees). */
+  private rawHeaders: { id: string; status: number; headers: HeaderPair[] } | null = null
+  private frameMime: string | null = null
+  /** The id (loader = network id) of a main-frame document on its way, until its response arrives. */
+  private expecting: string | null = null
+  /** The load state of the current document, put back when the one on its way is aborted. */
+  private before = { loaded: false, loadSeen: false }
+  /** The current document fired load (lifecycle, matched by loader id) … */
+  private loadSeen = false
+  /** … and the frame stopped loading after it, by when a refresh it asks for has been scheduled. */
+  private loaded = false
+  private scheduled = false
+  private lastFailure: FetchError | null = null
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
+
+  constructor(
+    private readonly session: BrowserSession,
+    private readonly req: BrowserFetch,
+    private readonly opts: PageOptions,
+  ) {
+    this.settled.catch(() => {})
+  }
+
+  async run(signal: AbortSignal): Promise<FetchResult> {
+    // Aborts and a dead browser end the fetch in any phase, reading the page included.
+    let fatal!: (err: Error) => void
+    const interrupted = new Promise<never>((_, reject) => (fatal = reject))
+    const stop = (err: FetchError) => {
+      this.finish(err)
+      fatal(err)
+    }
+    const onAbort = () => stop(new FetchError('timeout', `the page did not finish loading within ${Math.round(performance.now() - this.started)} ms (${this.req.url})`, true))
+    if (signal.aborted) onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    this.unsubscribe.push(
+      () => signal.removeEventListener('abort', onAbort),
+      this.session.cdp.onClose(() => stop(new FetchError('browser_unavailable', `Chromium exited while loading ${this.req.url}`, true))),
+    )
+    const release = this.session.hold()
+    try {
+      return await Promise.race([this.work(), interrupted])
+    } catch (err) {
+      if (err instanceof FetchError) throw err
+      // A protocol command that failed: the browser could not do what the fetch needed.
+      throw new FetchError('browser_unavailable', `Chromium failed loading ${this.req.url}: ${(err as Error).message}`, true)
+    } finally {
+      this.over = true
+      await this.dispose()
+      release()
+    }
+  }
+
+  private send<T = any>(method: string, params: Record<string, unknown> = {}, onPage = true): Promise<T> {
+    return this.session.cdp.send<T>(method, params, onPage ? this.sessionId : undefined)
+  }
+
+  private async work(): Promise<FetchResult> {
+    const { req, session } = this
+    const page = await session.openPage(req.proxy ? new URL(req.proxy) : null)
+    if (this.disposed) {
+      void session.disposeContext(page.contextId)
+      throw new Error('the fetch ended before its page opened')
+    }
+    this.contextId = page.contextId
+    this.targetId = page.targetId
+    this.sessionId = page.sessionId
+    session.pages.set(page.targetId, {
+      request: (p) => this.onDocumentRequest(p),
+      refused: (err) => this.finish(err),
+      response: (p) => this.onDocumentResponse(p),
+    })
+    this.unsubscribe.push(session.cdp.on(page.sessionId, (e) => this.onEvent(e)))
+    await Promise.all([this.setCookies(), ...this.headerCommands()])
+    const nav = await this.send<{ errorText?: string }>('Page.navigate', { url: req.url })
+    if (nav.errorText) this.onMainFailure(nav.errorText)
+    await this.settled
+    const body = this.raw ?? (await this.render())
+    const cookies = await this.send<{ cookies: Parameters<typeof toCookie>[0][] }>('Storage.getCookies', { browserContextId: page.contextId }, false)
+    const final = this.response!
+    return {
+      url: req.url,
+      final_url: final.url,
+      status: final.status,
+      headers: final.headers,
+      cookies: cookies.cookies.map(toCookie),
+      content_type: final.contentType,
+      body,
+      redirects: this.redirects,
+      timing: { total_ms: Math.round(performance.now() - this.started) },
+    }
+  }
+
+  private async setCookies() {
+    if (!this.req.cookies.length) return
+    const cookies = this.req.cookies.map((c) => toCookieParam(c, this.req.url))
+    try {
+      await this.send('Storage.setCookies', { cookies, browserContextId: this.contextId }, false)
+    } catch {
+      // One cookie Chromium refuses (a Secure one for http, a bad domain) must not sink the rest.
+      for (const c of cookies) {
+        await this.send('Storage.setCookies', { cookies: [c], browserContextId: this.contextId }, false).catch((err) =>
+          this.opts.log.debug('chromium refused a cookie', { name: c.name, error: String(err) }),
+        )
+      }
+    }
+  }
+
+  private headerCommands(): Promise<unknown>[] {
+    const extra: Record<string, string> = {}
+    const names = new Map<string, string>()
+    let userAgent: string | undefined
+    let acceptLanguage: string | undefined
+    for (const [name, value] of this.req.headers) {
+      const lower = name.toLowerCase()
+      if (lower === 'user-agent') {
+        userAgent = value
+        continue
+      }
+      if (lower === 'accept-language') acceptLanguage = value
+      const key = names.get(lower)
+      if (key) extra[key] = `${extra[key]}, ${value}`
+      else names.set(lower, name), (extra[name] = value)
+    }
+    const out: Promise<unknown>[] = []
+    if (names.size) out.push(this.send('Network.setExtraHTTPHeaders', { headers: extra }))
+    if (userAgent) out.push(this.send('Emulation.setUserAgentOverride', { userAgent, ...(acceptLanguage && { acceptLanguage }) }))
+    return out
+  }
+
+  private onDocumentRequest(p: Paused): Continuation | FetchError {
+    if (this.finished || this.over) return new FetchError('connect', 'the page has already settled')
+    if (p.redirectedRequestId) return {} // a server hop, counted at its response
+    const id = p.networkId ?? p.requestId
+    // The same request again (an HTTPS upgrade falling back to http, a restart): no new hop.
+    const again = this.documents.includes(id)
+    if (!again) this.documents.push(id)
+    const first = this.documents[0] === id
+    if (!first && !again) {
+      const from = this.response?.url ?? this.req.url
+      // Neither is followed by the standard client either; the current document stays the answer.
+      if (sameDocument(from, p.request.url)) return new FetchError('connect', 'a reload is not a redirect')
+      if (this.req.maxRedirects === 0) return new FetchError('connect', 'redirects are not followed')
+      this.redirects.push({ url: from, location: p.request.url, side: 'client', type: 'temporary' })
+      if (this.overLimit()) return this.lastFailure!
+    }
+    this.expectDocument(id)
+    const { method, body } = this.req
+    if (!first || (method === 'GET' && !body)) return {}
+    return { method, ...(body && { postData: Buffer.from(body).toString('base64') }) }
+  }
+
+  private async onDocumentResponse(p: Paused): Promise<void> {
+    if (this.finished || this.over) return this.session.fail(p.requestId, 'Aborted')
+    // Network errors surface as loadingFailed on the page.
+    if (p.responseErrorReason !== undefined) return this.session.continue(p.requestId, {})
+    const status = p.responseStatusCode!
+    const seen = splitHeaders(p.responseHeaders)
+    const headers = this.rawHeadersOf(p.networkId, status, seen) ?? seen
+    const location = headerValue(headers, 'location')
+    const target = location !== undefined && REDIRECT_STATUSES.has(status) ? URL.parse(location, p.request.url) : null
+    const follows = target !== null && (target.protocol === 'http:' || target.protocol === 'https:') && this.req.maxRedirects > 0
+    if (follows) {
+      this.redirects.push({ url: p.request.url, location: target.href, side: 'server', type: status === 301 || status === 308 ? 'permanent' : 'temporary' })
+      if (this.overLimit()) return this.session.fail(p.requestId, 'Aborted')
+      return this.session.continue(p.requestId, {})
+    }
+    const contentType = headerValue(headers, 'content-type') ?? null
+    const mime = mimeOf(contentType)
+    const attachment = /^\s*attachment/i.test(headerValue(headers, 'content-disposition') ?? '')
+    const empty = p.request.method === 'HEAD' || status === 204 || status === 205 || status === 304
+    // No Content-Type: Chromium sniffs and renders; anything else that is not HTML comes back raw,
+    // and so does a redirect not followed (max_redirects 0: the 3xx is the answer).
+    const renders = !target && !empty && !attachment && (mime === '' || RENDERED_TYPES.has(mime))
+    this.response = { url: p.request.url, status, headers, contentType, networkId: p.networkId }
+    this.expecting = null
+    this.mainBytes = 0
+    const length = Number(headerValue(headers, 'content-length'))
+    if (length > this.opts.maxBodyBytes) {
+      this.finish(this.tooLarge(`declares ${length} bytes`))
+      return this.session.fail(p.requestId, 'Aborted')
+    }
+    if (renders) return this.session.continue(p.requestId, {})
+    try {
+      this.raw = empty ? new Uint8Array(0) : await this.readBody(p.requestId)
+    } catch (err) {
+      if (err instanceof FetchError) this.finish(err)
+      // Chromium keeps no body for a redirect response.
+      else if (target) this.raw = new Uint8Array(0)
+      else this.finish(new FetchError('connect', `reading the response of ${p.request.url} failed: ${(err as Error).message}`, true))
+    }
+    // The bytes are in hand; showing them in the page (or downloading them) would only cost time.
+    this.session.fail(p.requestId, 'Aborted')
+    this.check()
+  }
+
+  /**
+   * The raw headers for this pause, taken once. A redirect chain keeps one request id, so they
+   * must also agree with what the interceptor saw, or a late copy could speak for the next hop.
+   */
+  private rawHeadersOf(id: string | undefined, status: number, seen: HeaderPair[]): HeaderPair[] | null {
+    const raw = this.rawHeaders
+    this.rawHeaders = null
+    if (!raw || raw.id !== id || raw.status !== status) return null
+    const agree = ['location', 'content-type', 'content-length'].every((name) => headerValue(raw.headers, name) === headerValue(seen, name))
+    return agree ? raw.headers : null
+  }
+
+  private async readBody(requestId: string): Promise<Uint8Array> {
+    const { stream } = await this.send<{ stream: string }>('Fetch.takeResponseBodyAsStream', { requestId }, false)
+    const parts: Uint8Array[] = []
+    let size = 0
+    try {
+      for (;;) {
+        const chunk = await this.send<{ data: string; base64Encoded?: boolean; eof: boolean }>('IO.read', { handle: stream, size: 1 << 20 }, false)
+        const bytes = chunk.base64Encoded ? Buffer.from(chunk.data, 'base64') : Buffer.from(chunk.data, 'utf8')
+        size += bytes.length
+        if (size > this.opts.maxBodyBytes) throw this.tooLarge(`sent more than ${this.opts.maxBodyBytes} bytes`)
+        if (bytes.length) parts.push(bytes)
+        if (chunk.eof) break
+      }
+    } finally {
+      this.send('IO.close', { handle: stream }, false).catch(() => {})
+    }
+    return Buffer.concat(parts)
+  }
+
+  private async render(): Promise<Uint8Array> {
+    // A document Chromium sniffed into something that is not HTML is better returned as sent.
+    const networkId = this.response?.networkId
+    if (this.frameMime && !RENDERED_TYPES.has(this.frameMime) && networkId) {
+      const raw = await this.send<{ body: string; base64Encoded: boolean }>('Network.getResponseBody', { requestId: networkId }).catch(() => null)
+      if (raw) return this.bounded(raw.base64Encoded ? Buffer.from(raw.body, 'base64') : raw.body)
+    }
+    const r = await this.send<{ result: { value?: unknown }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression: SERIALIZE, returnByValue: true })
+    if (r.exceptionDetails || typeof r.result.value !== 'string') throw new FetchError('connect', `reading the rendered page of ${this.req.url} failed: ${r.exceptionDetails?.text ?? 'no document'}`)
+    return this.bounded(r.result.value)
+  }
+
+  private bounded(body: string | Uint8Array): Uint8Array {
+    // UTF-8 never has fewer bytes than UTF-16 code units, so a long string fails before encoding.
+    if (body.length > this.opts.maxBodyBytes) throw this.tooLarge(`renders to more than ${this.opts.maxBodyBytes} bytes`)
+    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
+    if (bytes.length > this.opts.maxBodyBytes) throw this.tooLarge(`renders to ${bytes.length} bytes`)
+    return bytes
+  }
+
+  private tooLarge(what: string) {
+    return new FetchError('too_large', `${this.response?.url ?? this.req.url} ${what}, over the ${this.opts.maxBodyBytes} byte limit`)
+  }
+
+  private overLimit(): boolean {
+    if (this.redirects.length <= this.req.maxRedirects) return false
+    this.lastFailure = new FetchError('redirect_limit', `more than ${this.req.maxRedirects} redirects starting at ${this.req.url}`)
+    this.finish(this.lastFailure)
+    return true
+  }
+
+  private onEvent({ method, params }: CdpEvent) {
+    const main = params.frameId === this.targetId
+    switch (method) {
+      case 'Page.lifecycleEvent':
+        if (main && params.name === 'load' && params.loaderId === this.response?.networkId) this.loadSeen = true
+        break
+      case 'Page.frameStoppedLoading':
+        if (main && this.loadSeen) this.loaded = true
+        break
+      case 'Page.frameStartedNavigating':
+        if (main && !this.finished && !SAME_DOCUMENT.has(params.navigationType)) this.expectDocument(params.loaderId)
+        break
+      case 'Page.frameNavigated':
+        if (params.frame?.id === this.targetId) this.frameMime = params.frame.mimeType ?? null
+        break
+      case 'Page.frameScheduledNavigation':
+        if (main) this.onScheduled(params.url, params.delay)
+        break
+      case 'Page.frameClearedScheduledNavigation':
+        if (main) this.scheduled = false
+        break
+      case 'Network.responseReceivedExtraInfo':
+        // Usually ahead of the interceptor's pause; when behind, it still improves the answer.
+        if (params.requestId === this.expecting || params.requestId === this.response?.networkId) {
+          const raw = { id: params.requestId as string, status: params.statusCode as number, headers: splitHeaders(params.headers) }
+          const final = this.response
+          if (final && final.networkId === raw.id && final.status === raw.status && !this.expecting) {
+            if (['location', 'content-type', 'content-length'].every((n) => headerValue(raw.headers, n) === headerValue(final.headers, n))) final.headers = raw.headers
+          } else this.rawHeaders = raw
+        }
+        break
+      case 'Network.requestWillBeSent':
+        this.inflight.add(params.requestId)
+        break
+      case 'Network.dataReceived':
+        if (params.requestId === this.response?.networkId && (this.mainBytes += params.dataLength) > this.opts.maxBodyBytes) this.finish(this.tooLarge(`sent more than ${this.opts.maxBodyBytes} bytes`))
+        break
+      case 'Network.loadingFinished':
+        this.inflight.delete(params.requestId)
+        break
+      case 'Network.loadingFailed':
+        this.inflight.delete(params.requestId)
+        if (params.requestId === this.expecting || params.requestId === this.response?.networkId) this.onMainFailure(params.errorText)
+        break
+      case 'Inspector.targetCrashed':
+        this.finish(new FetchError('connect', `the page crashed while loading ${this.req.url}`, true))
+        break
+      default:
+        return
+    }
+    this.check()
+  }
+
+  /**
+   * A new main-frame document is on its way. Announced twice: by the page (frameStartedNavigating,
+   * which can come before the pause of its request, and even before the scheduled navigation is
+   * cleared) and by the interceptor.
+   */
+  private expectDocument(id: string) {
+    if (this.expecting === id) return
+    if (!this.expecting) this.before = { loaded: this.loaded, loadSeen: this.loadSeen }
+    this.expecting = id
+    this.loaded = this.loadSeen = false
+    // This navigation replaces any the document had scheduled (Chromium does not always say so).
+    this.scheduled = false
+    this.clearIdle()
+  }
+
+  /** A refresh or script-scheduled navigation of the main frame: a client redirect to wait for. */
+  private onScheduled(url: string, delay: number) {
+    const current = this.response?.url ?? this.req.url
+    if (this.finished || this.req.maxRedirects === 0 || delay > MAX_REFRESH_DELAY_S || sameDocument(url, current)) return
+    this.scheduled = true
+    // No sitting out the timer: the target is known now.
+    if (delay > 0) this.send('Page.navigate', { url, referrer: current }).catch(() => {})
+  }
+
+  private onMainFailure(errorText: string) {
+    if (this.finished || this.raw) return
+    if (/ERR_ABORTED/.test(errorText)) {
+      // Replaced by a newer navigation (which arrives as its own document), or stopped: the
+      // document already shown, if any, is the answer.
+      if (!this.expecting) return
+      this.expecting = null
+      ;({ loaded: this.loaded, loadSeen: this.loadSeen } = this.before)
+      if (this.response) return
+    }
+    this.lastFailure = netError(errorText, this.req.url)
+    this.finish(this.lastFailure)
+  }
+
+  private check() {
+    if (this.finished) return
+    if (this.raw) return this.finish()
+    if (!this.loaded || this.scheduled || this.expecting) return this.clearIdle()
+    if (!this.response) return this.finish(this.lastFailure ?? new FetchError('connect', `the navigation to ${this.req.url} was aborted`))
+    if (this.req.waitUntil === 'load') return this.finish()
+    if (this.inflight.size) return this.clearIdle()
+    this.idleTimer ??= setTimeout(() => {
+      this.idleTimer = null
+      if (this.loaded && !this.scheduled && !this.expecting && !this.inflight.size) this.finish()
+    }, IDLE_MS)
+  }
+
+  private clearIdle() {
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = null
+  }
+
+  private finish(err?: Error) {
+    if (this.finished) return
+    this.finished = true
+    this.clearIdle()
+    if (err) this.settle.reject(err)
+    else this.settle.resolve()
+  }
+
+  private async dispose() {
+    if (this.disposed) return
+    this.disposed = true
+    this.clearIdle()
+    for (const u of this.unsubscribe) u()
+    if (this.targetId) this.session.pages.delete(this.targetId)
+    if (this.contextId) await this.session.disposeContext(this.contextId)
+    this.session.replenish()
+  }
+}

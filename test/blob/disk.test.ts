@@ -1,0 +1,314 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { DiskBlobStore, type DiskBlobStoreOptions } from '../../src/blob/disk'
+import { openBlobStore } from '../../src/blob'
+import { bodyOf, crashBody, failingStream, readAll, sha256, streamOf } from './bodies'
+import { blobStoreContract, expectBlobError } from './contract'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'trawl-blob-'))
+  dirs.push(d)
+  return d
+}
+
+const MAX = 8 * 1024 * 1024
+blobStoreContract('disk', async () => {
+  const dir = tempDir()
+  const store = new DiskBlobStore(dir, { maxBytes: MAX })
+  return {
+    store,
+    maxBytes: MAX,
+    async cleanup() {
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+})
+
+/** Every file under `<dir>/blobs`, relative to it. */
+function blobFiles(dir: string): string[] {
+  const root = join(dir, 'blobs')
+  const out: string[] = []
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name))
+      else out.push(relative(root, join(d, e.name)))
+    }
+  }
+  try {
+    walk(root)
+  } catch {}
+  return out
+}
+const temps = (dir: string) => blobFiles(dir).filter((f) => f.split('/').pop()!.startsWith('.tmp-'))
+
+type Row = { key: string; size: number; sha256: string; file: string | null; body: Uint8Array | null }
+/** The row of `key`, read through a second connection (WAL lets it see committed data). */
+function rowOf(dir: string, key: string): Row | null {
+  const db = new Database(join(dir, 'blobs.db'), { readonly: true })
+  try {
+    return db.query('SELECT key, size, sha256, file, body FROM blobs WHERE key = ?').get(key) as Row | null
+  } finally {
+    db.close()
+  }
+}
+
+async function withStore<T>(opts: DiskBlobStoreOptions, fn: (s: DiskBlobStore, dir: string) => Promise<T>, dir = tempDir()): Promise<T> {
+  const store = new DiskBlobStore(dir, opts)
+  try {
+    return await fn(store, dir)
+  } finally {
+    await store.close()
+  }
+}
+
+const openFds = () => readdirSync('/proc/self/fd').length
+
+describe('DiskBlobStore layout', () => {
+  test('blobs.db is a separate WAL database in the data dir, created with it', async () => {
+    const dir = join(tempDir(), 'nested', 'data')
+    await withStore({}, async () => {
+      const db = new Database(join(dir, 'blobs.db'), { readonly: true })
+      expect((db.query('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal')
+      db.close()
+    }, dir)
+  })
+
+  test('bodies up to inlineMax are rows with the body and no file; one byte more is a file', async () => {
+    await withStore({ inlineMax: 1000 }, async (store, dir) => {
+      await store.put('t/small', bodyOf(1, 1000), 'text/html')
+      const small = rowOf(dir, 't/small')!
+      expect(small.file).toBeNull()
+      expect(small.body).toEqual(bodyOf(1, 1000))
+      expect(blobFiles(dir)).toEqual([])
+
+      await store.put('t/large', bodyOf(2, 1001), 'text/html')
+      const large = rowOf(dir, 't/large')!
+      expect(large.body).toBeNull()
+      expect(large.size).toBe(1001)
+      expect(large.sha256).toBe(sha256(bodyOf(2, 1001)))
+      expect(blobFiles(dir)).toEqual([large.file!])
+      expect(sha256(readFileSync(join(dir, 'blobs', large.file!)))).toBe(sha256(bodyOf(2, 1001)))
+    })
+  })
+
+  test('the default inlineMax is 256 KiB, and file shards come from the key', async () => {
+    await withStore({}, async (store, dir) => {
+      await store.put('t/at', new Uint8Array(256 * 1024), 'x/y')
+      await store.put('t/over', new Uint8Array(256 * 1024 + 1), 'x/y')
+      expect(rowOf(dir, 't/at')!.file).toBeNull()
+      const h = sha256(new TextEncoder().encode('t/over'))
+      expect(rowOf(dir, 't/over')!.file).toStartWith(`${h.slice(0, 2)}/${h.slice(2, 4)}/`)
+    })
+  })
+
+  test('a stream stays inline under inlineMax and becomes a file past it; no temp files remain', async () => {
+    await withStore({ inlineMax: 10_000 }, async (store, dir) => {
+      await store.put('t/s1', streamOf(bodyOf(3, 10_000), 999), 'a/b')
+      await store.put('t/s2', streamOf(bodyOf(4, 10_001), 999), 'a/b')
+      await store.put('t/s3', bodyOf(5, 3_000_000), 'a/b')
+      expect(rowOf(dir, 't/s1')!.file).toBeNull()
+      expect(rowOf(dir, 't/s2')!.file).not.toBeNull()
+      expect(blobFiles(dir)).toHaveLength(2)
+      expect(temps(dir)).toEqual([])
+      expect(await readAll((await store.get('t/s2'))!.stream)).toEqual(bodyOf(4, 10_001))
+    })
+  })
+
+  test('replacing or deleting a file blob removes the old file', async () => {
+    await withStore({ inlineMax: 100 }, async (store, dir) => {
+      await store.put('t/r', bodyOf(1, 500), 'a/b')
+      const first = rowOf(dir, 't/r')!.file!
+      await store.put('t/r', bodyOf(2, 600), 'a/b')
+      const second = rowOf(dir, 't/r')!.file!
+      expect(second).not.toBe(first)
+      expect(blobFiles(dir)).toEqual([second])
+      await store.put('t/r', bodyOf(3, 50), 'a/b') // now inline
+      expect(blobFiles(dir)).toEqual([])
+      await store.put('t/r', bodyOf(4, 700), 'a/b')
+      expect(blobFiles(dir)).toHaveLength(1)
+      expect(await store.delete('t/r')).toBe(true)
+      expect(blobFiles(dir)).toEqual([])
+      expect(rowOf(dir, 't/r')).toBeNull()
+    })
+  })
+
+  test('too_large and failed streams leave no temp file and no row', async () => {
+    await withStore({ inlineMax: 1000, maxBytes: 100_000 }, async (store, dir) => {
+      await expectBlobError(store.put('t/x', streamOf(new Uint8Array(100_001), 10_000), 'a/b'), 'too_large')
+      await expectBlobError(store.put('t/x', new Uint8Array(100_001), 'a/b'), 'too_large')
+      await expectBlobError(store.put('t/x', failingStream(50_000, 5000), 'a/b'), 'io')
+      expect(temps(dir)).toEqual([])
+      expect(blobFiles(dir)).toEqual([])
+      expect(rowOf(dir, 't/x')).toBeNull()
+    })
+  })
+})
+
+test('options out of range are refused at construction', () => {
+  expect(() => new DiskBlobStore(tempDir(), { inlineMax: -1 })).toThrow(RangeError)
+  expect(() => new DiskBlobStore(tempDir(), { inlineMax: 65 * 1024 * 1024 })).toThrow(RangeError)
+  expect(() => new DiskBlobStore(tempDir(), { maxBytes: Number.NaN })).toThrow(RangeError)
+})
+
+describe('DiskBlobStore reads', () => {
+  test('a file stream keeps reading the version it opened after a replace and a delete', async () => {
+    await withStore({ inlineMax: 100 }, async (store) => {
+      await store.put('t/v', bodyOf(1, 2_000_000), 'a/b')
+      const got = (await store.get('t/v'))!
+      await store.put('t/v', bodyOf(2, 300), 'a/b')
+      await store.delete('t/v')
+      expect(await readAll(got.stream)).toEqual(bodyOf(1, 2_000_000))
+    })
+  })
+
+  test('file streams release their descriptor when read to the end or cancelled', async () => {
+    await withStore({ inlineMax: 100 }, async (store) => {
+      await store.put('t/fd', bodyOf(1, 1_000_000), 'a/b')
+      const before = openFds()
+      for (let i = 0; i < 20; i++) await readAll((await store.get('t/fd'))!.stream)
+      for (let i = 0; i < 20; i++) await (await store.get('t/fd'))!.stream.cancel()
+      for (let i = 0; i < 20; i++) {
+        const reader = (await store.get('t/fd'))!.stream.getReader()
+        await reader.read()
+        await reader.cancel()
+      }
+      expect(openFds()).toBeLessThanOrEqual(before)
+    })
+  })
+})
+
+describe('DiskBlobStore batching and durability', () => {
+  test('200 concurrent small puts share a few transactions and are all there after reopen', async () => {
+    const dir = tempDir()
+    await withStore({}, async (store) => {
+      const before = store.stats
+      const infos = await Promise.all(Array.from({ length: 200 }, (_, i) => store.put(`t/b/${i}`, bodyOf(i, 3000), 'text/html')))
+      const after = store.stats
+      expect(after.ops - before.ops).toBe(200)
+      expect(after.commits - before.commits).toBeLessThanOrEqual(8)
+      expect(infos.every((info, i) => info.sha256 === sha256(bodyOf(i, 3000)))).toBe(true)
+    }, dir)
+    await withStore({}, async (store) => {
+      for (let i = 0; i < 200; i++) expect(await readAll((await store.get(`t/b/${i}`))!.stream)).toEqual(bodyOf(i, 3000))
+    }, dir)
+  })
+
+  test('puts arriving over several event-loop turns still batch; a lone awaited put commits at once', async () => {
+    await withStore({ batchWaitMs: 50 }, async (store) => {
+      const s0 = store.stats
+      // Workers that each put, then yield a turn, like fetches completing one after another.
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, w) => {
+          for (let i = 0; i < 10; i++) {
+            await new Promise((r) => setImmediate(r))
+            await store.put(`t/w/${w}/${i}`, bodyOf(i, 100), 'a/b')
+          }
+        }),
+      )
+      const s1 = store.stats
+      expect(s1.ops - s0.ops).toBe(160)
+      expect(s1.commits - s0.commits).toBeLessThan(40)
+      const t0 = performance.now()
+      for (let i = 0; i < 20; i++) await store.put(`t/seq/${i}`, bodyOf(i, 100), 'a/b')
+      // No fixed wait per commit: 20 sequential puts take far less than 20 × batchWaitMs.
+      expect(performance.now() - t0).toBeLessThan(200)
+      expect(store.stats.commits - s1.commits).toBe(20)
+    })
+  })
+
+  test('a put and a delete of one key in the same batch apply in call order', async () => {
+    await withStore({}, async (store) => {
+      const [, deleted] = await Promise.all([store.put('t/o', bodyOf(1, 10), 'a/b'), store.delete('t/o')])
+      expect(deleted).toBe(true)
+      expect(await store.head('t/o')).toBeNull()
+      await Promise.all([store.delete('t/o2'), store.put('t/o2', bodyOf(1, 10), 'a/b')])
+      expect(await store.head('t/o2')).not.toBeNull()
+    })
+  })
+
+  test('opening removes temp files and files no row points at, and keeps referenced ones', async () => {
+    const dir = tempDir()
+    let kept = ''
+    await withStore({ inlineMax: 10 }, async (store) => {
+      await store.put('t/keep', bodyOf(1, 100), 'a/b')
+      kept = rowOf(dir, 't/keep')!.file!
+    }, dir)
+    const shard = join(dir, 'blobs', 'ab', 'cd')
+    mkdirSync(shard, { recursive: true })
+    writeFileSync(join(shard, '.tmp-deadbeef'), 'partial')
+    writeFileSync(join(shard, '0123456789abcdef0123-00ff00ff00ff00ff'), 'renamed, never committed')
+    const store = new DiskBlobStore(dir, { inlineMax: 10 })
+    expect(store.swept).toEqual({ temps: 1, orphans: 1 })
+    expect(blobFiles(dir)).toEqual([kept])
+    expect(await readAll((await store.get('t/keep'))!.stream)).toEqual(bodyOf(1, 100))
+    await store.close()
+  })
+
+  test('kill -9 mid-write loses no acknowledged blob and leaves nothing half-written', async () => {
+    const dir = tempDir()
+    const acked = new Set<number>()
+    let start = 0
+    for (const killAfter of [30, 120, 250]) {
+      const child = Bun.spawn([process.execPath, join(import.meta.dir, 'crash-child.ts'), dir, String(start)], {
+        stdout: 'pipe',
+        stderr: 'inherit',
+      })
+      let seen = 0
+      let buffer = ''
+      const decoder = new TextDecoder()
+      for await (const chunk of child.stdout) {
+        buffer += decoder.decode(chunk, { stream: true })
+        const lines = buffer.split('\n')
+        buffer = lines.pop()!
+        for (const line of lines) {
+          acked.add(Number(line.slice('acked '.length)))
+          seen++
+        }
+        if (seen >= killAfter) child.kill('SIGKILL')
+      }
+      expect(await child.exited).not.toBe(0)
+      start += 100_000
+
+      const store = new DiskBlobStore(dir)
+      try {
+        for (const n of acked) {
+          const got = await store.get(`t/crash/${n}`)
+          expect(got).not.toBeNull()
+          const bytes = await readAll(got!.stream)
+          expect(bytes).toEqual(crashBody(n))
+          expect(got!.info.sha256).toBe(sha256(bytes))
+        }
+        // Blobs committed but not yet acknowledged may exist too, but only whole.
+        const db = new Database(join(dir, 'blobs.db'), { readonly: true })
+        const rows = db.query('SELECT key, size, file FROM blobs').all() as { key: string; size: number; file: string | null }[]
+        db.close()
+        for (const row of rows) {
+          expect(row.size).toBe(crashBody(Number(row.key.split('/').pop())).byteLength)
+          if (row.file) expect(statSync(join(dir, 'blobs', row.file)).size).toBe(row.size)
+        }
+        expect(temps(dir)).toEqual([])
+        expect(blobFiles(dir).length).toBe(rows.filter((r) => r.file).length)
+      } finally {
+        await store.close()
+      }
+    }
+    expect(acked.size).toBeGreaterThanOrEqual(400)
+  }, 30_000)
+})
+
+test('openBlobStore gives a disk store under the data dir', async () => {
+  const dir = tempDir()
+  const store = openBlobStore(dir)
+  expect(store).toBeInstanceOf(DiskBlobStore)
+  await store.put('t/i', bodyOf(1, 10), 'a/b')
+  await store.close()
+  expect(statSync(join(dir, 'blobs.db')).isFile()).toBe(true)
+})
