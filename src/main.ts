@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { crawlCommand } from './cli/crawl'
 import { ConfigError, loadConfig, SETTING_NAMES } from './config'
 import { createLogger } from './log'
 import { ListenError, startServer } from './server'
@@ -8,6 +9,7 @@ const USAGE = `trawl ${VERSION}: crawl management and scrape service
 
 usage:
   trawl serve [--data-dir DIR] [--host ADDR] [--port N] [--scrape-port N]
+  trawl crawl URL [--max-urls N] [--max-depth N] [--data-dir DIR] [--tenant T]
   trawl version
 
 settings (flag, environment, default):
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return 0
     case 'serve':
       return serve(rest)
+    case 'crawl':
+      return crawlCommand(rest)
     case undefined:
     case 'help':
     case '--help':

@@ -2,6 +2,7 @@ import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
 import type { Config } from './config'
 import { openBlobStore } from './blob'
+import { Runner } from './crawl/runner'
 import { createFetcher } from './fetch'
 import { createApp } from './http/app'
 import type { Logger } from './log'
@@ -46,7 +47,8 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const fetcher = createFetcher(config, log)
   const blobs = openBlobStore(config.dataDir)
-  const management = managementApp({ store, config, log, parser, fetcher, blobs })
+  const runner = new Runner({ store, fetcher, parser, blobs, log }, config.maxActiveRuns)
+  const management = managementApp({ store, config, log, parser, fetcher, blobs, engine: runner })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
@@ -66,6 +68,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)
+  runner.start()
   log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: config.payTo ? 'paid' : 'free', data_dir: config.dataDir })
   let stopped: Promise<void> | null = null
   return {
@@ -73,8 +76,9 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     scrapeUrl,
     stop: () =>
       (stopped ??= (async () => {
-        // Finish the requests in flight, then close the database so the WAL is checkpointed.
-        await Promise.all([management.stop(), scrape.stop()])
+        // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
+        // go back to the queue), then close the database so the WAL is checkpointed.
+        await Promise.all([management.stop(), scrape.stop(), runner.stop()])
         parser.close()
         await fetcher.close()
         await blobs.close()

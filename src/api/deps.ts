@@ -6,4 +6,7 @@ import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 
 /** What management routes are given; nothing else reaches them. */
-export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool; fetcher: Fetcher; blobs: BlobStore }
+export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool; fetcher: Fetcher; blobs: BlobStore; engine?: Engine }
+
+/** The crawl runner, told when a run may have work (created, resumed); absent where no runs are crawled. */
+export type Engine = { notify(): void }

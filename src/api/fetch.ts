@@ -11,6 +11,11 @@ import { MAX_BATCH_ITEMS } from './parse'
 const closed = { additionalProperties: false } as const
 /** Items of one batch fetched at once: enough to keep a batch fast, few enough that one batch cannot take every socket. */
 const BATCH_CONCURRENCY = 32
+/**
+ * Bodies one batch may hold in all: 64 items of 10 MiB would be a gigabyte of JSON. Items that
+ * finish after the budget is spent become `too_large` error items.
+ */
+export const BATCH_BODY_BUDGET = 64 * 1024 * 1024
 
 /** Fetch: one URL (or up to 64) through trawl's fetcher, with everything it records. */
 export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {
@@ -43,9 +48,16 @@ export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {
       refine: (body, errors) => looseArray(looseObject(body).items).forEach((item, i) => checkFetchBody(item, `items[${i}]`, proxyNames, errors)),
       response: { status: 200, schema: Type.Object({ results: Type.Array(FetchBatchItem, { description: 'in item order' }) }) },
       handle: async ({ tenant, body }) => {
+        let budget = BATCH_BODY_BUDGET
         const results = await mapBounded(body.items, BATCH_CONCURRENCY, async (item) => {
           try {
-            return { ok: true, ...toJson(await fetcher.fetch(fetchRequestOf(item), tenant)) }
+            const result = await fetcher.fetch(fetchRequestOf(item), tenant)
+            budget -= result.body.byteLength
+            if (budget < 0) {
+              const error = { error: 'too_large', message: `the batch's bodies together passed ${BATCH_BODY_BUDGET} bytes; fetch this item on its own` }
+              return { ok: false, url: item.url, error }
+            }
+            return { ok: true, ...toJson(result) }
           } catch (err) {
             if (err instanceof FetchError) return { ok: false, url: item.url, error: { error: err.code, message: err.message } }
             log.error('fetch item failed', { url: item.url, error: String(err) })

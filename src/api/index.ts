@@ -4,15 +4,21 @@ import { hostRoutes } from './hosts'
 import { jobRoutes } from './jobs'
 import { linkRoutes } from './links'
 import { runRoutes } from './runs'
+import { crawlLogRoutes } from './crawl-logs'
 import { patternRoutes } from './patterns'
 import { dataMapRoutes } from './data-maps'
 import { parseRoutes } from './parse'
 import { fetchRoutes } from './fetch'
+import { runGraphRoutes } from './run-graph'
+import { artifactRoutes } from './artifacts'
 
 /** Every management route, in the order the docs list them. */
 export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
+  ...crawlLogRoutes(deps),
+  ...runGraphRoutes(deps),
   ...patternRoutes(deps),
   ...dataMapRoutes(deps),
   ...parseRoutes(deps),
   ...fetchRoutes(deps),
+  ...artifactRoutes(deps),
 ]

@@ -12,7 +12,7 @@ const Name = Type.String({ minLength: 1, maxLength: 255 })
 export const JobParams = Type.Object({ job_id: Uuid })
 
 /** Jobs: a name, labels and a crawl manifest. Deleting a job deletes its runs (and, as they land, triggers and artifacts). */
-export const jobRoutes = ({ store, config }: Deps): Route[] => {
+export const jobRoutes = ({ store, config, engine }: Deps): Route[] => {
   const proxyNames = Object.keys(config.proxies)
   const refine = (body: unknown, errors: FieldErrors) => {
     const cfg = (body as { config?: unknown }).config
@@ -42,6 +42,7 @@ export const jobRoutes = ({ store, config }: Deps): Route[] => {
           const { seq, ...job } = store.jobs.create(tenant, { id: body.id ?? crypto.randomUUID(), name: body.name, config: body.config, labels: body.labels ?? {} })
           if (!query.create_run) return job
           const run = store.runs.create(tenant, { seq, id: job.id, labels: job.labels }, { id: crypto.randomUUID(), config: resolveConfig(body.config) })
+          engine?.notify()
           return { ...job, run }
         })
         return { status: 201, body: created }

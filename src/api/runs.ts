@@ -23,7 +23,7 @@ const RunFilters = {
 }
 
 /** Runs: listing, creation from a job, and the state moves of SPEC's run table. */
-export const runRoutes = ({ store }: Deps): Route[] => {
+export const runRoutes = ({ store, engine }: Deps): Route[] => {
   const move = (verb: RunMove, summary: string) =>
     route({
       method: 'PUT',
@@ -35,6 +35,7 @@ export const runRoutes = ({ store }: Deps): Route[] => {
       handle: ({ tenant, params }) => {
         const run = store.runs.move(tenant, params.run_id, verb)
         if (!run) throw notFound('run')
+        engine?.notify()
         return { status: 200, body: run }
       },
     })
@@ -78,6 +79,7 @@ export const runRoutes = ({ store }: Deps): Route[] => {
         const job = store.jobs.get(tenant, params.job_id)
         if (!job) throw notFound('job')
         const run = store.runs.create(tenant, job, { id: body.id ?? crypto.randomUUID(), config: resolveConfig(job.config as CrawlConfig) })
+        engine?.notify()
         return { status: 201, body: run }
       },
     }),

@@ -15,6 +15,8 @@ export type ParseInput = {
   content_type: string
   redirects?: readonly { url: string; location: string }[]
   pipelines: readonly Pipeline[]
+  /** The crawl engine asks for the images, stylesheets and scripts the page references (store.assets). */
+  collect_assets?: boolean
 }
 
 /** What the pipelines may look up: tenant-scoped, resolved by the caller (API route or crawl engine). */
@@ -43,7 +45,7 @@ export type PipelineResult = {
   links: LinkOut[] | null
   steps: StepResult[]
 }
-export type ParseResult = { url: string; base_url: string; content_type: string; charset: string; pipelines: PipelineResult[] }
+export type ParseResult = { url: string; base_url: string; content_type: string; charset: string; pipelines: PipelineResult[]; assets?: string[] }
 
 /** A parse that cannot run at all; the batch reports it as an error item. */
 export class ParseFailure extends Error {
@@ -110,5 +112,7 @@ export async function parseDocument(input: ParseInput, ctx: ParseContext): Promi
     results.push({ ...base, status: 'ran', skipped_reason: null, links, steps })
     if (p.behavior === 'stop') stopped = true
   }
-  return { url: input.url, base_url: baseUrl, content_type: mimeEssence(input.content_type), charset, pipelines: results }
+  const result: ParseResult = { url: input.url, base_url: baseUrl, content_type: mimeEssence(input.content_type), charset, pipelines: results }
+  if (input.collect_assets) result.assets = (await doc.scan()).assets
+  return result
 }

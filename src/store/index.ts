@@ -5,6 +5,10 @@ import { linkRepository } from './links'
 import { runRepository } from './runs'
 import { patternRepository } from './patterns'
 import { dataMapRepository } from './data-maps'
+import { crawlLogRepository } from './crawl-logs'
+import { artifactRepository } from './artifacts'
+import { runGraphRepository } from './run-graph'
+import { frontierRepository } from './frontier'
 
 /** Every repository over one database; what routes and the engine receive. */
 export function createStore(db: Database) {
@@ -17,6 +21,10 @@ export function createStore(db: Database) {
     runs: runRepository(db),
     patterns: patternRepository(db, hosts),
     dataMaps: dataMapRepository(db, hosts),
+    crawlLogs: crawlLogRepository(db),
+    artifacts: artifactRepository(db),
+    runGraph: runGraphRepository(db, hosts),
+    frontier: frontierRepository(db),
     /** Runs `fn` in one transaction (nested calls join it as savepoints). */
     transaction<T>(fn: () => T): T {
       return db.transaction(fn)()

@@ -48,6 +48,16 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
         })
       })()
     },
+    /** Inserts the normalized URLs that are new and their hosts, answering nothing (the crawl's hot path). */
+    ensure(tenant: string, urls: string[], now = Date.now()) {
+      const hostSeqs = new Map<string, number>()
+      for (const url of urls) {
+        const host = hostOf(url)
+        let hostSeq = hostSeqs.get(host)
+        if (hostSeq === undefined) hostSeqs.set(host, (hostSeq = hosts.ensure(tenant, host, now)))
+        insert.run(tenant, linkHash(url), url, hostSeq, now)
+      }
+    },
     get(tenant: string, hash: string): Link | null {
       const row = byHash.get(tenant, hash) as LinkRow | null
       return row ? toLink(row) : null

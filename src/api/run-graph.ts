@@ -1,0 +1,66 @@
+import { Type } from '@sinclair/typebox'
+import { notFound } from '../http/errors'
+import { route, type Route } from '../http/route'
+import { DateTime, MAX_FILTER_VALUES, PageQuery, PER_PAGE_DEFAULT, Uuid } from '../http/schemas'
+import type { Deps } from './deps'
+import { HostFilters, LinkFilters } from './filters'
+import { LinkShape, PageOf } from './shapes'
+
+const closed = { additionalProperties: false } as const
+const RunParams = Type.Object({ run_id: Uuid })
+
+export const VisitedLinkShape = Type.Object({
+  ...LinkShape.properties,
+  depth: Type.Integer({ description: 'crawl depth; seeds are 0' }),
+  visited_at: DateTime,
+  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the fetch; null when it failed' }),
+})
+export const EdgeShape = Type.Object({ parent: LinkShape, child: LinkShape, created_at: DateTime })
+
+const VisitFilters = {
+  ...PageQuery,
+  depth: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1_000_000 }), { maxItems: MAX_FILTER_VALUES, description: 'crawl depths' })),
+  visited_before: Type.Optional(DateTime),
+  visited_after: Type.Optional(DateTime),
+  ...LinkFilters,
+  ...HostFilters,
+}
+const EdgeFilters = { ...PageQuery, ...LinkFilters, ...HostFilters }
+
+/** A run's link graph: the links it visited and the edges between pages and their links. */
+export const runGraphRoutes = ({ store }: Deps): Route[] => {
+  const runSeq = (tenant: string, runId: string) => {
+    const seq = store.runGraph.runSeq(tenant, runId)
+    if (seq === null) throw notFound('run')
+    return seq
+  }
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/runs/:run_id/links',
+      summary: 'List the links a run visited, in visit order',
+      tag: 'links',
+      params: RunParams,
+      query: Type.Object(VisitFilters, closed),
+      response: { status: 200, schema: PageOf(VisitedLinkShape) },
+      handle: ({ tenant, params, query }) => ({
+        status: 200,
+        body: store.runGraph.visits(tenant, runSeq(tenant, params.run_id), query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
+      }),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/runs/:run_id/edges',
+      summary: 'List the parent → child edges a run found, in discovery order',
+      description: 'Each filter keeps the edges with a matching link at either end; several filters must all hold.',
+      tag: 'links',
+      params: RunParams,
+      query: Type.Object(EdgeFilters, closed),
+      response: { status: 200, schema: PageOf(EdgeShape) },
+      handle: ({ tenant, params, query }) => ({
+        status: 200,
+        body: store.runGraph.edges(tenant, runSeq(tenant, params.run_id), query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
+      }),
+    }),
+  ]
+}

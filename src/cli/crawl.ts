@@ -1,0 +1,98 @@
+import { openBlobStore } from '../blob'
+import { ConfigError, loadConfig } from '../config'
+import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
+import type { Outcome } from '../crawl/execution'
+import { Runner } from '../crawl/runner'
+import { normalizeUrl } from '../crawl/url'
+import { createFetcher } from '../fetch'
+import { createLogger } from '../log'
+import { ParsePool } from '../parse/pool'
+import { createStore } from '../store'
+import { openDatabase } from '../store/db'
+import { Value } from '@sinclair/typebox/value'
+
+const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * `trawl crawl URL [--max-urls N] [--max-depth N] [--data-dir D] [--tenant T]`: an ad-hoc job and
+ * run in the local data dir, crawled in this process with a live progress line, then a summary.
+ * Ctrl-C stops the run with stop reason `manual`. Private addresses are allowed (DESIGN §1).
+ */
+export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
+  const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
+    'max-urls': { type: 'string' },
+    'max-depth': { type: 'string' },
+    tenant: { type: 'string' },
+  })
+  if (positionals.length !== 1) throw new ConfigError('crawl takes one URL: trawl crawl URL [--max-urls N] [--max-depth N]')
+  const seed = normalizeUrl(positionals[0]!)
+  if (!seed) throw new ConfigError(`crawl: "${positionals[0]}" is not an absolute http(s) URL`)
+  const tenant = (flags.tenant as string | undefined) ?? 'local'
+  if (!TENANT_PATTERN.test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)
+  const whole = (name: string, max: number) => {
+    const raw = flags[name] as string | undefined
+    if (raw === undefined) return undefined
+    if (!/^\d+$/.test(raw) || Number(raw) > max) throw new ConfigError(`--${name}: must be a whole number 0..${max}, got "${raw}"`)
+    return Number(raw)
+  }
+  const maxUrls = whole('max-urls', 100_000_000)
+  const maxDepth = whole('max-depth', 1000)
+  if (maxUrls === 0) throw new ConfigError('--max-urls: must be at least 1')
+  const jobConfig = { seeds: [seed], limits: { ...(maxUrls !== undefined ? { max_urls: maxUrls } : {}), ...(maxDepth !== undefined ? { max_depth: maxDepth } : {}) } }
+  const problems = checkConfig(jobConfig, 'config', Object.keys(config.proxies))
+  if (!Value.Check(CrawlConfig, jobConfig) || problems.size) throw new ConfigError('crawl: the job config is not valid')
+
+  const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
+  const db = openDatabase(config.dataDir)
+  const store = createStore(db)
+  const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
+  const fetcher = createFetcher(config, log)
+  const blobs = openBlobStore(config.dataDir)
+  const { run } = store.transaction(() => {
+    const job = store.jobs.create(tenant, { id: crypto.randomUUID(), name: `crawl ${seed}`.slice(0, 255), config: jobConfig, labels: {} })
+    return { run: store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) }) }
+  })
+  const runSeq = store.frontier.runSeq(tenant, run.id)!
+  const runner = new Runner({ store, fetcher, parser, blobs, log }, 1, runSeq)
+  const finished = new Promise<Outcome>((resolve) => {
+    runner.onFinish = (seq, outcome) => {
+      if (seq === runSeq && 'finished' in outcome) resolve(outcome)
+      else if (seq === runSeq && 'left' in outcome && outcome.left !== 'shutdown') resolve(outcome)
+    }
+  })
+  out.write(`crawling ${seed} (run ${run.id}, data dir ${config.dataDir})\n`)
+  const started = Date.now()
+  const tty = Boolean(err.isTTY)
+  let last = ''
+  const progress = setInterval(() => {
+    const c = store.runs.get(tenant, run.id)!.stats
+    const seconds = (Date.now() - started) / 1000
+    const line = `visited ${c.visited}  queued ${c.queued}  failed ${c.failed}  ${(c.visited / Math.max(seconds, 0.001)).toFixed(1)} pages/s`
+    if (line === last) return
+    last = line
+    err.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+  }, 500)
+  const onSigint = () => {
+    // The stop endpoint's move: the run finishes with `manual` and the execution leaves promptly.
+    store.runs.move(tenant, run.id, 'stop')
+  }
+  process.on('SIGINT', onSigint)
+  runner.start()
+  const outcome = await finished
+  clearInterval(progress)
+  process.off('SIGINT', onSigint)
+  await runner.stop()
+  const final = store.runs.get(tenant, run.id)!
+  if (tty) err.write('\n')
+  const seconds = (Date.now() - started) / 1000
+  out.write(
+    `${final.status === 'finished' ? `finished: ${final.stop_reason}` : `left ${final.status}`} after ${seconds.toFixed(1)}s: visited ${final.stats.visited}, failed ${final.stats.failed}, queued ${final.stats.queued}, ${formatBytes(final.stats.bytes)}\n`,
+  )
+  parser.close()
+  await fetcher.close()
+  await blobs.close()
+  db.close()
+  return 'finished' in outcome || final.status === 'finished' ? 0 : 1
+}
+
+const formatBytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)

@@ -1,0 +1,670 @@
+import type { BlobStore } from '../blob/blob-store'
+import { FetchError, type FetchErrorCode } from '../fetch/errors'
+import type { Fetcher } from '../fetch/fetcher'
+import type { FetchRequest, FetchResult } from '../fetch/types'
+import type { Logger } from '../log'
+import { storeParseContext } from '../parse/context'
+import { documentKind } from '../parse/document'
+import { ParseFailure, type ParseContext, type ParseResult } from '../parse/pipeline'
+import type { Pipeline } from '../parse/pipeline-schema'
+import type { ParsePool } from '../parse/pool'
+import type { Store } from '../store'
+import { ASSET, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
+import { parseDuration } from '../util/duration'
+import type { CrawlConfig } from './manifest'
+import { RunRecords, type LogReason } from './records'
+import { robotsFromStatus, type AgentRules } from './robots'
+import { Scope } from './scope'
+import { parseSitemap } from './sitemaps'
+import { hostHash, hostOf, linkHash, normalizeUrl } from './url'
+
+export type EngineDeps = { store: Store; fetcher: Fetcher; parser: ParsePool; blobs: BlobStore; log: Logger }
+export type RunRow = { seq: number; id: string; tenant: string; job_id: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
+export type StopReason = 'max_depth' | 'max_urls' | 'max_empty_evaluations' | 'max_age' | 'manual' | 'empty_seed' | 'unknown'
+/** How an execution ended: the run finished, or it was left for later (paused, shut down, taken away). */
+export type Outcome = { finished: StopReason } | { left: 'paused' | 'stopped' | 'shutdown' | 'lost_lease' }
+
+type Host = {
+  key: string
+  origin: string
+  queued: number
+  inFlight: number
+  /** Earliest start of the next request: politeness delay, backoff. */
+  nextAt: number
+  delayMs: number
+  robots: AgentRules | null
+  robotsLoading: boolean
+  failures: number
+  /** Consecutive 429/503 answers, for the backoff's exponent. */
+  throttled: number
+}
+
+const TICK_MS = 100
+const LEASE_MS = 15_000
+const RENEW_MS = 3_000
+const EVALUATION_MS = 1_000
+const MAX_HOST_FAILURES = 5
+const MAX_ATTEMPTS = 3
+const BACKOFF_CAP_MS = 60_000
+const MAX_SITEMAPS = 50
+/** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
+const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
+
+/**
+ * One run being crawled by this process (DESIGN §5). The frontier is the truth; this object
+ * holds what is cheap to rebuild from it: per-host politeness, the seen set, counters.
+ */
+export class RunExecution {
+  private readonly cfg: Required<CrawlConfig>
+  private readonly hosts = new Map<string, Host>()
+  private readonly seen = new Set<string>()
+  private readonly scope: Scope
+  private readonly rec: RunRecords
+  private readonly ctx: ParseContext
+  private readonly abort = new AbortController()
+  private counters: RunCounters
+  private nextSeq = 0
+  private inFlight = 0
+  private emptyEvaluations = 0
+  private lastEvaluation = 0
+  private lastRenew = 0
+  private lastSave = 0
+  private seedsLeft = 0
+  private seedsDisallowed = 0
+  private startupWork = 0
+  private leaving: Outcome | null = null
+  private wake: (() => void) | null = null
+  private readonly pipelines: Pipeline[]
+  private readonly fetchBase: Omit<FetchRequest, 'url'>
+  private readonly maxDepth: number
+  private readonly maxUrls: number
+  private readonly maxAgeMs: number
+  private readonly started = Date.now()
+  private pagesAtStart = 0
+
+  constructor(
+    readonly run: RunRow,
+    private readonly deps: EngineDeps,
+    private readonly owner: string,
+  ) {
+    this.cfg = run.config
+    this.scope = new Scope(this.cfg.seeds, { domains: this.cfg.scope.domains!, include: this.cfg.scope.include ?? [], exclude: this.cfg.scope.exclude ?? [] })
+    this.rec = new RunRecords(deps.store, run)
+    this.ctx = storeParseContext(deps.store, run.tenant)
+    this.counters = deps.store.frontier.counters(run.seq)
+    this.pagesAtStart = this.counters.fetched
+    // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
+    this.pipelines = this.cfg.pipelines.length ? this.cfg.pipelines.map((p) => (p.navigator ? p : { ...p, navigator: { kind: 'links' } } as Pipeline)) : [CRAWL_PIPELINE]
+    const f = this.cfg.fetch
+    this.fetchBase = {
+      method: 'GET',
+      client: f.client ?? { kind: 'standard' },
+      middleware: f.middleware ?? [],
+      user_agent: f.user_agent ?? 'trawl',
+      referrer: f.referrer,
+      headers: (f.headers ?? []) as [string, string][],
+      cookies: f.cookies ?? [],
+      proxies: f.proxies ?? [],
+      timeout_ms: parseDuration(f.timeout ?? '30s')!,
+      max_redirects: f.max_redirects ?? 5,
+      max_retries: f.max_retries ?? 2,
+      max_body_bytes: this.cfg.store.max_body_bytes,
+    }
+    this.maxDepth = this.cfg.limits.max_depth!
+    this.maxUrls = this.cfg.limits.max_urls!
+    this.maxAgeMs = parseDuration(this.cfg.limits.max_age ?? '1h')!
+  }
+
+  /** Visited, queued, failed, bytes and pages per second of this execution, for progress lines. */
+  progress() {
+    const seconds = (Date.now() - this.started) / 1000
+    return { ...this.counters, pages_per_sec: seconds > 0 ? (this.counters.fetched - this.pagesAtStart) / seconds : 0 }
+  }
+
+  /** Asks the execution to leave at once: in-flight fetches are aborted and requeued. */
+  shutdown() {
+    this.leave({ left: 'shutdown' })
+  }
+
+  /** Crawls until the run finishes or is left; never throws. */
+  async execute(): Promise<Outcome> {
+    const { store } = this.deps
+    try {
+      this.resume()
+      if (this.nextSeq === 0) await this.seed()
+      while (!this.leaving) {
+        this.control()
+        if (this.leaving) break
+        this.pump()
+        this.evaluate()
+        if (this.leaving) break
+        await this.sleep(this.nextWakeMs())
+      }
+      // Let what is in flight settle: pause finishes fetches; stop and shutdown abort them.
+      while (this.inFlight > 0) await this.sleep(TICK_MS)
+    } catch (err) {
+      this.deps.log.error('crawl failed', { run: this.run.id, error: String((err as Error).stack ?? err) })
+      this.leaving ??= { finished: 'unknown' }
+    }
+    const outcome = this.leaving!
+    try {
+      store.transaction(() => {
+        this.rec.flush()
+        // Leases of anything still in flight go back to the queue for whoever runs this next.
+        store.frontier.reclaim(this.run.seq)
+        if ('finished' in outcome && outcome.finished !== 'manual') {
+          if (outcome.finished !== 'max_urls' && outcome.finished !== 'max_age') store.frontier.failQueued(this.run.seq)
+          this.counters = { ...this.counters, ...this.countersFromFrontier() }
+          store.frontier.saveCounters(this.run.seq, this.counters)
+          store.frontier.finish(this.run.seq, outcome.finished, Date.now())
+        } else {
+          this.counters = { ...this.counters, ...this.countersFromFrontier() }
+          store.frontier.saveCounters(this.run.seq, this.counters)
+        }
+        store.frontier.release(this.run.seq, this.owner)
+      })
+    } catch (err) {
+      this.deps.log.error('crawl checkpoint failed', { run: this.run.id, error: String(err) })
+    }
+    this.rec.close()
+    return outcome
+  }
+
+  // ------------------------------------------------------------------ start and resume
+
+  private resume() {
+    const { frontier } = this.deps.store
+    frontier.reclaim(this.run.seq)
+    for (const h of frontier.hashes(this.run.seq)) this.seen.add(h)
+    this.nextSeq = frontier.maxSeq(this.run.seq)
+    for (const { host, n, next } of frontier.queuedByHost(this.run.seq)) {
+      const state = this.host(host)
+      state.queued = n
+      state.nextAt = Math.max(state.nextAt, next)
+    }
+  }
+
+  private async seed() {
+    const seeds: FrontierEntry[] = []
+    for (const raw of this.cfg.seeds) {
+      const url = normalizeUrl(raw)
+      if (!url) continue
+      const why = this.scope.whyOut(url)
+      if (why) {
+        this.rec.log({ url, url_hash: linkHash(url), host: hostOf(url), step: 'schedule', status: 'skipped', error_reason: 'out_of_scope', error_detail: `the seed ${why}`, depth: 0 })
+        continue
+      }
+      seeds.push(this.entry(url, 0, null, PAGE))
+    }
+    this.seedsLeft = this.enqueue(seeds)
+    if (this.seedsLeft === 0) return this.leave({ finished: 'empty_seed' })
+    if (this.cfg.sitemaps) {
+      this.startupWork++
+      void this.readSitemaps(seeds).finally(() => {
+        this.startupWork--
+        this.poke()
+      })
+    }
+  }
+
+  /** Sitemaps of the seeds' origins (robots.txt `Sitemap:` lines and /sitemap.xml) seed the frontier too. */
+  private async readSitemaps(seeds: FrontierEntry[]) {
+    const origins = [...new Set(seeds.map((s) => new URL(s.url).origin))]
+    const queue: string[] = []
+    for (const origin of origins) {
+      const host = this.host(new URL(origin).host)
+      await this.loadRobots(host)
+      queue.push(...(host.robots ? this.robotsSitemaps.get(host.key) ?? [] : []), `${origin}/sitemap.xml`)
+    }
+    const read = new Set<string>()
+    while (queue.length && read.size < MAX_SITEMAPS && !this.leaving) {
+      const url = queue.shift()!
+      if (read.has(url)) continue
+      read.add(url)
+      const started = Date.now()
+      try {
+        const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_retries: 1 }, this.run.tenant, this.abort.signal)
+        if (r.status !== 200) continue
+        const sitemap = await parseSitemap(r.body, { maxUrls: this.maxUrls })
+        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).host, step: 'discover', status: 'ok', http_status: r.status, latency_ms: Date.now() - started, error_detail: `sitemap ${sitemap.kind}: ${sitemap.urls.length} URLs` })
+        if (sitemap.kind === 'index') queue.push(...sitemap.urls)
+        else {
+          const entries: FrontierEntry[] = []
+          for (const raw of sitemap.urls) {
+            const u = normalizeUrl(raw)
+            if (u && !this.scope.whyOut(u)) entries.push(this.entry(u, 0, null, PAGE))
+          }
+          this.enqueue(entries)
+        }
+      } catch (err) {
+        if (this.leaving) return
+        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).host, step: 'discover', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ scheduling
+
+  private host(key: string): Host {
+    let h = this.hosts.get(key)
+    if (!h) {
+      const delay = parseDuration(this.cfg.politeness.delay ?? '0s')!
+      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, failures: 0, throttled: 0 }
+      this.hosts.set(key, h)
+    }
+    return h
+  }
+
+  private entry(url: string, depth: number, parent: string | null, kind: number): FrontierEntry {
+    return { hash: linkHash(url), url, host: new URL(url).host, depth, parent, kind }
+  }
+
+  /** Adds unseen URLs to the frontier and the catalogue; answers how many were new. */
+  private enqueue(entries: FrontierEntry[]): number {
+    const fresh = entries.filter((e) => {
+      if (this.seen.has(e.hash)) return false
+      this.seen.add(e.hash)
+      return true
+    })
+    if (!fresh.length) return 0
+    this.deps.store.transaction(() => {
+      this.rec.links(fresh.map((e) => e.url))
+      this.deps.store.frontier.enqueue(this.run.seq, fresh, this.nextSeq + 1)
+    })
+    this.nextSeq += fresh.length
+    for (const e of fresh) this.host(e.host).queued++
+    this.counters.queued += fresh.length
+    return fresh.length
+  }
+
+  /** Starts fetches while there is room: global and per-host concurrency, delays, the URL budget. */
+  private pump() {
+    const concurrency = this.cfg.politeness.concurrency!
+    const perHost = this.cfg.politeness.per_host_concurrency!
+    const now = Date.now()
+    const leaseUntil = now + LEASE_MS
+    for (const host of this.hosts.values()) {
+      if (this.inFlight >= concurrency || this.leaving) return
+      if (host.queued <= 0 || host.inFlight >= perHost || host.nextAt > now) continue
+      if (this.counters.fetched + this.inFlight >= this.maxUrls) return
+      if (host.robots === null) {
+        if (!host.robotsLoading) void this.loadRobots(host).finally(() => this.poke())
+        continue
+      }
+      // With a delay, one request at a time starts per gap; without, fill the host's slots.
+      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight, this.maxUrls - this.counters.fetched - this.inFlight)
+      const claimed = this.deps.store.frontier.claim(this.run.seq, host.key, room, now, leaseUntil)
+      if (!claimed.length) {
+        // Whatever is left waits for a not-before time (a backoff); look again in a second.
+        host.nextAt = now + EVALUATION_MS
+        continue
+      }
+      host.queued -= claimed.length
+      host.nextAt = now + host.delayMs
+      for (const c of claimed) {
+        host.inFlight++
+        this.inFlight++
+        void this.visit(host, c).finally(() => {
+          host.inFlight--
+          this.inFlight--
+          this.poke()
+        })
+      }
+    }
+  }
+
+  /**
+   * DESIGN §5: an evaluation looks for ready work whenever nothing is in flight, at most once a
+   * second; the run ends when nothing is queued, or after too many empty looks in a row.
+   */
+  private evaluate() {
+    if (this.inFlight > 0 || this.startupWork > 0 || this.leaving) return
+    const now = Date.now()
+    if (this.counters.fetched >= this.maxUrls) return this.leave({ finished: 'max_urls' })
+    const queued = [...this.hosts.values()].reduce((n, h) => n + Math.max(h.queued, 0), 0)
+    const loading = [...this.hosts.values()].some((h) => h.robotsLoading)
+    if (queued === 0 && !loading) {
+      if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
+      return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+    }
+    if (now - this.lastEvaluation < EVALUATION_MS) return
+    this.lastEvaluation = now
+    const ready = [...this.hosts.values()].some((h) => h.queued > 0 && h.nextAt <= now) || loading
+    this.emptyEvaluations = ready ? 0 : this.emptyEvaluations + 1
+    if (this.emptyEvaluations >= this.cfg.limits.max_empty_evaluations!) this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+  }
+
+  /** Reads the run's row: a stop or pause from the API, the age limit, the lease. */
+  private control() {
+    const now = Date.now()
+    const { frontier } = this.deps.store
+    const row = frontier.status(this.run.seq)
+    if (!row || row.status === 'finished') return this.leave({ left: 'stopped' })
+    if (row.status === 'paused') return this.leave({ left: 'paused' })
+    if (now - this.run.started_at - row.paused_ms >= this.maxAgeMs) return this.leave({ finished: 'max_age' })
+    if (now - this.lastRenew >= RENEW_MS) {
+      this.lastRenew = now
+      if (!frontier.renew(this.run.seq, this.owner, now + LEASE_MS)) return this.leave({ left: 'lost_lease' })
+    }
+    if (now - this.lastSave >= 500) {
+      this.lastSave = now
+      this.deps.store.transaction(() => {
+        this.rec.flush()
+        frontier.saveCounters(this.run.seq, this.counters)
+      })
+    }
+  }
+
+  private leave(outcome: Outcome) {
+    if (this.leaving) return
+    this.leaving = outcome
+    // Stop and shutdown are prompt: in-flight fetches are aborted (and requeued). A pause and a
+    // finish let them complete, so their pages are recorded.
+    if ('left' in outcome && outcome.left !== 'paused') this.abort.abort(new FetchError('timeout', 'the run was stopped'))
+    this.poke()
+  }
+
+  private nextWakeMs(): number {
+    const now = Date.now()
+    let next = TICK_MS * 5
+    for (const h of this.hosts.values()) if (h.queued > 0 && h.inFlight === 0 && h.nextAt > now) next = Math.min(next, h.nextAt - now)
+    return Math.max(5, Math.min(next, TICK_MS * 5))
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wake = done
+    })
+  }
+
+  private poke() {
+    const wake = this.wake
+    this.wake = null
+    wake?.()
+  }
+
+  // ------------------------------------------------------------------ robots
+
+  private readonly robotsSitemaps = new Map<string, string[]>()
+
+  /** robots.txt once per host per run (kept in run_hosts, so a resumed run does not fetch it again). */
+  private async loadRobots(host: Host) {
+    if (host.robots || host.robotsLoading) return
+    host.robotsLoading = true
+    const { frontier } = this.deps.store
+    try {
+      const origin = `${this.originOf(host.key)}`
+      let record = frontier.robots(this.run.seq, host.key)
+      const url = `${origin}/robots.txt`
+      if (!record || record.status === null) {
+        const started = Date.now()
+        try {
+          const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_redirects: 5, max_retries: 1, max_body_bytes: 512_000 }, this.run.tenant, this.abort.signal)
+          record = { status: r.status, body: r.status >= 200 && r.status < 300 ? new TextDecoder().decode(r.body) : null }
+          this.rec.log({ url, url_hash: linkHash(url), host: host.key, step: 'robots', status: 'ok', http_status: r.status, latency_ms: Date.now() - started })
+        } catch (err) {
+          if (this.leaving) return
+          record = { status: -1, body: null }
+          this.rec.log({ url, url_hash: linkHash(url), host: host.key, step: 'robots', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
+        }
+        frontier.saveRobots(this.run.seq, host.key, record)
+      }
+      const robots = robotsFromStatus(record.status === -1 ? 'unreachable' : record.status!, record.body ?? undefined)
+      this.robotsSitemaps.set(host.key, robots.sitemaps)
+      const rules = robots.forAgent(this.userAgentToken())
+      host.robots = this.cfg.politeness.respect_robots ? rules : ALLOW_ALL
+      if (this.cfg.politeness.respect_robots && rules.crawlDelayMs) host.delayMs = Math.max(host.delayMs, rules.crawlDelayMs)
+    } finally {
+      host.robotsLoading = false
+    }
+  }
+
+  private userAgentToken(): string {
+    const ua = this.cfg.fetch.user_agent ?? 'trawl'
+    return ['chrome', 'firefox', 'safari', 'random'].includes(ua) ? 'Mozilla' : ua
+  }
+
+  private originOf(hostKey: string): string {
+    const h = this.hosts.get(hostKey)
+    if (h?.origin) return h.origin
+    // Every URL of a host key shares its scheme in practice; the seeds decide otherwise.
+    const seed = this.cfg.seeds.map((s) => URL.parse(s)).find((u) => u?.host === hostKey)
+    return `${seed?.protocol ?? 'https:'}//${hostKey}`
+  }
+
+  // ------------------------------------------------------------------ one URL
+
+  private async visit(host: Host, c: Claimed) {
+    const { frontier } = this.deps.store
+    if (!host.origin) host.origin = new URL(c.url).origin
+    const u = new URL(c.url)
+    if (host.robots && !host.robots.allowed(u.pathname + u.search)) {
+      if (c.depth === 0 && c.parent === null) this.seedsDisallowed++
+      this.rec.log({ ...this.where(c), step: 'robots', status: 'skipped', error_reason: 'robots_disallowed', error_detail: 'robots.txt disallows this URL' })
+      frontier.done(this.run.seq, c.hash)
+      this.counters.queued--
+      return
+    }
+    const started = Date.now()
+    let result: FetchResult
+    try {
+      result = await this.deps.fetcher.fetch({ ...this.fetchBase, url: c.url }, this.run.tenant, this.abort.signal)
+    } catch (err) {
+      if (this.abort.signal.aborted) return // requeued by the checkpoint
+      return this.fetchFailed(host, c, err, Date.now() - started)
+    }
+    const latency = Date.now() - started
+    if (this.leaving && 'left' in this.leaving && this.leaving.left !== 'paused') return
+    host.failures = 0
+    if ((result.status === 429 || result.status === 503) && c.attempts + 1 < MAX_ATTEMPTS) {
+      const wait = this.backoff(host, result)
+      frontier.requeue(this.run.seq, c.hash, Date.now() + wait)
+      host.queued++
+      this.rec.log({ ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
+      return
+    }
+    host.throttled = 0
+    this.counters.fetched++
+    this.counters.bytes += result.body.byteLength
+    const ok = result.status >= 200 && result.status < 300
+    this.rec.log({
+      ...this.where(c),
+      step: 'fetch',
+      status: ok || (result.status >= 300 && result.status < 400) ? 'ok' : 'error',
+      ...(ok || result.status < 400 ? {} : { error_reason: 'http_status' as const, error_detail: `the server answered ${result.status}` }),
+      http_status: result.status,
+      latency_ms: latency,
+    })
+    // Where redirects ended is the same page: it is marked seen so no one fetches it again.
+    const final = normalizeUrl(result.final_url)
+    if (final && final !== c.url) this.markSeen(final, c.depth, c.parent)
+
+    let parsed: ParseResult | null = null
+    if (c.kind === PAGE && ok && result.content_type && documentKind(result.content_type)) parsed = await this.parse(c, result)
+    else if (c.kind === PAGE && ok) {
+      this.rec.log({ ...this.where(c), step: 'parse', status: 'skipped', error_reason: 'unsupported_content_type', error_detail: `content type ${result.content_type ?? '(none)'} is not parsed` })
+    }
+    await this.store(c, result, parsed)
+    if (parsed) this.discover(c, parsed)
+    this.deps.store.transaction(() => {
+      this.rec.visit(c, hostHash(u.hostname), result.status)
+      frontier.done(this.run.seq, c.hash)
+    })
+    this.counters.visited++
+    this.counters.queued--
+  }
+
+  private where(c: Claimed) {
+    return { url: c.url, url_hash: c.hash, host: c.host, depth: c.depth, ...(c.parent ? { parent_url_hash: c.parent } : {}) }
+  }
+
+  private fetchFailed(host: Host, c: Claimed, err: unknown, latency: number) {
+    const { frontier } = this.deps.store
+    const reason = this.reasonOf(err)
+    const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
+    if (network) host.failures++
+    this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
+    frontier.failed(this.run.seq, c.hash)
+    this.counters.failed++
+    this.counters.queued--
+    if (host.failures >= MAX_HOST_FAILURES) {
+      // A host that keeps failing is given up on: what it still has queued fails with it.
+      for (const row of frontier.failHost(this.run.seq, host.key)) {
+        this.rec.log({ url: row.url, url_hash: row.hash, host: host.key, depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
+        this.counters.failed++
+        this.counters.queued--
+      }
+      host.queued = 0
+    }
+  }
+
+  /** 429/503: the host waits Retry-After (capped) or an exponential backoff before its next request. */
+  private backoff(host: Host, r: FetchResult): number {
+    const header = r.headers.find(([n]) => n === 'retry-after')?.[1]
+    let wait = header && /^\d+$/.test(header.trim()) ? Number(header.trim()) * 1000 : header ? Date.parse(header) - Date.now() : NaN
+    if (!Number.isFinite(wait) || wait < 0) wait = 1000 * 2 ** Math.min(host.throttled, 6)
+    host.throttled++
+    wait = Math.min(wait, BACKOFF_CAP_MS)
+    host.nextAt = Math.max(host.nextAt, Date.now() + wait)
+    return wait
+  }
+
+  private async parse(c: Claimed, r: FetchResult): Promise<ParseResult | null> {
+    const started = Date.now()
+    try {
+      const result = await this.deps.parser.parse(
+        { url: c.url, body: r.body, content_type: r.content_type!, redirects: r.redirects, pipelines: this.pipelines, collect_assets: this.cfg.store.assets },
+        this.ctx,
+        this.run.tenant,
+      )
+      const latency = Date.now() - started
+      for (const p of result.pipelines) {
+        this.rec.log({ ...this.where(c), step: 'parse', status: p.status === 'ran' ? 'ok' : 'skipped', pipeline_id: p.identifier, latency_ms: latency, ...(p.skipped_reason ? { error_detail: `skipped: ${p.skipped_reason}` } : {}) })
+        for (const step of p.steps) {
+          if (step.kind === 'data_map' && 'error' in step) this.rec.log({ ...this.where(c), step: 'extract', status: 'error', pipeline_id: p.identifier, error_reason: 'parse_error', error_detail: step.error.message })
+          else if ((step.kind === 'fields' || step.kind === 'data_map') && 'errors' in step) {
+            this.rec.log({ ...this.where(c), step: 'extract', status: step.errors.length ? 'error' : 'ok', pipeline_id: p.identifier, ...(step.errors.length ? { error_reason: 'parse_error' as const, error_detail: step.errors.map((e) => `${e.field}: ${e.message}`).join('; ').slice(0, 2000) } : {}) })
+          }
+        }
+      }
+      return result
+    } catch (err) {
+      const unsupported = err instanceof ParseFailure && err.code === 'unsupported_content_type'
+      this.rec.log({ ...this.where(c), step: 'parse', status: unsupported ? 'skipped' : 'error', error_reason: unsupported ? 'unsupported_content_type' : 'parse_error', error_detail: (err as Error).message, latency_ms: Date.now() - started })
+      return null
+    }
+  }
+
+  /** Artifacts: the raw body, one parsed JSON per pipeline that ran (DESIGN §4 `store`). */
+  private async store(c: Claimed, r: FetchResult, parsed: ParseResult | null) {
+    const wanted: { kind: 'raw' | 'parsed' | 'asset'; pipeline: string | null; body: Uint8Array; type: string }[] = []
+    const type = r.content_type ?? 'application/octet-stream'
+    if (c.kind === ASSET) wanted.push({ kind: 'asset', pipeline: null, body: r.body, type })
+    else if (this.cfg.store.raw) wanted.push({ kind: 'raw', pipeline: null, body: r.body, type })
+    if (parsed && this.cfg.store.parsed) {
+      for (const p of parsed.pipelines) {
+        if (p.status !== 'ran') continue
+        wanted.push({ kind: 'parsed', pipeline: p.identifier, body: new TextEncoder().encode(JSON.stringify({ url: parsed.url, base_url: parsed.base_url, content_type: parsed.content_type, charset: parsed.charset, pipeline: p })), type: 'application/json' })
+      }
+    }
+    if (!wanted.length) return
+    const started = Date.now()
+    try {
+      await Promise.all(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
+      this.rec.log({ ...this.where(c), step: 'store', status: 'ok', latency_ms: Date.now() - started, error_detail: `${wanted.length} artifact${wanted.length === 1 ? '' : 's'}` })
+    } catch (err) {
+      this.rec.log({ ...this.where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: (err as Error).message, latency_ms: Date.now() - started })
+    }
+  }
+
+  /** Links of the pipelines' navigators: edges for in-scope children, the new ones queued. */
+  private discover(c: Claimed, parsed: ParseResult) {
+    const children = new Map<string, boolean>() // url → followable (not nofollow, or follow_nofollow)
+    for (const p of parsed.pipelines) {
+      for (const link of p.links ?? []) {
+        const url = normalizeUrl(link.url)
+        if (!url || url === c.url) continue
+        const follow = !link.nofollow || this.cfg.scope.follow_nofollow === true
+        children.set(url, (children.get(url) ?? false) || follow)
+      }
+    }
+    const inScope: string[] = []
+    let outOfScope = 0
+    for (const url of children.keys()) {
+      if (this.scope.whyOut(url)) outOfScope++
+      else inScope.push(url)
+    }
+    const next: FrontierEntry[] = []
+    const depth = c.depth + 1
+    for (const url of inScope) {
+      if (!children.get(url)) continue
+      if (depth > this.maxDepth) {
+        if (!this.seen.has(linkHash(url))) this.counters.depth_cut = 1
+        continue
+      }
+      next.push(this.entry(url, depth, c.hash, PAGE))
+    }
+    // rel=canonical: the same content under its own name, at this page's depth.
+    for (const p of parsed.pipelines) {
+      for (const step of p.steps) {
+        if (step.kind !== 'metadata' || !step.metadata.canonical) continue
+        const canonical = normalizeUrl(step.metadata.canonical)
+        if (canonical && canonical !== c.url && !this.scope.whyOut(canonical)) next.push(this.entry(canonical, c.depth, c.parent, PAGE))
+      }
+    }
+    if (this.cfg.store.assets && parsed.assets) {
+      for (const raw of parsed.assets) {
+        const url = normalizeUrl(raw)
+        if (url && !this.scope.whyOut(url)) next.push(this.entry(url, depth, c.hash, ASSET))
+      }
+    }
+    const added = this.deps.store.transaction(() => {
+      this.rec.links(inScope)
+      this.rec.edges(c.hash, inScope.map(linkHash))
+      return this.enqueue(next)
+    })
+    this.rec.log({ ...this.where(c), step: 'discover', status: 'ok', error_detail: `${children.size} links: ${added} new, ${inScope.length} in scope, ${outOfScope} out of scope` })
+  }
+
+  private markSeen(url: string, depth: number, parent: string | null) {
+    const hash = linkHash(url)
+    if (this.seen.has(hash)) return
+    this.seen.add(hash)
+    this.deps.store.transaction(() => {
+      this.rec.links([url])
+      this.deps.store.frontier.enqueue(this.run.seq, [this.entry(url, depth, parent, PAGE)], ++this.nextSeq, 2)
+    })
+  }
+
+  private reasonOf(err: unknown): { error_reason: LogReason; error_detail: string } {
+    if (err instanceof FetchError) return { error_reason: FETCH_REASON[err.code], error_detail: err.message }
+    return { error_reason: 'connect', error_detail: String((err as Error)?.message ?? err) }
+  }
+
+  private countersFromFrontier(): Partial<RunCounters> {
+    const c = this.deps.store.frontier.counts(this.run.seq)
+    return { queued: c.queued + c.leased, failed: c.failed }
+  }
+}
+
+const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
+
+/** Fetch error codes as crawl log error reasons (DESIGN §5 lists the reasons). */
+const FETCH_REASON: Record<FetchErrorCode, LogReason> = {
+  timeout: 'timeout',
+  dns: 'dns',
+  connect: 'connect',
+  tls: 'tls',
+  too_large: 'too_large',
+  redirect_limit: 'redirect_limit',
+  proxy: 'connect',
+  rejected: 'http_status',
+  bad_response: 'connect',
+  blocked_address: 'blocked_address',
+  browser_unavailable: 'connect',
+}

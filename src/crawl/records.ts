@@ -1,0 +1,70 @@
+import type { BlobStore } from '../blob/blob-store'
+import type { Store } from '../store'
+import type { Claimed } from '../store/frontier'
+import type { LogEntry } from '../store/crawl-logs'
+
+export type LogReason = NonNullable<LogEntry['error_reason']>
+type RunRef = { seq: number; id: string; tenant: string }
+/** A crawl log entry as the engine writes it: the run and the time are filled in here. */
+export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
+
+/**
+ * Everything a run records about the pages it visits (DESIGN §5 "per URL the run records"):
+ * crawl logs (batched by their writer), visits, edges, catalogue links and artifacts. The engine
+ * calls these inside its own transactions where several must land together.
+ */
+export class RunRecords {
+  private readonly logs: ReturnType<Store['crawlLogs']['writer']>
+
+  constructor(
+    private readonly store: Store,
+    private readonly run: RunRef,
+  ) {
+    this.logs = store.crawlLogs.writer()
+  }
+
+  log(entry: EngineLog) {
+    this.logs.add({ ...entry, run_seq: this.run.seq, occurred_at: Date.now() } as LogEntry)
+  }
+
+  /** Catalogue rows for URLs the run met (hosts and links of the tenant). */
+  links(urls: string[]) {
+    if (urls.length) this.store.links.ensure(this.run.tenant, urls)
+  }
+
+  edges(parent: string, children: string[]) {
+    if (children.length) this.store.runGraph.recordEdges(this.run.seq, parent, children, Date.now())
+  }
+
+  visit(c: Claimed, hostHash: string, status: number | null) {
+    this.store.runGraph.recordVisit(this.run.seq, c.hash, hostHash, c.depth, status, Date.now())
+  }
+
+  /** Puts the body in the blob store (durable first), then its catalogue row. */
+  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore) {
+    const id = crypto.randomUUID()
+    const key = `t/${this.run.tenant}/${this.run.id}/${id}`
+    const info = await blobs.put(key, body, contentType)
+    this.store.artifacts.insert({
+      tenant: this.run.tenant,
+      id,
+      run_id: this.run.id,
+      url_hash: urlHash,
+      blob_key: key,
+      kind,
+      pipeline_id: pipelineId,
+      content_type: contentType,
+      size: info.size,
+      sha256: info.sha256,
+      created_at: Date.now(),
+    })
+  }
+
+  flush() {
+    this.logs.flush()
+  }
+
+  close() {
+    this.logs.close()
+  }
+}

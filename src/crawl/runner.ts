@@ -1,0 +1,120 @@
+import { hostname } from 'node:os'
+import type { Store } from '../store'
+import type { CrawlConfig } from './manifest'
+import { RunExecution, type EngineDeps, type Outcome } from './execution'
+
+const POLL_MS = 500
+const LEASE_MS = 15_000
+
+/**
+ * Takes runs and crawls them (DESIGN §5): running runs nobody holds first (a resume after a
+ * restart or a pause), then pending runs oldest first, at most `maxActive` at once. Each run is
+ * held by a lease in the database, so two processes on one data dir never crawl the same run.
+ */
+export class Runner {
+  /** `host:pid:random`: a lease naming a pid of this host that no longer runs was left by a crash. */
+  readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
+  private readonly active = new Map<number, { execution: RunExecution; done: Promise<Outcome> }>()
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private stopped = false
+  private polling = false
+  /** Called with each execution as it ends (the CLI's summary, tests). */
+  onFinish: ((runSeq: number, outcome: Outcome) => void) | null = null
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly maxActive: number,
+    /** Only these runs (the one-shot `trawl crawl`); all runs when absent. */
+    private readonly only?: number,
+  ) {}
+
+  start() {
+    this.poll()
+  }
+
+  /** Looks for work now rather than at the next poll (a run was created or resumed). */
+  notify() {
+    if (!this.stopped) queueMicrotask(() => this.poll())
+  }
+
+  execution(runSeq: number): RunExecution | null {
+    return this.active.get(runSeq)?.execution ?? null
+  }
+
+  /** Shutdown: every execution checkpoints (in-flight work requeued) and lets its run go. */
+  async stop() {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    for (const { execution } of this.active.values()) execution.shutdown()
+    await Promise.all([...this.active.values()].map((a) => a.done))
+  }
+
+  private poll() {
+    if (this.stopped || this.polling) return
+    this.polling = true
+    try {
+      this.claim()
+    } catch (err) {
+      this.deps.log.error('runner poll failed', { error: String(err) })
+    } finally {
+      this.polling = false
+      if (this.timer) clearTimeout(this.timer)
+      if (!this.stopped) this.timer = setTimeout(() => this.poll(), POLL_MS)
+    }
+  }
+
+  private claim() {
+    const room = this.maxActive - this.active.size
+    if (room <= 0) return
+    const { frontier } = this.deps.store
+    const now = Date.now()
+    const dead = this.deadOwners(now)
+    const candidates = [...frontier.claimable(now, room * 4 + 8), ...dead.map((d) => d.run)]
+    let taken = 0
+    for (const run of candidates) {
+      if (taken >= room) break
+      if (this.active.has(run.seq) || (this.only !== undefined && run.seq !== this.only)) continue
+      const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? null
+      if (!frontier.claimRun(run.seq, this.owner, now, now + LEASE_MS, deadOwner)) continue
+      const fresh = frontier.run(run.seq)!
+      const execution = new RunExecution(
+        { seq: run.seq, id: run.id, tenant: run.tenant, job_id: run.job_id, config: JSON.parse(run.config) as Required<CrawlConfig>, started_at: fresh.started_at!, paused_ms: fresh.paused_ms },
+        this.deps,
+        this.owner,
+      )
+      const done = execution.execute().then((outcome) => {
+        this.active.delete(run.seq)
+        this.deps.log.info('run left', { run: run.id, ...outcome })
+        this.onFinish?.(run.seq, outcome)
+        this.notify()
+        return outcome
+      })
+      this.active.set(run.seq, { execution, done })
+      this.deps.log.info('run started', { run: run.id, tenant: run.tenant })
+      taken++
+    }
+  }
+
+  /** Running runs held by a process of this host that is gone (killed): their leases need not be waited out. */
+  private deadOwners(now: number) {
+    const me = hostname()
+    const out: { run: ReturnType<Store['frontier']['claimable']>[number]; owner: string }[] = []
+    for (const held of this.deps.store.frontier.heldRunning(now)) {
+      const [host, pid] = held.lease_owner.split(':')
+      if (host !== me || held.lease_owner === this.owner || pidAlive(Number(pid))) continue
+      const run = this.deps.store.frontier.run(held.seq)
+      if (run) out.push({ run, owner: held.lease_owner })
+    }
+    return out
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM'
+  }
+}

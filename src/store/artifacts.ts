@@ -1,0 +1,141 @@
+import type { Database } from 'bun:sqlite'
+import { ListQuery, TEXT, type Page } from './list'
+import { iso } from './time'
+
+export const ARTIFACT_KINDS = ['raw', 'parsed', 'asset'] as const
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number]
+
+/** The API shape (DESIGN §3); `size` is the blob's length in bytes. */
+export type Artifact = {
+  id: string
+  run_id: string
+  url_hash: string
+  blob_key: string
+  kind: ArtifactKind
+  pipeline_id: string | null
+  content_type: string
+  size: number
+  created_at: string
+}
+
+/** What the engine records once the blob is stored (`size` and `sha256` from the put). */
+export type NewArtifact = {
+  tenant: string
+  id: string
+  run_id: string
+  url_hash: string
+  blob_key: string
+  kind: ArtifactKind
+  pipeline_id: string | null
+  content_type: string
+  size: number
+  sha256: string
+  /** Epoch milliseconds. */
+  created_at: number
+}
+
+export type ArtifactFilter = {
+  include_ids?: string[]
+  exclude_ids?: string[]
+  run_ids?: string[]
+  url_hashes?: string[]
+  blob_keys?: string[]
+  kinds?: string[]
+  pipeline_ids?: string[]
+  content_types?: string[]
+  created_before?: string
+  created_after?: string
+}
+
+type Row = Omit<Artifact, 'created_at'> & { created_at: number }
+const COLUMNS = 't.id, t.run_id, t.url_hash, t.blob_key, t.kind, t.pipeline_id, t.content_type, t.size, t.created_at'
+const toArtifact = (r: Row): Artifact => ({
+  id: r.id,
+  run_id: r.run_id,
+  url_hash: r.url_hash,
+  blob_key: r.blob_key,
+  kind: r.kind,
+  pipeline_id: r.pipeline_id,
+  content_type: r.content_type,
+  size: r.size,
+  created_at: iso(r.created_at)!,
+})
+
+/** `text/html; charset=utf-8` → `text/html`: what a `content_types` filter compares. */
+export const mediaType = (contentType: string) => contentType.split(';', 1)[0]!.trim().toLowerCase()
+const MEDIA_TYPE_SQL = "lower(trim(substr(t.content_type, 1, instr(t.content_type || ';', ';') - 1)))"
+
+/**
+ * One value of a keyed filter walks its (tenant, column, seq) index in order; several are
+ * looked up and sorted (ListQuery's selective case).
+ */
+function keyed(q: ListQuery, column: string, values: string[] | undefined): ListQuery {
+  if (values?.length === 1) return q.when(values, `${column} = ${TEXT}`, values[0]!)
+  return q.in(column, values, true)
+}
+
+/**
+ * Artifacts: the catalogue of what runs stored in the blob store. Rows name their blob by
+ * `blob_key`; deleting a blob is the caller's job (SQL cannot), after asking `blobShared`.
+ */
+export function artifactRepository(db: Database) {
+  const insert = db.query(
+    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
+  const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${COLUMNS.replaceAll('t.', '')}`)
+  const removeRun = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND run_id = ${TEXT} RETURNING blob_key`)
+  const otherUser = db.query(`SELECT 1 AS one FROM artifacts WHERE blob_key = ${TEXT} AND NOT (tenant = ${TEXT} AND id = ${TEXT}) LIMIT 1`)
+  const anyUser = db.query(`SELECT 1 AS one FROM artifacts WHERE blob_key = ${TEXT} LIMIT 1`)
+
+  const query = (tenant: string, f: ArtifactFilter): ListQuery => {
+    const q = new ListQuery('artifacts', tenant).in('t.id', f.include_ids, true).notIn('t.id', f.exclude_ids)
+    return keyed(keyed(q, 't.run_id', f.run_ids), 't.url_hash', f.url_hashes)
+      .in('t.blob_key', f.blob_keys, true)
+      .in('t.kind', f.kinds)
+      .in('t.pipeline_id', f.pipeline_ids)
+      .in(MEDIA_TYPE_SQL, f.content_types?.map(mediaType))
+      .range('t.created_at', f.created_before, f.created_after)
+  }
+
+  return {
+    /**
+     * Records one artifact. A prepared statement and nothing else, so the engine can call it
+     * inside its own batch transaction; a duplicate (tenant, id) throws.
+     */
+    insert(a: NewArtifact): void {
+      insert.run(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.sha256, a.created_at)
+    },
+    get(tenant: string, id: string): Artifact | null {
+      const row = byId.get(tenant, id) as Row | null
+      return row ? toArtifact(row) : null
+    },
+    /** Deletes the row and answers what it was; null when it did not exist for this tenant. */
+    delete(tenant: string, id: string): Artifact | null {
+      const row = remove.get(tenant, id) as Row | null
+      return row ? toArtifact(row) : null
+    },
+    /** Whether a row other than this one (of any tenant) points at its blob, which must then stay. */
+    blobShared(tenant: string, a: Pick<Artifact, 'id' | 'blob_key'>): boolean {
+      return otherUser.get(a.blob_key, tenant, a.id) !== null
+    },
+    /**
+     * Deletes every artifact of a run and answers the blob keys no remaining row points at:
+     * call it in the run's delete transaction, then delete those blobs after the commit (a
+     * crash in between leaves unreferenced bytes, never a row whose blob is gone). Works
+     * whether or not the run row still exists.
+     */
+    deleteForRun(tenant: string, runId: string): string[] {
+      return db.transaction(() => {
+        const keys = new Set((removeRun.all(tenant, runId) as { blob_key: string }[]).map((r) => r.blob_key))
+        return [...keys].filter((key) => anyUser.get(key) === null)
+      })()
+    },
+    /** Newest first, like every other list. */
+    list(tenant: string, f: ArtifactFilter, page: string | undefined, perPage: number): Page<Artifact> {
+      return query(tenant, f).page(db, COLUMNS, page, perPage, toArtifact)
+    },
+    /** The query behind a list page (tests EXPLAIN it). */
+    query,
+  }
+}

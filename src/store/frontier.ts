@@ -1,0 +1,113 @@
+import type { Database } from 'bun:sqlite'
+
+/** Frontier row states (003-crawl.sql). */
+export const QUEUED = 0
+export const LEASED = 1
+export const DONE = 2
+export const FAILED = 3
+export const PAGE = 0
+export const ASSET = 1
+
+export type FrontierEntry = { hash: string; url: string; host: string; depth: number; parent: string | null; kind: number }
+export type Claimed = FrontierEntry & { attempts: number }
+export type RunCounters = { queued: number; visited: number; failed: number; bytes: number; fetched: number; depth_cut: number }
+export type ClaimableRun = { seq: number; id: string; tenant: string; job_id: string; status: string; config: string; started_at: number | null; paused_ms: number; lease_owner: string | null }
+export type RobotsRecord = { status: number | null; body: string | null }
+
+/**
+ * The crawl engine's SQL (DESIGN §5, CRAWL-NOTES rules 1-4): the durable frontier with leases,
+ * per-host robots records, run leases and counters. Statements are prepared once; the engine
+ * calls them inside its own batched transactions.
+ */
+export function frontierRepository(db: Database) {
+  const insert = db.query(
+    'INSERT OR IGNORE INTO frontier (run_seq, hash, url, host, depth, parent, kind, state, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)',
+  )
+  const readyOfHost = db.query(
+    'SELECT hash, url, host, depth, parent, kind, attempts FROM frontier WHERE run_seq = ?1 AND state = 0 AND host = ?2 AND not_before <= ?3 ORDER BY seq LIMIT ?4',
+  )
+  const lease = db.query('UPDATE frontier SET state = 1, lease_until = ?3 WHERE run_seq = ?1 AND hash = ?2')
+  const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND hash = ?2')
+  const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND hash = ?2')
+  const reclaim = db.query('UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ?1 AND state = 1')
+  const queuedHosts = db.query('SELECT host, count(*) AS n, min(not_before) AS next FROM frontier WHERE run_seq = ?1 AND state = 0 GROUP BY host')
+  const hashes = db.query('SELECT hash FROM frontier WHERE run_seq = ?1')
+  const maxSeq = db.query('SELECT coalesce(max(seq), 0) AS n FROM frontier WHERE run_seq = ?1')
+  const countState = db.query('SELECT state, count(*) AS n FROM frontier WHERE run_seq = ?1 GROUP BY state')
+  const failQueued = db.query('UPDATE frontier SET state = 3, lease_until = NULL WHERE run_seq = ?1 AND state IN (0, 1)')
+  const failHost = db.query('UPDATE frontier SET state = 3 WHERE run_seq = ?1 AND state = 0 AND host = ?2 RETURNING hash, url, depth, parent')
+  const getRobots = db.query('SELECT robots_status AS status, robots_body AS body FROM run_hosts WHERE run_seq = ?1 AND host = ?2')
+  const putRobots = db.query(
+    'INSERT INTO run_hosts (run_seq, host, robots_status, robots_body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_seq, host) DO UPDATE SET robots_status = ?3, robots_body = ?4',
+  )
+  const counters = db.query('SELECT queued, visited, failed, bytes, fetched, depth_cut FROM runs WHERE seq = ?1')
+  const saveCounters = db.query('UPDATE runs SET queued = ?2, visited = ?3, failed = ?4, bytes = ?5, fetched = ?6, depth_cut = ?7 WHERE seq = ?1')
+  const claimable = db.query(
+    `SELECT seq, id, tenant, job_id, status, config, started_at, paused_ms, lease_owner FROM runs
+     WHERE (status = 'running' AND (lease_owner IS NULL OR lease_until < ?1)) OR status = 'pending'
+     ORDER BY status = 'pending', seq LIMIT ?2`,
+  )
+  const runSeq = db.query('SELECT seq FROM runs WHERE tenant = ?1 AND id = ?2')
+  const runRow = db.query('SELECT seq, id, tenant, job_id, status, config, started_at, paused_ms, lease_owner FROM runs WHERE seq = ?1')
+  const heldRunning = db.query("SELECT seq, lease_owner FROM runs WHERE status = 'running' AND lease_owner IS NOT NULL AND lease_until >= ?1")
+  const claimRun = db.query(
+    `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?3), lease_owner = ?2, lease_until = ?4
+     WHERE seq = ?1 AND (status = 'pending' OR (status = 'running' AND (lease_owner IS NULL OR lease_until < ?3 OR lease_owner = ?5)))`,
+  )
+  const renew = db.query("UPDATE runs SET lease_until = ?3 WHERE seq = ?1 AND lease_owner = ?2 AND status = 'running'")
+  const release = db.query('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND lease_owner = ?2')
+  const status = db.query('SELECT status, paused_ms FROM runs WHERE seq = ?1')
+  const finish = db.query(
+    "UPDATE runs SET status = 'finished', stop_reason = ?2, finished_at = ?3, lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND status IN ('running', 'pending')",
+  )
+
+  return {
+    /** Inserts URLs not yet in the run's frontier; answers how many were new. */
+    enqueue(runSeq: number, entries: FrontierEntry[], firstSeq: number, state = QUEUED): number {
+      let added = 0
+      entries.forEach((e, i) => {
+        added += insert.run(runSeq, e.hash, e.url, e.host, e.depth, e.parent, e.kind, state, firstSeq + i).changes
+      })
+      return added
+    },
+    /** Leases up to `limit` ready URLs of one host, oldest discovered first. */
+    claim(runSeq: number, host: string, limit: number, now: number, leaseUntil: number): Claimed[] {
+      const rows = readyOfHost.all(runSeq, host, now, limit) as Claimed[]
+      for (const r of rows) lease.run(runSeq, r.hash, leaseUntil)
+      return rows
+    },
+    done: (runSeq: number, hash: string) => void setState.run(runSeq, hash, DONE),
+    failed: (runSeq: number, hash: string) => void setState.run(runSeq, hash, FAILED),
+    requeue: (runSeq: number, hash: string, notBefore: number) => void requeue.run(runSeq, hash, notBefore),
+    /** Leases left by a process that died go back to the queue (CRAWL-NOTES rule 3). */
+    reclaim: (runSeq: number) => reclaim.run(runSeq).changes,
+    queuedByHost: (runSeq: number) => queuedHosts.all(runSeq) as { host: string; n: number; next: number }[],
+    hashes: (runSeq: number) => (hashes.values(runSeq) as [string][]).map((r) => r[0]),
+    maxSeq: (runSeq: number) => (maxSeq.get(runSeq) as { n: number }).n,
+    counts(runSeq: number): Record<'queued' | 'leased' | 'done' | 'failed', number> {
+      const out = { queued: 0, leased: 0, done: 0, failed: 0 }
+      for (const r of countState.all(runSeq) as { state: number; n: number }[]) out[(['queued', 'leased', 'done', 'failed'] as const)[r.state]!] = r.n
+      return out
+    },
+    failQueued: (runSeq: number) => failQueued.run(runSeq).changes,
+    failHost: (runSeq: number, host: string) => failHost.all(runSeq, host) as { hash: string; url: string; depth: number; parent: string | null }[],
+    robots: (runSeq: number, host: string) => (getRobots.get(runSeq, host) as RobotsRecord | null) ?? null,
+    saveRobots: (runSeq: number, host: string, rec: RobotsRecord) => void putRobots.run(runSeq, host, rec.status, rec.body),
+    counters: (runSeq: number) => counters.get(runSeq) as RunCounters,
+    saveCounters: (runSeq: number, c: RunCounters) => void saveCounters.run(runSeq, c.queued, c.visited, c.failed, c.bytes, c.fetched, c.depth_cut),
+    /** Runs a runner may take: running ones nobody holds first (resuming), then pending ones, oldest first. */
+    claimable: (now: number, limit: number) => claimable.all(now, limit) as ClaimableRun[],
+    run: (seq: number) => runRow.get(seq) as ClaimableRun | null,
+    runSeq: (tenant: string, id: string) => (runSeq.get(tenant, id) as { seq: number } | null)?.seq ?? null,
+    /** Running runs whose lease is still current, with their holders (to spot holders that died). */
+    heldRunning: (now: number) => heldRunning.all(now) as { seq: number; lease_owner: string }[],
+    /** Takes a run for `owner`; `deadOwner` names a holder known to be dead whose lease may be taken early. */
+    claimRun: (seq: number, owner: string, now: number, until: number, deadOwner: string | null = null) =>
+      claimRun.run(seq, owner, now, until, deadOwner ?? '').changes === 1,
+    renew: (seq: number, owner: string, until: number) => renew.run(seq, owner, until).changes === 1,
+    release: (seq: number, owner: string) => void release.run(seq, owner),
+    status: (seq: number) => status.get(seq) as { status: string; paused_ms: number } | null,
+    finish: (seq: number, reason: string, now: number) => finish.run(seq, reason, now).changes === 1,
+  }
+}
+export type FrontierRepository = ReturnType<typeof frontierRepository>
