@@ -13,7 +13,8 @@ if (build.exitCode !== 0) {
 const report = '.test-results/junit.xml'
 mkdirSync('.test-results', { recursive: true })
 rmSync(report, { force: true })
-const run = Bun.spawnSync([bun, 'test', '--reporter=junit', `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
+// bunfig's [test] timeout did not take effect in Bun 1.4.5; the flag does.
+const run = Bun.spawnSync([bun, 'test', '--timeout=30000', '--reporter=junit', `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
   stdout: 'inherit',
   stderr: 'inherit',
   env: { ...process.env, TRAWL_BINARY: `${process.cwd()}/dist/trawl` },

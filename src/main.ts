@@ -9,7 +9,8 @@ const USAGE = `trawl ${VERSION}: crawl management and scrape service
 
 usage:
   trawl serve [--data-dir DIR] [--host ADDR] [--port N] [--scrape-port N]
-  trawl crawl URL [--max-urls N] [--max-depth N] [--data-dir DIR] [--tenant T]
+  trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
+                  [--data-dir DIR] [--tenant T]
   trawl version
 
 settings (flag, environment, default):

@@ -14,7 +14,8 @@ import { Value } from '@sinclair/typebox/value'
 const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
- * `trawl crawl URL [--max-urls N] [--max-depth N] [--data-dir D] [--tenant T]`: an ad-hoc job and
+ * `trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
+ * [--data-dir D] [--tenant T]`: an ad-hoc job and
  * run in the local data dir, crawled in this process with a live progress line, then a summary.
  * Ctrl-C stops the run with stop reason `manual`. Private addresses are allowed (DESIGN §1).
  */
@@ -22,6 +23,8 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
     'max-urls': { type: 'string' },
     'max-depth': { type: 'string' },
+    concurrency: { type: 'string' },
+    'per-host-concurrency': { type: 'string' },
     tenant: { type: 'string' },
   })
   if (positionals.length !== 1) throw new ConfigError('crawl takes one URL: trawl crawl URL [--max-urls N] [--max-depth N]')
@@ -37,8 +40,15 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   }
   const maxUrls = whole('max-urls', 100_000_000)
   const maxDepth = whole('max-depth', 1000)
+  const concurrency = whole('concurrency', 256)
+  const perHost = whole('per-host-concurrency', 64)
   if (maxUrls === 0) throw new ConfigError('--max-urls: must be at least 1')
-  const jobConfig = { seeds: [seed], limits: { ...(maxUrls !== undefined ? { max_urls: maxUrls } : {}), ...(maxDepth !== undefined ? { max_depth: maxDepth } : {}) } }
+  if (concurrency === 0 || perHost === 0) throw new ConfigError(`--${concurrency === 0 ? 'concurrency' : 'per-host-concurrency'}: must be at least 1`)
+  const jobConfig = {
+    seeds: [seed],
+    limits: { ...(maxUrls !== undefined ? { max_urls: maxUrls } : {}), ...(maxDepth !== undefined ? { max_depth: maxDepth } : {}) },
+    politeness: { ...(concurrency !== undefined ? { concurrency } : {}), ...(perHost !== undefined ? { per_host_concurrency: perHost } : {}) },
+  }
   const problems = checkConfig(jobConfig, 'config', Object.keys(config.proxies))
   if (!Value.Check(CrawlConfig, jobConfig) || problems.size) throw new ConfigError('crawl: the job config is not valid')
 

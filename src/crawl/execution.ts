@@ -5,7 +5,7 @@ import type { FetchRequest, FetchResult } from '../fetch/types'
 import type { Logger } from '../log'
 import { storeParseContext } from '../parse/context'
 import { documentKind } from '../parse/document'
-import { ParseFailure, type ParseContext, type ParseResult } from '../parse/pipeline'
+import { parseDocument, ParseFailure, type ParseContext, type ParseResult } from '../parse/pipeline'
 import type { Pipeline } from '../parse/pipeline-schema'
 import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
@@ -37,6 +37,8 @@ type Host = {
   failures: number
   /** Consecutive 429/503 answers, for the backoff's exponent. */
   throttled: number
+  /** URLs claimed from the frontier (leased there) and not started yet: one query per batch, not per URL. */
+  buffer: Claimed[]
 }
 
 const TICK_MS = 100
@@ -47,6 +49,9 @@ const MAX_HOST_FAILURES = 5
 const MAX_ATTEMPTS = 3
 const BACKOFF_CAP_MS = 60_000
 const MAX_SITEMAPS = 50
+const COMMIT_MS = 50
+/** URLs claimed from one host's queue at a time. */
+const CLAIM_BATCH = 64
 /** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
 const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 
@@ -58,6 +63,8 @@ export class RunExecution {
   private readonly cfg: Required<CrawlConfig>
   private readonly hosts = new Map<string, Host>()
   private readonly seen = new Set<string>()
+  /** Link hashes this execution knows have catalogue rows: most links of a site are repeats. */
+  private readonly cataloged = new Set<string>()
   private readonly scope: Scope
   private readonly rec: RunRecords
   private readonly ctx: ParseContext
@@ -73,8 +80,13 @@ export class RunExecution {
   private seedsDisallowed = 0
   private startupWork = 0
   private leaving: Outcome | null = null
+  /** Writes of finished pages, committed together in one transaction (CRAWL-NOTES: never one per page). */
+  private writes: (() => void)[] = []
+  private lastCommit = 0
   private wake: (() => void) | null = null
   private readonly pipelines: Pipeline[]
+  /** Whether every pipeline is light enough to run on this thread (links and metadata only). */
+  private readonly inThread: boolean
   private readonly fetchBase: Omit<FetchRequest, 'url'>
   private readonly maxDepth: number
   private readonly maxUrls: number
@@ -95,6 +107,9 @@ export class RunExecution {
     this.pagesAtStart = this.counters.fetched
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
     this.pipelines = this.cfg.pipelines.length ? this.cfg.pipelines.map((p) => (p.navigator ? p : { ...p, navigator: { kind: 'links' } } as Pipeline)) : [CRAWL_PIPELINE]
+    this.inThread = this.pipelines.every(
+      (p) => (p.steps ?? []).every((st) => st.kind === 'metadata' || st.kind === 'links') && (p.guards ?? []).every((g) => g.kind !== 'category') && (p.steps ?? []).length > 0,
+    )
     const f = this.cfg.fetch
     this.fetchBase = {
       method: 'GET',
@@ -149,6 +164,7 @@ export class RunExecution {
     const outcome = this.leaving!
     try {
       store.transaction(() => {
+        for (const w of this.writes.splice(0)) w()
         this.rec.flush()
         // Leases of anything still in flight go back to the queue for whoever runs this next.
         store.frontier.reclaim(this.run.seq)
@@ -243,13 +259,37 @@ export class RunExecution {
     }
   }
 
+  // ------------------------------------------------------------------ writes
+
+  private defer(write: () => void) {
+    this.writes.push(write)
+  }
+
+  /**
+   * Commits the deferred writes and the buffered log entries in one transaction: at most every
+   * 50 ms (each commit writes every index page it dirtied, so fewer commits write far less), and
+   * at once when a claim needs the frontier current (`force`).
+   */
+  private commit(force = false) {
+    if (!this.writes.length) return
+    const now = Date.now()
+    if (!force && this.writes.length < 2048 && now - this.lastCommit < COMMIT_MS) return
+    this.lastCommit = now
+    const writes = this.writes
+    this.writes = []
+    this.deps.store.transaction(() => {
+      for (const w of writes) w()
+      this.rec.flush()
+    })
+  }
+
   // ------------------------------------------------------------------ scheduling
 
   private host(key: string): Host {
     let h = this.hosts.get(key)
     if (!h) {
       const delay = parseDuration(this.cfg.politeness.delay ?? '0s')!
-      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, failures: 0, throttled: 0 }
+      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, failures: 0, throttled: 0, buffer: [] }
       this.hosts.set(key, h)
     }
     return h
@@ -267,9 +307,11 @@ export class RunExecution {
       return true
     })
     if (!fresh.length) return 0
-    this.deps.store.transaction(() => {
-      this.rec.links(fresh.map((e) => e.url))
-      this.deps.store.frontier.enqueue(this.run.seq, fresh, this.nextSeq + 1)
+    const first = this.nextSeq + 1
+    const urls = this.uncataloged(fresh.map((e) => [e.url, e.hash]))
+    this.defer(() => {
+      this.rec.links(urls)
+      this.deps.store.frontier.enqueue(this.run.seq, fresh, first)
     })
     this.nextSeq += fresh.length
     for (const e of fresh) this.host(e.host).queued++
@@ -283,9 +325,10 @@ export class RunExecution {
     const perHost = this.cfg.politeness.per_host_concurrency!
     const now = Date.now()
     const leaseUntil = now + LEASE_MS
+    this.commit()
     for (const host of this.hosts.values()) {
       if (this.inFlight >= concurrency || this.leaving) return
-      if (host.queued <= 0 || host.inFlight >= perHost || host.nextAt > now) continue
+      if ((host.queued <= 0 && !host.buffer.length) || host.inFlight >= perHost || host.nextAt > now) continue
       if (this.counters.fetched + this.inFlight >= this.maxUrls) return
       if (host.robots === null) {
         if (!host.robotsLoading) void this.loadRobots(host).finally(() => this.poke())
@@ -293,15 +336,21 @@ export class RunExecution {
       }
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
       const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight, this.maxUrls - this.counters.fetched - this.inFlight)
-      const claimed = this.deps.store.frontier.claim(this.run.seq, host.key, room, now, leaseUntil)
-      if (!claimed.length) {
+      if (host.buffer.length < room && host.queued > 0) {
+        // Claims read the frontier: what finished pages added to it must be there first.
+        this.commit(true)
+        const claimed = this.deps.store.frontier.claim(this.run.seq, host.key, Math.max(room, Math.min(CLAIM_BATCH, host.queued)), now, leaseUntil)
+        host.queued -= claimed.length
+        host.buffer.push(...claimed)
+      }
+      if (!host.buffer.length) {
         // Whatever is left waits for a not-before time (a backoff); look again in a second.
         host.nextAt = now + EVALUATION_MS
         continue
       }
-      host.queued -= claimed.length
+      const starting = host.buffer.splice(0, room)
       host.nextAt = now + host.delayMs
-      for (const c of claimed) {
+      for (const c of starting) {
         host.inFlight++
         this.inFlight++
         void this.visit(host, c).finally(() => {
@@ -319,9 +368,10 @@ export class RunExecution {
    */
   private evaluate() {
     if (this.inFlight > 0 || this.startupWork > 0 || this.leaving) return
+    this.commit(true)
     const now = Date.now()
     if (this.counters.fetched >= this.maxUrls) return this.leave({ finished: 'max_urls' })
-    const queued = [...this.hosts.values()].reduce((n, h) => n + Math.max(h.queued, 0), 0)
+    const queued = [...this.hosts.values()].reduce((n, h) => n + Math.max(h.queued, 0) + h.buffer.length, 0)
     const loading = [...this.hosts.values()].some((h) => h.robotsLoading)
     if (queued === 0 && !loading) {
       if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
@@ -329,7 +379,7 @@ export class RunExecution {
     }
     if (now - this.lastEvaluation < EVALUATION_MS) return
     this.lastEvaluation = now
-    const ready = [...this.hosts.values()].some((h) => h.queued > 0 && h.nextAt <= now) || loading
+    const ready = [...this.hosts.values()].some((h) => (h.queued > 0 || h.buffer.length > 0) && h.nextAt <= now) || loading
     this.emptyEvaluations = ready ? 0 : this.emptyEvaluations + 1
     if (this.emptyEvaluations >= this.cfg.limits.max_empty_evaluations!) this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
   }
@@ -348,10 +398,8 @@ export class RunExecution {
     }
     if (now - this.lastSave >= 500) {
       this.lastSave = now
-      this.deps.store.transaction(() => {
-        this.rec.flush()
-        frontier.saveCounters(this.run.seq, this.counters)
-      })
+      this.defer(() => frontier.saveCounters(this.run.seq, this.counters))
+      this.commit(true)
     }
   }
 
@@ -367,7 +415,7 @@ export class RunExecution {
   private nextWakeMs(): number {
     const now = Date.now()
     let next = TICK_MS * 5
-    for (const h of this.hosts.values()) if (h.queued > 0 && h.inFlight === 0 && h.nextAt > now) next = Math.min(next, h.nextAt - now)
+    for (const h of this.hosts.values()) if ((h.queued > 0 || h.buffer.length > 0) && h.inFlight === 0 && h.nextAt > now) next = Math.min(next, h.nextAt - now)
     return Math.max(5, Math.min(next, TICK_MS * 5))
   }
 
@@ -446,7 +494,7 @@ export class RunExecution {
     if (host.robots && !host.robots.allowed(u.pathname + u.search)) {
       if (c.depth === 0 && c.parent === null) this.seedsDisallowed++
       this.rec.log({ ...this.where(c), step: 'robots', status: 'skipped', error_reason: 'robots_disallowed', error_detail: 'robots.txt disallows this URL' })
-      frontier.done(this.run.seq, c.hash)
+      this.defer(() => frontier.done(this.run.seq, c.hash))
       this.counters.queued--
       return
     }
@@ -463,7 +511,8 @@ export class RunExecution {
     host.failures = 0
     if ((result.status === 429 || result.status === 503) && c.attempts + 1 < MAX_ATTEMPTS) {
       const wait = this.backoff(host, result)
-      frontier.requeue(this.run.seq, c.hash, Date.now() + wait)
+      const notBefore = Date.now() + wait
+      this.defer(() => frontier.requeue(this.run.seq, c.hash, notBefore))
       host.queued++
       this.rec.log({ ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
       return
@@ -491,8 +540,10 @@ export class RunExecution {
     }
     await this.store(c, result, parsed)
     if (parsed) this.discover(c, parsed)
-    this.deps.store.transaction(() => {
-      this.rec.visit(c, hostHash(u.hostname), result.status)
+    const hostKeyHash = hostHash(u.hostname)
+    const status = result.status
+    this.defer(() => {
+      this.rec.visit(c, hostKeyHash, status)
       frontier.done(this.run.seq, c.hash)
     })
     this.counters.visited++
@@ -509,12 +560,15 @@ export class RunExecution {
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
     if (network) host.failures++
     this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
-    frontier.failed(this.run.seq, c.hash)
+    this.defer(() => frontier.failed(this.run.seq, c.hash))
     this.counters.failed++
     this.counters.queued--
     if (host.failures >= MAX_HOST_FAILURES) {
       // A host that keeps failing is given up on: what it still has queued fails with it.
-      for (const row of frontier.failHost(this.run.seq, host.key)) {
+      this.commit()
+      const buffered = host.buffer.splice(0)
+      if (buffered.length) this.deps.store.transaction(() => buffered.forEach((b) => frontier.failed(this.run.seq, b.hash)))
+      for (const row of [...buffered, ...frontier.failHost(this.run.seq, host.key)]) {
         this.rec.log({ url: row.url, url_hash: row.hash, host: host.key, depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
         this.counters.failed++
         this.counters.queued--
@@ -537,11 +591,11 @@ export class RunExecution {
   private async parse(c: Claimed, r: FetchResult): Promise<ParseResult | null> {
     const started = Date.now()
     try {
-      const result = await this.deps.parser.parse(
-        { url: c.url, body: r.body, content_type: r.content_type!, redirects: r.redirects, pipelines: this.pipelines, collect_assets: this.cfg.store.assets },
-        this.ctx,
-        this.run.tenant,
-      )
+      const input = { url: c.url, body: r.body, content_type: r.content_type!, redirects: r.redirects, pipelines: this.pipelines, collect_assets: this.cfg.store.assets }
+      // Links and metadata come from one HTMLRewriter pass, cheaper than handing the page to a
+      // worker and back (CRAWL-NOTES: a worker per page made a crawler slower). Pipelines with
+      // heavier steps, categories or data maps go to the parse workers and their time limit.
+      const result = this.inThread ? await parseDocument(input, this.ctx) : await this.deps.parser.parse(input, this.ctx, this.run.tenant)
       const latency = Date.now() - started
       for (const p of result.pipelines) {
         this.rec.log({ ...this.where(c), step: 'parse', status: p.status === 'ran' ? 'ok' : 'skipped', pipeline_id: p.identifier, latency_ms: latency, ...(p.skipped_reason ? { error_detail: `skipped: ${p.skipped_reason}` } : {}) })
@@ -575,7 +629,8 @@ export class RunExecution {
     if (!wanted.length) return
     const started = Date.now()
     try {
-      await Promise.all(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
+      const rows = await Promise.all(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
+      for (const row of rows) this.defer(row)
       this.rec.log({ ...this.where(c), step: 'store', status: 'ok', latency_ms: Date.now() - started, error_detail: `${wanted.length} artifact${wanted.length === 1 ? '' : 's'}` })
     } catch (err) {
       this.rec.log({ ...this.where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: (err as Error).message, latency_ms: Date.now() - started })
@@ -623,21 +678,37 @@ export class RunExecution {
         if (url && !this.scope.whyOut(url)) next.push(this.entry(url, depth, c.hash, ASSET))
       }
     }
-    const added = this.deps.store.transaction(() => {
-      this.rec.links(inScope)
-      this.rec.edges(c.hash, inScope.map(linkHash))
-      return this.enqueue(next)
+    const added = this.enqueue(next)
+    const childHashes = inScope.map(linkHash)
+    // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
+    const urls = this.uncataloged(inScope.map((u, i) => [u, childHashes[i]!]))
+    this.defer(() => {
+      this.rec.links(urls)
+      this.rec.edges(c.hash, childHashes)
     })
     this.rec.log({ ...this.where(c), step: 'discover', status: 'ok', error_detail: `${children.size} links: ${added} new, ${inScope.length} in scope, ${outOfScope} out of scope` })
+  }
+
+  /** The URLs of these that have no catalogue row yet as far as this execution knows; marks them known. */
+  private uncataloged(pairs: [string, string][]): string[] {
+    const out: string[] = []
+    for (const [url, hash] of pairs) {
+      if (this.cataloged.has(hash)) continue
+      this.cataloged.add(hash)
+      out.push(url)
+    }
+    return out
   }
 
   private markSeen(url: string, depth: number, parent: string | null) {
     const hash = linkHash(url)
     if (this.seen.has(hash)) return
     this.seen.add(hash)
-    this.deps.store.transaction(() => {
+    const seq = ++this.nextSeq
+    const entry = this.entry(url, depth, parent, PAGE)
+    this.defer(() => {
       this.rec.links([url])
-      this.deps.store.frontier.enqueue(this.run.seq, [this.entry(url, depth, parent, PAGE)], ++this.nextSeq, 2)
+      this.deps.store.frontier.enqueue(this.run.seq, [entry], seq, 2)
     })
   }
 

@@ -40,12 +40,16 @@ export class RunRecords {
     this.store.runGraph.recordVisit(this.run.seq, c.hash, hostHash, c.depth, status, Date.now())
   }
 
-  /** Puts the body in the blob store (durable first), then its catalogue row. */
-  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore) {
+  /**
+   * Puts the body in the blob store (durable first); answers the write of its catalogue row, for
+   * the engine to commit with the page's other rows.
+   */
+  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore): Promise<() => void> {
     const id = crypto.randomUUID()
     const key = `t/${this.run.tenant}/${this.run.id}/${id}`
     const info = await blobs.put(key, body, contentType)
-    this.store.artifacts.insert({
+    const createdAt = Date.now()
+    return () => this.store.artifacts.insert({
       tenant: this.run.tenant,
       id,
       run_id: this.run.id,
@@ -56,7 +60,7 @@ export class RunRecords {
       content_type: contentType,
       size: info.size,
       sha256: info.sha256,
-      created_at: Date.now(),
+      created_at: createdAt,
     })
   }
 

@@ -55,7 +55,8 @@ export function normalizeHost(input: string): string | null {
 
 /** First 32 hex characters of SHA-256: the id of a normalized URL or host name. */
 export function hash32(text: string): string {
-  return new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 32)
+  // One-shot hashing: a CryptoHasher object per URL cost the crawl more than the hash itself.
+  return (Bun.SHA256.hash(text, 'hex') as string).slice(0, 32)
 }
 
 export const linkHash = (normalizedUrl: string) => hash32(normalizedUrl)

@@ -1,5 +1,6 @@
 import type { Config } from '../config'
 import type { Logger } from '../log'
+import { BrowserClient } from './browser'
 import { Fetcher } from './fetcher'
 
 /** The process's fetcher, configured from the settings (DESIGN §1). */
@@ -9,7 +10,7 @@ export function createFetcher(config: Config, log: Logger, extra: { ca?: string 
     proxies: config.proxies,
     maxBodyBytes: config.maxBodyBytes,
     log,
-    browser: null,
+    browser: new BrowserClient({ chromium: config.chromium, allowPrivate: config.allowPrivateNetworks, maxBodyBytes: config.maxBodyBytes, log }),
     ca: extra.ca,
   })
 }

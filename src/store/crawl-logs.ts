@@ -229,9 +229,10 @@ export function crawlLogRepository(db: Database) {
 
     /**
      * Entry counts per time bucket (oldest first) and per combination of the group_by values
-     * (largest first). Cost: one pass over the run's entries in the range (its time index, or
-     * the host index under filters[host]) plus a sort of the groups; a 422 on `window` when the
-     * answer would exceed MAX_GROUPS rows.
+     * (largest first). Cost: one pass over the matching entries in the range, driven by the
+     * index the list would pick (errors, non-ok statuses, a host, or else the run's time index;
+     * named, since without statistics SQLite once chose the host index for a whole-run scan),
+     * plus a sort of the groups. A 422 on `window` when the answer would exceed MAX_GROUPS rows.
      */
     metrics(tenant: string, runId: string, q: MetricsQuery): Metrics | null {
       const run = findRun(tenant, runId)
@@ -240,15 +241,18 @@ export function crawlLogRepository(db: Database) {
       for (const d of [...dims, ...Object.keys(q.filters ?? {})]) {
         if (!(METRIC_DIMENSIONS as readonly string[]).includes(d)) throw new Error(`unknown metric dimension ${d}`) // a column name goes into the SQL text
       }
+      const f = q.filters ?? {}
       const w = new Where().add(`t.run_seq = ${INT}`, run.seq).range(q)
-      for (const [dim, value] of Object.entries(q.filters ?? {})) {
+      const index = f.error_reason !== undefined ? 'crawl_logs_errors' : f.status !== undefined && f.status !== 'ok' ? 'crawl_logs_not_ok' : f.host !== undefined ? 'crawl_logs_by_host' : 'crawl_logs_by_time'
+      if (index === 'crawl_logs_not_ok') w.add("t.status <> 'ok'")
+      for (const [dim, value] of Object.entries(f)) {
         if (value === undefined) continue
         if (dim === 'http_status') w.add(`t.http_status = ${INT}`, Number(value))
         else w.add(`t.${dim} = ${TEXT}`, dim === 'host' ? (normalizeHost(value) ?? value) : value)
       }
       const cols = dims.map((d) => `, t.${d} AS ${d}`).join('')
       const keys = dims.map((_, i) => `, ${i + 2}`).join('')
-      const sql = `SELECT ${bucketStart(q.window)} AS b${cols}, count(*) AS n FROM crawl_logs t WHERE ${w.sql} GROUP BY 1${keys} ORDER BY 1, n DESC${keys} LIMIT ${MAX_GROUPS + 1}`
+      const sql = `SELECT ${bucketStart(q.window)} AS b${cols}, count(*) AS n FROM crawl_logs t INDEXED BY ${index} WHERE ${w.sql} GROUP BY 1${keys} ORDER BY 1, n DESC${keys} LIMIT ${MAX_GROUPS + 1}`
       const rows = db.query(sql).all(...w.params) as ({ b: number; n: number } & Record<string, string | number | null>)[]
       if (rows.length > MAX_GROUPS) throw tooManyGroups()
       const { width } = BUCKETS[q.window]
@@ -260,8 +264,9 @@ export function crawlLogRepository(db: Database) {
           bucketAt = r.b
           buckets.push((bucket = { start: formatIso(r.b), end: formatIso(r.b + width), count: 0, groups: [] }))
         }
-        const group: MetricGroup = { count: r.n }
+        const group = {} as MetricGroup // the dimensions first, then count, as the docs show it
         for (const d of dims) group[d] = r[d] ?? null
+        group.count = r.n
         bucket!.count += r.n
         bucket!.groups.push(group)
       }
@@ -284,7 +289,7 @@ export function crawlLogRepository(db: Database) {
       const rank = (p: number) => `(${p} * n + 99) / 100` // ceil(p·n/100) in integer arithmetic
       const sql = `SELECT b, step, rn, n, ms FROM (
           SELECT b, step, ms, row_number() OVER w AS rn, count(*) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n
-          FROM (SELECT ${bucketStart(q.window)} AS b, t.step AS step, t.latency_ms AS ms FROM crawl_logs t WHERE ${w.sql})
+          FROM (SELECT ${bucketStart(q.window)} AS b, t.step AS step, t.latency_ms AS ms FROM crawl_logs t INDEXED BY ${q.hosts ? 'crawl_logs_by_host' : 'crawl_logs_by_time'} WHERE ${w.sql})
           WINDOW w AS (PARTITION BY b, step ORDER BY ms))
         WHERE rn = n OR rn IN (${rank(50)}, ${rank(90)}, ${rank(95)}, ${rank(99)})
         ORDER BY b, step, rn`

@@ -26,7 +26,7 @@ export function frontierRepository(db: Database) {
   const readyOfHost = db.query(
     'SELECT hash, url, host, depth, parent, kind, attempts FROM frontier WHERE run_seq = ?1 AND state = 0 AND host = ?2 AND not_before <= ?3 ORDER BY seq LIMIT ?4',
   )
-  const lease = db.query('UPDATE frontier SET state = 1, lease_until = ?3 WHERE run_seq = ?1 AND hash = ?2')
+  const lease = db.query('UPDATE frontier SET state = 1, lease_until = ?3 WHERE run_seq = ?1 AND hash IN (SELECT value FROM json_each(?2))')
   const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND hash = ?2')
   const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND hash = ?2')
   const reclaim = db.query('UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ?1 AND state = 1')
@@ -73,7 +73,7 @@ export function frontierRepository(db: Database) {
     /** Leases up to `limit` ready URLs of one host, oldest discovered first. */
     claim(runSeq: number, host: string, limit: number, now: number, leaseUntil: number): Claimed[] {
       const rows = readyOfHost.all(runSeq, host, now, limit) as Claimed[]
-      for (const r of rows) lease.run(runSeq, r.hash, leaseUntil)
+      if (rows.length) lease.run(runSeq, JSON.stringify(rows.map((r) => r.hash)), leaseUntil)
       return rows
     },
     done: (runSeq: number, hash: string) => void setState.run(runSeq, hash, DONE),

@@ -5,7 +5,7 @@ import type { hostRepository } from './hosts'
 import { parseLabels } from './labels'
 import type { Link } from './links'
 import { emptyPage, INT, TEXT, type Page } from './list'
-import { iso } from './time'
+import { epoch, iso } from './time'
 
 /** A link as visited by one run (SPEC: depth and visited time); `status` is null when the fetch failed. */
 export type VisitedLink = Link & { depth: number; visited_at: string; status: number | null }
@@ -93,8 +93,8 @@ export class RunGraphQuery {
   }
 
   range(column: string, before: string | undefined, after: string | undefined): this {
-    this.when(before, `${column} < ${INT}`, before === undefined ? 0 : Date.parse(before))
-    return this.when(after, `${column} > ${INT}`, after === undefined ? 0 : Date.parse(after))
+    this.when(before, `${column} < ${INT}`, before === undefined ? 0 : epoch(before))
+    return this.when(after, `${column} > ${INT}`, after === undefined ? 0 : epoch(after))
   }
 
   /** The statement a page runs (exposed so tests can EXPLAIN it); null when nothing can match. */

@@ -12,7 +12,10 @@ export type BrowserFetch = {
   /** Applied to the first main-document request; later hops are the browser's own. */
   method: Method
   body?: Uint8Array
-  /** Final request headers; User-Agent goes through the user-agent override, the rest as extra headers. */
+  /**
+   * Final request headers. User-Agent goes through the user-agent override; Authorization, Cookie
+   * and Proxy-Authorization only to the first URL's origin; the rest to every request as extra headers.
+   */
   headers: HeaderPair[]
   /** Set in the page's fresh browser context before navigating; no domain means the URL's host. */
   cookies: Cookie[]
@@ -32,6 +35,8 @@ const MAX_REFRESH_DELAY_S = 30
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
 const RENDERED_TYPES = new Set(['text/html', 'application/xhtml+xml'])
 const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument'])
+/** Headers that stay with the origin they were given for, as the standard client keeps them. */
+const CREDENTIALS = new Set(['authorization', 'cookie', 'proxy-authorization'])
 
 // The doctype serializer keeps legacy doctypes intact; `<!DOCTYPE html>` for HTML5 pages.
 const SERIALIZE = `(() => {
@@ -48,6 +53,9 @@ type FinalResponse = { url: string; status: number; headers: HeaderPair[]; conte
  */
 export class PageFetch {
   private readonly started = performance.now()
+  private readonly origin: string
+  /** Credentials from the request headers: added per request, to the first URL's origin only. */
+  private readonly credentials: [string, string][] = []
   private readonly redirects: Redirect[] = []
   private readonly inflight = new Set<string>()
   private readonly unsubscribe: (() => void)[] = []
@@ -88,6 +96,7 @@ export class PageFetch {
     private readonly opts: PageOptions,
   ) {
     this.settled.catch(() => {})
+    this.origin = new URL(req.url).origin
   }
 
   async run(signal: AbortSignal): Promise<FetchResult> {
@@ -105,7 +114,6 @@ export class PageFetch {
       () => signal.removeEventListener('abort', onAbort),
       this.session.cdp.onClose(() => stop(new FetchError('browser_unavailable', `Chromium exited while loading ${this.req.url}`, true))),
     )
-    const release = this.session.hold()
     try {
       return await Promise.race([this.work(), interrupted])
     } catch (err) {
@@ -115,7 +123,6 @@ export class PageFetch {
     } finally {
       this.over = true
       await this.dispose()
-      release()
     }
   }
 
@@ -135,6 +142,7 @@ export class PageFetch {
     this.sessionId = page.sessionId
     session.pages.set(page.targetId, {
       request: (p) => this.onDocumentRequest(p),
+      subrequest: (p) => this.withCredentials(p),
       refused: (err) => this.finish(err),
       response: (p) => this.onDocumentResponse(p),
     })
@@ -186,6 +194,11 @@ export class PageFetch {
         continue
       }
       if (lower === 'accept-language') acceptLanguage = value
+      if (CREDENTIALS.has(lower)) {
+        // Extra headers would go to every host the page loads from: scripts, CDNs, trackers.
+        this.credentials.push([name, value])
+        continue
+      }
       const key = names.get(lower)
       if (key) extra[key] = `${extra[key]}, ${value}`
       else names.set(lower, name), (extra[name] = value)
@@ -196,9 +209,17 @@ export class PageFetch {
     return out
   }
 
+  /** The request's headers with the credentials for its origin, when there are credentials at all. */
+  private withCredentials(p: Paused): Continuation {
+    if (!this.credentials.length) return {}
+    const headers = Object.entries(p.request.headers ?? {}).filter(([name]) => !CREDENTIALS.has(name.toLowerCase()))
+    if (URL.parse(p.request.url)?.origin === this.origin) headers.push(...this.credentials)
+    return { headers: headers.map(([name, value]) => ({ name, value })) }
+  }
+
   private onDocumentRequest(p: Paused): Continuation | FetchError {
     if (this.finished || this.over) return new FetchError('connect', 'the page has already settled')
-    if (p.redirectedRequestId) return {} // a server hop, counted at its response
+    if (p.redirectedRequestId) return this.withCredentials(p) // a server hop, counted at its response
     const id = p.networkId ?? p.requestId
     // The same request again (an HTTPS upgrade falling back to http, a restart): no new hop.
     const again = this.documents.includes(id)
@@ -214,8 +235,9 @@ export class PageFetch {
     }
     this.expectDocument(id)
     const { method, body } = this.req
-    if (!first || (method === 'GET' && !body)) return {}
-    return { method, ...(body && { postData: Buffer.from(body).toString('base64') }) }
+    const credentials = this.withCredentials(p)
+    if (!first || (method === 'GET' && !body)) return credentials
+    return { ...credentials, method, ...(body && { postData: Buffer.from(body).toString('base64') }) }
   }
 
   private async onDocumentResponse(p: Paused): Promise<void> {

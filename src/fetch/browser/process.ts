@@ -59,9 +59,6 @@ export type ChromiumProcess = {
   readonly alive: () => boolean
   /** Kills the whole process group at once (renderers, zygotes and all). */
   readonly kill: () => void
-  /** Keeps the event loop running while fetches wait on the browser; `unref` lets it go when idle. */
-  readonly ref: () => void
-  readonly unref: () => void
 }
 
 const DIR_PREFIX = 'trawl-chromium-'
@@ -201,8 +198,6 @@ export async function launchChromium(command: string, log: Logger, startTimeoutM
     wsUrl: '',
     alive: () => alive,
     kill,
-    ref: () => proc.ref(),
-    unref: () => proc.unref(),
     exited: proc.exited.then(async (code) => {
       alive = false
       running.delete(chromium)
@@ -239,7 +234,8 @@ export async function launchChromium(command: string, log: Logger, startTimeoutM
     throw unavailable(command, detail ? `${why} (${detail})` : why)
   }
   chromium.wsUrl = wsUrl
-  // An idle browser alone must not keep the service's event loop running.
+  // The process itself does not hold Bun's event loop open. The DevTools WebSocket does, as long
+  // as it is connected: Bun's client WebSocket has no unref, so an unused client needs close().
   proc.unref()
   log.info('chromium started', { pid, path })
   return chromium as ChromiumProcess

@@ -8,7 +8,7 @@ import { within } from './waiting'
 /** A Fetch.requestPaused event (request or response stage). */
 export type Paused = {
   requestId: string
-  request: { url: string; method: string }
+  request: { url: string; method: string; headers?: Record<string, string> }
   frameId: string
   resourceType: string
   networkId?: string
@@ -18,7 +18,7 @@ export type Paused = {
   responseHeaders?: { name: string; value: string }[]
 }
 
-export type Continuation = { method?: string; postData?: string }
+export type Continuation = { method?: string; postData?: string; headers?: { name: string; value: string }[] }
 
 /** A page in its own fresh browser context, attached (flattened) with Page and Network enabled. */
 export type OpenPage = { contextId: string; targetId: string; sessionId: string }
@@ -29,6 +29,8 @@ const VIEWPORT = { width: 1280, height: 800 }
 export type DocumentHooks = {
   /** A main-frame document request that passed the guard: how to continue it, or why not. */
   request(p: Paused): Continuation | FetchError
+  /** Any other request of the main frame that passed the guard. */
+  subrequest(p: Paused): Continuation
   /** The guard refused a main-frame document request. */
   refused(err: FetchError): void
   /** A main-frame document response; the hook continues or fails the request itself. */
@@ -57,7 +59,6 @@ export class BrowserSession {
   private readonly proxyAuth = new Map<string, { username: string; password: string }>()
   private readonly authAnswered = new Set<string>()
   private closing = false
-  private holds = 0
   /** One page opened ahead for the next fetch without a proxy: opening one costs 250-350 ms. */
   private spare: Promise<OpenPage | null> | null = null
 
@@ -106,17 +107,6 @@ export class BrowserSession {
 
   get alive(): boolean {
     return this.process.alive() && !this.cdp.closed
-  }
-
-  /** Keeps Bun's event loop alive while a fetch waits on the browser (idle, it is let go). */
-  hold(): () => void {
-    if (this.holds++ === 0) this.process.ref()
-    let held = true
-    return () => {
-      if (!held) return
-      held = false
-      if (--this.holds === 0) this.process.unref()
-    }
   }
 
   /**
@@ -203,9 +193,10 @@ export class BrowserSession {
   }
 
   private async paused(p: Paused): Promise<void> {
-    const page = p.resourceType === 'Document' ? this.pages.get(p.frameId) : undefined
+    const page = this.pages.get(p.frameId)
+    const document = p.resourceType === 'Document'
     if (p.responseStatusCode !== undefined || p.responseErrorReason !== undefined) {
-      if (page) return page.response(p)
+      if (page && document) return page.response(p)
       return this.continue(p.requestId, {})
     }
     let url: URL
@@ -218,7 +209,7 @@ export class BrowserSession {
     // Chromium's own favicon fetch: one more request per page to the target, for nothing.
     if (p.resourceType === 'Other' && url.pathname === '/favicon.ico') return this.fail(p.requestId, 'BlockedByClient')
     if (!fetchableScheme(url)) {
-      page?.refused(new FetchError('blocked_address', `${url.protocol} URLs are not fetched (${p.request.url.slice(0, 200)})`))
+      if (document) page?.refused(new FetchError('blocked_address', `${url.protocol} URLs are not fetched (${p.request.url.slice(0, 200)})`))
       return this.fail(p.requestId, 'AccessDenied')
     }
     // With private networks allowed the check could only fail on DNS, which Chromium reports itself.
@@ -227,11 +218,12 @@ export class BrowserSession {
         await resolveChecked(url.hostname, false)
       } catch (err) {
         const refusal = err instanceof FetchError ? err : new FetchError('dns', `${url.hostname} could not be resolved`)
-        page?.refused(refusal)
+        if (document) page?.refused(refusal)
         return this.fail(p.requestId, refusal.code === 'dns' ? 'NameNotResolved' : 'AccessDenied')
       }
     }
     if (!page) return this.continue(p.requestId, {})
+    if (!document) return this.continue(p.requestId, page.subrequest(p))
     const decision = page.request(p)
     if (decision instanceof FetchError) return this.fail(p.requestId, 'Aborted')
     return this.continue(p.requestId, decision)
