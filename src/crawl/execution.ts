@@ -37,8 +37,13 @@ type Host = {
   failures: number
   /** Consecutive 429/503 answers, for the backoff's exponent. */
   throttled: number
-  /** URLs claimed from the frontier (leased there) and not started yet: one query per batch, not per URL. */
+  /**
+   * The host's queued URLs in discovery order, held here as well as in the frontier: the
+   * frontier is what a restart resumes from; this is what the dispatcher reads, so dispatching
+   * costs no query (CRAWL-NOTES rule 2). `delayed` are requeued ones waiting for their time.
+   */
   buffer: Claimed[]
+  delayed: { entry: Claimed; at: number }[]
 }
 
 const TICK_MS = 100
@@ -49,9 +54,7 @@ const MAX_HOST_FAILURES = 5
 const MAX_ATTEMPTS = 3
 const BACKOFF_CAP_MS = 60_000
 const MAX_SITEMAPS = 50
-const COMMIT_MS = 50
-/** URLs claimed from one host's queue at a time. */
-const CLAIM_BATCH = 64
+const COMMIT_MS = 250
 /** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
 const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 
@@ -193,10 +196,12 @@ export class RunExecution {
     frontier.reclaim(this.run.seq)
     for (const h of frontier.hashes(this.run.seq)) this.seen.add(h)
     this.nextSeq = frontier.maxSeq(this.run.seq)
-    for (const { host, n, next } of frontier.queuedByHost(this.run.seq)) {
-      const state = this.host(host)
-      state.queued = n
-      state.nextAt = Math.max(state.nextAt, next)
+    const now = Date.now()
+    for (const row of frontier.queued(this.run.seq)) {
+      const h = this.host(row.host)
+      if (row.not_before > now) h.delayed.push({ entry: row, at: row.not_before })
+      else h.buffer.push(row)
+      h.queued++
     }
   }
 
@@ -289,7 +294,7 @@ export class RunExecution {
     let h = this.hosts.get(key)
     if (!h) {
       const delay = parseDuration(this.cfg.politeness.delay ?? '0s')!
-      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, failures: 0, throttled: 0, buffer: [] }
+      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, failures: 0, throttled: 0, buffer: [], delayed: [] }
       this.hosts.set(key, h)
     }
     return h
@@ -314,7 +319,11 @@ export class RunExecution {
       this.deps.store.frontier.enqueue(this.run.seq, fresh, first)
     })
     this.nextSeq += fresh.length
-    for (const e of fresh) this.host(e.host).queued++
+    for (const e of fresh) {
+      const h = this.host(e.host)
+      h.buffer.push({ ...e, attempts: 0 })
+      h.queued++
+    }
     this.counters.queued += fresh.length
     return fresh.length
   }
@@ -324,11 +333,11 @@ export class RunExecution {
     const concurrency = this.cfg.politeness.concurrency!
     const perHost = this.cfg.politeness.per_host_concurrency!
     const now = Date.now()
-    const leaseUntil = now + LEASE_MS
     this.commit()
     for (const host of this.hosts.values()) {
       if (this.inFlight >= concurrency || this.leaving) return
-      if ((host.queued <= 0 && !host.buffer.length) || host.inFlight >= perHost || host.nextAt > now) continue
+      if (host.delayed.length) this.release(host, now)
+      if (!host.buffer.length || host.inFlight >= perHost || host.nextAt > now) continue
       if (this.counters.fetched + this.inFlight >= this.maxUrls) return
       if (host.robots === null) {
         if (!host.robotsLoading) void this.loadRobots(host).finally(() => this.poke())
@@ -336,19 +345,8 @@ export class RunExecution {
       }
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
       const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight, this.maxUrls - this.counters.fetched - this.inFlight)
-      if (host.buffer.length < room && host.queued > 0) {
-        // Claims read the frontier: what finished pages added to it must be there first.
-        this.commit(true)
-        const claimed = this.deps.store.frontier.claim(this.run.seq, host.key, Math.max(room, Math.min(CLAIM_BATCH, host.queued)), now, leaseUntil)
-        host.queued -= claimed.length
-        host.buffer.push(...claimed)
-      }
-      if (!host.buffer.length) {
-        // Whatever is left waits for a not-before time (a backoff); look again in a second.
-        host.nextAt = now + EVALUATION_MS
-        continue
-      }
       const starting = host.buffer.splice(0, room)
+      host.queued -= starting.length
       host.nextAt = now + host.delayMs
       for (const c of starting) {
         host.inFlight++
@@ -362,6 +360,14 @@ export class RunExecution {
     }
   }
 
+  /** Requeued URLs whose not-before time has come go back to the host's queue. */
+  private release(host: Host, now: number) {
+    const due = host.delayed.filter((d) => d.at <= now)
+    if (!due.length) return
+    host.delayed = host.delayed.filter((d) => d.at > now)
+    host.buffer.push(...due.map((d) => d.entry))
+  }
+
   /**
    * DESIGN §5: an evaluation looks for ready work whenever nothing is in flight, at most once a
    * second; the run ends when nothing is queued, or after too many empty looks in a row.
@@ -371,7 +377,7 @@ export class RunExecution {
     this.commit(true)
     const now = Date.now()
     if (this.counters.fetched >= this.maxUrls) return this.leave({ finished: 'max_urls' })
-    const queued = [...this.hosts.values()].reduce((n, h) => n + Math.max(h.queued, 0) + h.buffer.length, 0)
+    const queued = [...this.hosts.values()].reduce((n, h) => n + h.buffer.length + h.delayed.length, 0)
     const loading = [...this.hosts.values()].some((h) => h.robotsLoading)
     if (queued === 0 && !loading) {
       if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
@@ -379,7 +385,7 @@ export class RunExecution {
     }
     if (now - this.lastEvaluation < EVALUATION_MS) return
     this.lastEvaluation = now
-    const ready = [...this.hosts.values()].some((h) => (h.queued > 0 || h.buffer.length > 0) && h.nextAt <= now) || loading
+    const ready = [...this.hosts.values()].some((h) => (h.buffer.length > 0 || h.delayed.some((d) => d.at <= now)) && h.nextAt <= now) || loading
     this.emptyEvaluations = ready ? 0 : this.emptyEvaluations + 1
     if (this.emptyEvaluations >= this.cfg.limits.max_empty_evaluations!) this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
   }
@@ -415,7 +421,10 @@ export class RunExecution {
   private nextWakeMs(): number {
     const now = Date.now()
     let next = TICK_MS * 5
-    for (const h of this.hosts.values()) if ((h.queued > 0 || h.buffer.length > 0) && h.inFlight === 0 && h.nextAt > now) next = Math.min(next, h.nextAt - now)
+    for (const h of this.hosts.values()) {
+      if (h.buffer.length && h.inFlight === 0 && h.nextAt > now) next = Math.min(next, h.nextAt - now)
+      for (const d of h.delayed) next = Math.min(next, Math.max(d.at, h.nextAt) - now)
+    }
     return Math.max(5, Math.min(next, TICK_MS * 5))
   }
 
@@ -513,6 +522,7 @@ export class RunExecution {
       const wait = this.backoff(host, result)
       const notBefore = Date.now() + wait
       this.defer(() => frontier.requeue(this.run.seq, c.hash, notBefore))
+      host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
       host.queued++
       this.rec.log({ ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
       return
@@ -565,10 +575,9 @@ export class RunExecution {
     this.counters.queued--
     if (host.failures >= MAX_HOST_FAILURES) {
       // A host that keeps failing is given up on: what it still has queued fails with it.
-      this.commit()
-      const buffered = host.buffer.splice(0)
-      if (buffered.length) this.deps.store.transaction(() => buffered.forEach((b) => frontier.failed(this.run.seq, b.hash)))
-      for (const row of [...buffered, ...frontier.failHost(this.run.seq, host.key)]) {
+      const given = [...host.buffer.splice(0), ...host.delayed.splice(0).map((d) => d.entry)]
+      this.defer(() => given.forEach((b) => frontier.failed(this.run.seq, b.hash)))
+      for (const row of given) {
         this.rec.log({ url: row.url, url_hash: row.hash, host: host.key, depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
         this.counters.failed++
         this.counters.queued--

@@ -15,7 +15,7 @@ export type ClaimableRun = { seq: number; id: string; tenant: string; job_id: st
 export type RobotsRecord = { status: number | null; body: string | null }
 
 /**
- * The crawl engine's SQL (DESIGN §5, CRAWL-NOTES rules 1-4): the durable frontier with leases,
+ * The crawl engine's SQL (DESIGN §5, CRAWL-NOTES rules 1-4): the durable frontier,
  * per-host robots records, run leases and counters. Statements are prepared once; the engine
  * calls them inside its own batched transactions.
  */
@@ -23,19 +23,14 @@ export function frontierRepository(db: Database) {
   const insert = db.query(
     'INSERT OR IGNORE INTO frontier (run_seq, hash, url, host, depth, parent, kind, state, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)',
   )
-  const readyOfHost = db.query(
-    'SELECT hash, url, host, depth, parent, kind, attempts FROM frontier WHERE run_seq = ?1 AND state = 0 AND host = ?2 AND not_before <= ?3 ORDER BY seq LIMIT ?4',
-  )
-  const lease = db.query('UPDATE frontier SET state = 1, lease_until = ?3 WHERE run_seq = ?1 AND hash IN (SELECT value FROM json_each(?2))')
   const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND hash = ?2')
   const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND hash = ?2')
   const reclaim = db.query('UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ?1 AND state = 1')
-  const queuedHosts = db.query('SELECT host, count(*) AS n, min(not_before) AS next FROM frontier WHERE run_seq = ?1 AND state = 0 GROUP BY host')
+  const queuedRows = db.query('SELECT hash, url, host, depth, parent, kind, attempts, not_before FROM frontier WHERE run_seq = ?1 AND state IN (0, 1) ORDER BY seq')
   const hashes = db.query('SELECT hash FROM frontier WHERE run_seq = ?1')
   const maxSeq = db.query('SELECT coalesce(max(seq), 0) AS n FROM frontier WHERE run_seq = ?1')
   const countState = db.query('SELECT state, count(*) AS n FROM frontier WHERE run_seq = ?1 GROUP BY state')
   const failQueued = db.query('UPDATE frontier SET state = 3, lease_until = NULL WHERE run_seq = ?1 AND state IN (0, 1)')
-  const failHost = db.query('UPDATE frontier SET state = 3 WHERE run_seq = ?1 AND state = 0 AND host = ?2 RETURNING hash, url, depth, parent')
   const getRobots = db.query('SELECT robots_status AS status, robots_body AS body FROM run_hosts WHERE run_seq = ?1 AND host = ?2')
   const putRobots = db.query(
     'INSERT INTO run_hosts (run_seq, host, robots_status, robots_body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_seq, host) DO UPDATE SET robots_status = ?3, robots_body = ?4',
@@ -70,18 +65,13 @@ export function frontierRepository(db: Database) {
       })
       return added
     },
-    /** Leases up to `limit` ready URLs of one host, oldest discovered first. */
-    claim(runSeq: number, host: string, limit: number, now: number, leaseUntil: number): Claimed[] {
-      const rows = readyOfHost.all(runSeq, host, now, limit) as Claimed[]
-      if (rows.length) lease.run(runSeq, JSON.stringify(rows.map((r) => r.hash)), leaseUntil)
-      return rows
-    },
     done: (runSeq: number, hash: string) => void setState.run(runSeq, hash, DONE),
     failed: (runSeq: number, hash: string) => void setState.run(runSeq, hash, FAILED),
     requeue: (runSeq: number, hash: string, notBefore: number) => void requeue.run(runSeq, hash, notBefore),
     /** Leases left by a process that died go back to the queue (CRAWL-NOTES rule 3). */
     reclaim: (runSeq: number) => reclaim.run(runSeq).changes,
-    queuedByHost: (runSeq: number) => queuedHosts.all(runSeq) as { host: string; n: number; next: number }[],
+    /** Every URL still to visit, in discovery order (a resumed execution's queues). */
+    queued: (runSeq: number) => queuedRows.all(runSeq) as (Claimed & { not_before: number })[],
     hashes: (runSeq: number) => (hashes.values(runSeq) as [string][]).map((r) => r[0]),
     maxSeq: (runSeq: number) => (maxSeq.get(runSeq) as { n: number }).n,
     counts(runSeq: number): Record<'queued' | 'leased' | 'done' | 'failed', number> {
@@ -90,7 +80,6 @@ export function frontierRepository(db: Database) {
       return out
     },
     failQueued: (runSeq: number) => failQueued.run(runSeq).changes,
-    failHost: (runSeq: number, host: string) => failHost.all(runSeq, host) as { hash: string; url: string; depth: number; parent: string | null }[],
     robots: (runSeq: number, host: string) => (getRobots.get(runSeq, host) as RobotsRecord | null) ?? null,
     saveRobots: (runSeq: number, host: string, rec: RobotsRecord) => void putRobots.run(runSeq, host, rec.status, rec.body),
     counters: (runSeq: number) => counters.get(runSeq) as RunCounters,

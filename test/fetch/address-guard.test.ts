@@ -40,6 +40,29 @@ describe('blockedReason', () => {
     (ip) => expect(blockedReason(ip)).toBeNull(),
   )
 
+  // IPv4-translated (::ffff:0:0/96) and local-use NAT64 (64:ff9b:1::/48) forms of non-public
+  // IPv4 addresses, and the IPv6 documentation prefix 3fff::/20 (RFC 9637).
+  test.each(['::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '::ffff:0:10.0.0.1', '64:ff9b:1::a00:1', '64:ff9b:1::127.0.0.1', '64:ff9b:1::a9fe:a9fe', '3fff::1', '3fff:fff:ffff::1'])(
+    '%s is refused',
+    (ip) => {
+      expect(blockedReason(ip)).not.toBeNull()
+    },
+  )
+
+  test('the IPv4-translated loopback names what it carries', () => {
+    expect(blockedReason('::ffff:0:127.0.0.1')).toContain('loopback')
+  })
+
+  // Only global unicast (2000::/3) is public: SRv6 SIDs (5f00::/16) and every unassigned prefix are not.
+  test.each(['5f00::1', '5f00:ffff::1', '4000::1', '6000::1', '8000::1', 'c000::1', 'e000::1', '1000::1', '1::1', '400::1', 'fbff::1', '1fff:ffff::1', '4000::'])(
+    '%s, outside 2000::/3, is refused',
+    (ip) => {
+      expect(blockedReason(ip)).not.toBeNull()
+    },
+  )
+
+  test.each(['2606:4700::1111', '2000::1', '2a00:1450:4001::200e'])('%s stays public', (ip) => expect(blockedReason(ip)).toBeNull())
+
   test('anything that is not an IP address is refused', () => {
     expect(blockedReason('example.com')).toBe('not an IP address')
     expect(blockedReason('1.2.3')).toBe('not an IP address')
@@ -65,6 +88,12 @@ describe('resolveChecked', () => {
     const err = (await resolveChecked('[::ffff:7f00:1]', false).catch((e) => e)) as FetchError
     expect(err.code).toBe('blocked_address')
     expect(err.message).toContain('carries 127.0.0.1')
+  })
+
+  test.each(['[::ffff:0:127.0.0.1]', '[64:ff9b:1::a00:1]', '[3fff::1]', '[5f00::1]', '[4000::1]'])('the literal %s is refused without DNS', async (host) => {
+    const err = (await resolveChecked(host, false).catch((e) => e)) as FetchError
+    expect(err).toBeInstanceOf(FetchError)
+    expect(err.code).toBe('blocked_address')
   })
 
   test('a name that does not resolve is a dns error', async () => {
