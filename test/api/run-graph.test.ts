@@ -309,7 +309,7 @@ describe('run graph query plans', () => {
     expect(sorts(edgePlan({}))).toBe(false)
   })
 
-  test('edges by link: the parent index, the run's covering walk for children, then each edge by its seq', () => {
+  test('edges by link: the parent index, a covering walk of the run for children, then each edge by its seq', () => {
     const p = edgePlan({ url_hashes: ['a'.repeat(32)], hosts: [A] })
     expect(p).toMatch(/SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/)
     expect(p).toMatch(/SEARCH edges USING (COVERING )?INDEX sqlite_autoindex_edges_1 \(run_seq=\? AND parent=\?\)/)
