@@ -4,6 +4,7 @@ import { notFound, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import type { Deps } from './deps'
+import { deleteBlobs } from './runs'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
 import { JobShape, PageOf, RunShape } from './shapes'
 
@@ -12,7 +13,7 @@ const Name = Type.String({ minLength: 1, maxLength: 255 })
 export const JobParams = Type.Object({ job_id: Uuid })
 
 /** Jobs: a name, labels and a crawl manifest. Deleting a job deletes its runs (and, as they land, triggers and artifacts). */
-export const jobRoutes = ({ store, config, engine }: Deps): Route[] => {
+export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] => {
   const proxyNames = Object.keys(config.proxies)
   const refine = (body: unknown, errors: FieldErrors) => {
     const cfg = (body as { config?: unknown }).config
@@ -84,8 +85,13 @@ export const jobRoutes = ({ store, config, engine }: Deps): Route[] => {
       tag: 'jobs',
       params: JobParams,
       response: { status: 204, description: 'deleted' },
-      handle: ({ tenant, params }) => {
-        if (!store.jobs.delete(tenant, params.job_id)) throw notFound('job')
+      handle: async ({ tenant, params }) => {
+        const keys = store.transaction(() => {
+          const orphaned = store.runs.idsOfJob(tenant, params.job_id).flatMap((runId) => store.artifacts.deleteForRun(tenant, runId))
+          if (!store.jobs.delete(tenant, params.job_id)) throw notFound('job')
+          return orphaned
+        })
+        await deleteBlobs(blobs, keys, log)
         return { status: 204 }
       },
     }),

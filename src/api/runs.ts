@@ -10,6 +10,14 @@ import { JobParams } from './jobs'
 import { PageOf, RunShape } from './shapes'
 
 const closed = { additionalProperties: false } as const
+
+/**
+ * Removes the blobs of deleted artifacts, after their rows are gone (a crash in between leaves
+ * blobs nobody points at, never rows pointing at nothing).
+ */
+export async function deleteBlobs(blobs: Deps['blobs'], keys: string[], log: Deps['log']) {
+  for (const key of keys) await blobs.delete(key).catch((err) => log.warn('blob delete failed', { key, error: String(err) }))
+}
 const RunParams = Type.Object({ run_id: Uuid })
 const RunFilters = {
   ...PageQuery,
@@ -23,7 +31,7 @@ const RunFilters = {
 }
 
 /** Runs: listing, creation from a job, and the state moves of SPEC's run table. */
-export const runRoutes = ({ store, engine }: Deps): Route[] => {
+export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
   const move = (verb: RunMove, summary: string) =>
     route({
       method: 'PUT',
@@ -103,8 +111,13 @@ export const runRoutes = ({ store, engine }: Deps): Route[] => {
       tag: 'runs',
       params: RunParams,
       response: { status: 204, description: 'deleted' },
-      handle: ({ tenant, params }) => {
-        if (!store.runs.delete(tenant, params.run_id)) throw notFound('run')
+      handle: async ({ tenant, params }) => {
+        const keys = store.transaction(() => {
+          const orphaned = store.artifacts.deleteForRun(tenant, params.run_id)
+          if (!store.runs.delete(tenant, params.run_id)) throw notFound('run')
+          return orphaned
+        })
+        await deleteBlobs(blobs, keys, log)
         return { status: 204 }
       },
     }),

@@ -86,6 +86,7 @@ export function runRepository(db: Database) {
   )
   const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM runs t WHERE tenant = ? AND id = ?`)
   const remove = db.query('DELETE FROM runs WHERE seq = ?')
+  const idsOfJob = db.query('SELECT r.id FROM runs r JOIN jobs j ON j.seq = r.job_seq WHERE j.tenant = ? AND j.id = ?')
   const moves = Object.fromEntries(
     Object.entries(MOVES).map(([move, { sql }]) => [move, db.query(`UPDATE runs SET ${sql}`)]),
   ) as Record<RunMove, ReturnType<Database['query']>>
@@ -107,6 +108,8 @@ export function runRepository(db: Database) {
       const row = getRow(tenant, id)
       return row ? toRun(row) : null
     },
+    /** Ids of a job's runs (what a job's deletion takes with it). */
+    idsOfJob: (tenant: string, jobId: string) => (idsOfJob.values(tenant, jobId) as [string][]).map((r) => r[0]),
     delete(tenant: string, id: string): boolean {
       return db.transaction(() => {
         const row = getRow(tenant, id)

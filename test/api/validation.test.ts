@@ -91,7 +91,7 @@ const CASES: Case[] = [
     { field: 'hosts[2]', errors: ['must be a string'] },
     { field: 'hosts[1]', errors: ['is not a valid domain'] },
   ]],
-  ['exclusive minimum', 'POST', () => '/v1/jobs', withConfig({ fetch: { middleware: [{ kind: 'rate_limit', per_second: 0 }] } }), [{ field: 'config.fetch.middleware[0].per_second', errors: ['must be > 0'] }]],
+  ['minimum', 'POST', () => '/v1/jobs', withConfig({ fetch: { middleware: [{ kind: 'rate_limit', per_second: 0 }] } }), [{ field: 'config.fetch.middleware[0].per_second', errors: ['must be >= 0.001'] }]],
   ['put job config', 'PUT', () => `/v1/jobs/${jobId}`, { config: { sitemaps: 'yes' } }, [{ field: 'config.sitemaps', errors: ['must be a boolean'] }]],
   ['put job labels', 'PUT', () => `/v1/jobs/${jobId}`, { labels: [] }, [{ field: 'labels', errors: ['must be an object'] }]],
   ['run body id', 'POST', () => `/v1/jobs/${jobId}/runs`, { id: 5 }, [{ field: 'id', errors: ['must be a string'] }]],
