@@ -34,6 +34,8 @@ type Host = {
   delayMs: number
   robots: AgentRules | null
   robotsLoading: boolean
+  /** The one robots.txt load of this host, awaited by everyone who needs it. */
+  robotsLoad: Promise<void> | null
   failures: number
   /** Consecutive 429/503 answers, for the backoff's exponent. */
   throttled: number
@@ -86,6 +88,11 @@ export class RunExecution {
   /** Writes of finished pages, committed together in one transaction (CRAWL-NOTES: never one per page). */
   private writes: (() => void)[] = []
   private lastCommit = 0
+  /**
+   * Pages finished since the last commit. They keep their concurrency slot until committed: a
+   * kill -9 then costs at most `concurrency` refetched pages, as it would with nothing batched.
+   */
+  private uncommitted = 0
   private wake: (() => void) | null = null
   private readonly pipelines: Pipeline[]
   /** Whether every pipeline is light enough to run on this thread (links and metadata only). */
@@ -127,6 +134,7 @@ export class RunExecution {
       max_redirects: f.max_redirects ?? 5,
       max_retries: f.max_retries ?? 2,
       max_body_bytes: this.cfg.store.max_body_bytes,
+      retry_throttled: false,
     }
     this.maxDepth = this.cfg.limits.max_depth!
     this.maxUrls = this.cfg.limits.max_urls!
@@ -159,13 +167,24 @@ export class RunExecution {
         await this.sleep(this.nextWakeMs())
       }
       // Let what is in flight settle: pause finishes fetches; stop and shutdown abort them.
-      while (this.inFlight > 0) await this.sleep(TICK_MS)
+      while (this.inFlight > 0) {
+        await this.sleep(TICK_MS)
+        // A stop (or deletion) of the run while a pause waits for its fetches aborts them.
+        const row = this.deps.store.frontier.status(this.run.seq)
+        if (!row || row.status === 'finished') this.leave({ left: 'stopped' })
+      }
     } catch (err) {
       this.deps.log.error('crawl failed', { run: this.run.id, error: String((err as Error).stack ?? err) })
       this.leaving ??= { finished: 'unknown' }
     }
     const outcome = this.leaving!
     try {
+      // A deleted run took its rows with it: there is nothing to write back.
+      if (!store.frontier.status(this.run.seq)) {
+        this.writes = []
+        this.rec.close()
+        return outcome
+      }
       store.transaction(() => {
         for (const w of this.writes.splice(0)) w()
         this.rec.flush()
@@ -199,6 +218,7 @@ export class RunExecution {
     const now = Date.now()
     for (const row of frontier.queued(this.run.seq)) {
       const h = this.host(row.host)
+      h.origin ||= new URL(row.url).origin
       if (row.not_before > now) h.delayed.push({ entry: row, at: row.not_before })
       else h.buffer.push(row)
       h.queued++
@@ -247,7 +267,7 @@ export class RunExecution {
         const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_retries: 1 }, this.run.tenant, this.abort.signal)
         if (r.status !== 200) continue
         const sitemap = await parseSitemap(r.body, { maxUrls: this.maxUrls })
-        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).host, step: 'discover', status: 'ok', http_status: r.status, latency_ms: Date.now() - started, error_detail: `sitemap ${sitemap.kind}: ${sitemap.urls.length} URLs` })
+        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).hostname, step: 'discover', status: 'ok', http_status: r.status, latency_ms: Date.now() - started })
         if (sitemap.kind === 'index') queue.push(...sitemap.urls)
         else {
           const entries: FrontierEntry[] = []
@@ -259,7 +279,7 @@ export class RunExecution {
         }
       } catch (err) {
         if (this.leaving) return
-        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).host, step: 'discover', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
+        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).hostname, step: 'discover', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
       }
     }
   }
@@ -282,9 +302,13 @@ export class RunExecution {
     this.lastCommit = now
     const writes = this.writes
     this.writes = []
+    this.uncommitted = 0
+    const counters = { ...this.counters }
     this.deps.store.transaction(() => {
       for (const w of writes) w()
       this.rec.flush()
+      // The run's counters move with the rows they count, so a resumed run starts from both.
+      this.deps.store.frontier.saveCounters(this.run.seq, counters)
     })
   }
 
@@ -294,7 +318,7 @@ export class RunExecution {
     let h = this.hosts.get(key)
     if (!h) {
       const delay = parseDuration(this.cfg.politeness.delay ?? '0s')!
-      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, failures: 0, throttled: 0, buffer: [], delayed: [] }
+      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, robotsLoad: null, failures: 0, throttled: 0, buffer: [], delayed: [] }
       this.hosts.set(key, h)
     }
     return h
@@ -321,6 +345,7 @@ export class RunExecution {
     this.nextSeq += fresh.length
     for (const e of fresh) {
       const h = this.host(e.host)
+      h.origin ||= new URL(e.url).origin
       h.buffer.push({ ...e, attempts: 0 })
       h.queued++
     }
@@ -333,9 +358,9 @@ export class RunExecution {
     const concurrency = this.cfg.politeness.concurrency!
     const perHost = this.cfg.politeness.per_host_concurrency!
     const now = Date.now()
-    this.commit()
+    this.commit(this.inFlight + this.uncommitted >= concurrency)
     for (const host of this.hosts.values()) {
-      if (this.inFlight >= concurrency || this.leaving) return
+      if (this.inFlight + this.uncommitted >= concurrency || this.leaving) return
       if (host.delayed.length) this.release(host, now)
       if (!host.buffer.length || host.inFlight >= perHost || host.nextAt > now) continue
       if (this.counters.fetched + this.inFlight >= this.maxUrls) return
@@ -344,7 +369,7 @@ export class RunExecution {
         continue
       }
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
-      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight, this.maxUrls - this.counters.fetched - this.inFlight)
+      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight - this.uncommitted, this.maxUrls - this.counters.fetched - this.inFlight)
       const starting = host.buffer.splice(0, room)
       host.queued -= starting.length
       host.nextAt = now + host.delayMs
@@ -354,6 +379,7 @@ export class RunExecution {
         void this.visit(host, c).finally(() => {
           host.inFlight--
           this.inFlight--
+          this.uncommitted++
           this.poke()
         })
       }
@@ -404,13 +430,17 @@ export class RunExecution {
     }
     if (now - this.lastSave >= 500) {
       this.lastSave = now
-      this.defer(() => frontier.saveCounters(this.run.seq, this.counters))
+      this.defer(() => {})
       this.commit(true)
     }
   }
 
   private leave(outcome: Outcome) {
-    if (this.leaving) return
+    // A pause or a finish waits for in-flight fetches; a stop or a shutdown arriving meanwhile
+    // still has to be prompt, so it replaces them.
+    const prompt = 'left' in outcome && outcome.left !== 'paused'
+    const waiting = this.leaving && !('left' in this.leaving && this.leaving.left !== 'paused')
+    if (this.leaving && !(prompt && waiting)) return
     this.leaving = outcome
     // Stop and shutdown are prompt: in-flight fetches are aborted (and requeued). A pause and a
     // finish let them complete, so their pages are recorded.
@@ -421,8 +451,9 @@ export class RunExecution {
   private nextWakeMs(): number {
     const now = Date.now()
     let next = TICK_MS * 5
+    const perHost = this.cfg.politeness.per_host_concurrency!
     for (const h of this.hosts.values()) {
-      if (h.buffer.length && h.inFlight === 0 && h.nextAt > now) next = Math.min(next, h.nextAt - now)
+      if (h.buffer.length && h.inFlight < perHost && h.nextAt > now) next = Math.min(next, h.nextAt - now)
       for (const d of h.delayed) next = Math.min(next, Math.max(d.at, h.nextAt) - now)
     }
     return Math.max(5, Math.min(next, TICK_MS * 5))
@@ -450,8 +481,12 @@ export class RunExecution {
   private readonly robotsSitemaps = new Map<string, string[]>()
 
   /** robots.txt once per host per run (kept in run_hosts, so a resumed run does not fetch it again). */
-  private async loadRobots(host: Host) {
-    if (host.robots || host.robotsLoading) return
+  private loadRobots(host: Host): Promise<void> {
+    if (host.robots) return Promise.resolve()
+    return (host.robotsLoad ??= this.fetchRobots(host))
+  }
+
+  private async fetchRobots(host: Host) {
     host.robotsLoading = true
     const { frontier } = this.deps.store
     try {
@@ -463,11 +498,18 @@ export class RunExecution {
         try {
           const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_redirects: 5, max_retries: 1, max_body_bytes: 512_000 }, this.run.tenant, this.abort.signal)
           record = { status: r.status, body: r.status >= 200 && r.status < 300 ? new TextDecoder().decode(r.body) : null }
-          this.rec.log({ url, url_hash: linkHash(url), host: host.key, step: 'robots', status: 'ok', http_status: r.status, latency_ms: Date.now() - started })
+          const failed = r.status === 429 || r.status >= 500
+          this.rec.log({ url, url_hash: linkHash(url), host: hostOf(url), step: 'robots', status: failed ? 'error' : 'ok', ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}), http_status: r.status, latency_ms: Date.now() - started })
         } catch (err) {
           if (this.leaving) return
+          this.rec.log({ url, url_hash: linkHash(url), host: hostOf(url), step: 'robots', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
+          if (err instanceof FetchError && (err.code === 'blocked_address' || err.code === 'dns')) {
+            // Not a robots answer: the host itself cannot be fetched. Its pages are tried and fail
+            // with the real reason, rather than being reported as disallowed by robots.txt.
+            host.robots = ALLOW_ALL
+            return
+          }
           record = { status: -1, body: null }
-          this.rec.log({ url, url_hash: linkHash(url), host: host.key, step: 'robots', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
         }
         frontier.saveRobots(this.run.seq, host.key, record)
       }
@@ -552,8 +594,9 @@ export class RunExecution {
     if (parsed) this.discover(c, parsed)
     const hostKeyHash = hostHash(u.hostname)
     const status = result.status
+    const visitedAt = Date.now()
     this.defer(() => {
-      this.rec.visit(c, hostKeyHash, status)
+      this.rec.visit(c, hostKeyHash, status, visitedAt)
       frontier.done(this.run.seq, c.hash)
     })
     this.counters.visited++
@@ -561,7 +604,8 @@ export class RunExecution {
   }
 
   private where(c: Claimed) {
-    return { url: c.url, url_hash: c.hash, host: c.host, depth: c.depth, ...(c.parent ? { parent_url_hash: c.parent } : {}) }
+    // Logs name the host as the catalogue does (no port); `c.host` keys politeness per origin.
+    return { url: c.url, url_hash: c.hash, host: hostOf(c.url), depth: c.depth, ...(c.parent ? { parent_url_hash: c.parent } : {}) }
   }
 
   private fetchFailed(host: Host, c: Claimed, err: unknown, latency: number) {
@@ -570,7 +614,13 @@ export class RunExecution {
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
     if (network) host.failures++
     this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
-    this.defer(() => frontier.failed(this.run.seq, c.hash))
+    const hostKeyHash = hostHash(new URL(c.url).hostname)
+    const at = Date.now()
+    this.defer(() => {
+      // Visited, with no answer: the run's links show it with status null.
+      this.rec.visit(c, hostKeyHash, null, at)
+      frontier.failed(this.run.seq, c.hash)
+    })
     this.counters.failed++
     this.counters.queued--
     if (host.failures >= MAX_HOST_FAILURES) {
@@ -578,7 +628,7 @@ export class RunExecution {
       const given = [...host.buffer.splice(0), ...host.delayed.splice(0).map((d) => d.entry)]
       this.defer(() => given.forEach((b) => frontier.failed(this.run.seq, b.hash)))
       for (const row of given) {
-        this.rec.log({ url: row.url, url_hash: row.hash, host: host.key, depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
+        this.rec.log({ url: row.url, url_hash: row.hash, host: hostOf(row.url), depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
         this.counters.failed++
         this.counters.queued--
       }
@@ -640,7 +690,7 @@ export class RunExecution {
     try {
       const rows = await Promise.all(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
       for (const row of rows) this.defer(row)
-      this.rec.log({ ...this.where(c), step: 'store', status: 'ok', latency_ms: Date.now() - started, error_detail: `${wanted.length} artifact${wanted.length === 1 ? '' : 's'}` })
+      this.rec.log({ ...this.where(c), step: 'store', status: 'ok', latency_ms: Date.now() - started })
     } catch (err) {
       this.rec.log({ ...this.where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: (err as Error).message, latency_ms: Date.now() - started })
     }
@@ -657,12 +707,7 @@ export class RunExecution {
         children.set(url, (children.get(url) ?? false) || follow)
       }
     }
-    const inScope: string[] = []
-    let outOfScope = 0
-    for (const url of children.keys()) {
-      if (this.scope.whyOut(url)) outOfScope++
-      else inScope.push(url)
-    }
+    const inScope = [...children.keys()].filter((url) => !this.scope.whyOut(url))
     const next: FrontierEntry[] = []
     const depth = c.depth + 1
     for (const url of inScope) {
@@ -687,7 +732,7 @@ export class RunExecution {
         if (url && !this.scope.whyOut(url)) next.push(this.entry(url, depth, c.hash, ASSET))
       }
     }
-    const added = this.enqueue(next)
+    this.enqueue(next)
     const childHashes = inScope.map(linkHash)
     // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
     const urls = this.uncataloged(inScope.map((u, i) => [u, childHashes[i]!]))
@@ -695,7 +740,7 @@ export class RunExecution {
       this.rec.links(urls)
       this.rec.edges(c.hash, childHashes)
     })
-    this.rec.log({ ...this.where(c), step: 'discover', status: 'ok', error_detail: `${children.size} links: ${added} new, ${inScope.length} in scope, ${outOfScope} out of scope` })
+    this.rec.log({ ...this.where(c), step: 'discover', status: 'ok' })
   }
 
   /** The URLs of these that have no catalogue row yet as far as this execution knows; marks them known. */
@@ -711,7 +756,18 @@ export class RunExecution {
 
   private markSeen(url: string, depth: number, parent: string | null) {
     const hash = linkHash(url)
-    if (this.seen.has(hash)) return
+    if (this.seen.has(hash)) {
+      // Already queued (not yet fetched): the redirect fetched it, so it leaves the queue.
+      const h = this.hosts.get(new URL(url).host)
+      const i = h ? h.buffer.findIndex((e) => e.hash === hash) : -1
+      if (h && i >= 0) {
+        h.buffer.splice(i, 1)
+        h.queued--
+        this.counters.queued--
+        this.defer(() => this.deps.store.frontier.done(this.run.seq, hash))
+      }
+      return
+    }
     this.seen.add(hash)
     const seq = ++this.nextSeq
     const entry = this.entry(url, depth, parent, PAGE)

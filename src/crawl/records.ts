@@ -36,8 +36,8 @@ export class RunRecords {
     if (children.length) this.store.runGraph.recordEdges(this.run.seq, parent, children, Date.now())
   }
 
-  visit(c: Claimed, hostHash: string, status: number | null) {
-    this.store.runGraph.recordVisit(this.run.seq, c.hash, hostHash, c.depth, status, Date.now())
+  visit(c: Claimed, hostHash: string, status: number | null, at: number) {
+    this.store.runGraph.recordVisit(this.run.seq, c.hash, hostHash, c.depth, status, at)
   }
 
   /**

@@ -87,7 +87,7 @@ export class Fetcher {
         if (extra !== undefined && used < extra) {
           statusRetries.set(status, used + 1)
           wait = outcome.retryAfter ?? backoffMs(used)
-        } else if (retryableStatus(status) && retries < req.max_retries) {
+        } else if (retryableStatus(status) && retries < req.max_retries && !(req.retry_throttled === false && (status === 429 || status === 503))) {
           wait = outcome.retryAfter ?? backoffMs(retries)
           charged = true
         }

@@ -29,6 +29,11 @@ export type FetchRequest = {
   max_retries: number
   /** Overrides TRAWL_MAX_BODY_BYTES (a crawl's `store.max_body_bytes`). */
   max_body_bytes?: number
+  /**
+   * False: a 429 or 503 is answered at once, not retried here (a crawl requeues the URL and backs
+   * the whole host off instead of holding a slot through Retry-After).
+   */
+  retry_throttled?: boolean
 }
 
 /** The target's answer (DESIGN §6 fetch response, with the body as bytes). */

@@ -12,6 +12,9 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toStartWith('3.1')
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        '/v1/artifacts',
+        '/v1/artifacts/{artifact_id}',
+        '/v1/artifacts/{artifact_id}/blob',
         '/v1/data_maps',
         '/v1/data_maps/{map_id}',
         '/v1/data_maps/{map_id}/apply',
@@ -36,6 +39,11 @@ describe('OpenAPI document', () => {
         '/v1/patterns/{patterns_id}/match',
         '/v1/runs',
         '/v1/runs/{run_id}',
+        '/v1/runs/{run_id}/edges',
+        '/v1/runs/{run_id}/links',
+        '/v1/runs/{run_id}/latency',
+        '/v1/runs/{run_id}/logs',
+        '/v1/runs/{run_id}/metrics',
         '/v1/runs/{run_id}/pause',
         '/v1/runs/{run_id}/resume',
         '/v1/runs/{run_id}/stop',

@@ -1,0 +1,136 @@
+/**
+ * Error pages in a crawl (DESIGN §5-6): 404 and 500 answers (500 retried by the fetcher), pages
+ * slower than fetch.timeout, bodies over store.max_body_bytes, and content that is not parsed
+ * (its raw artifact still stored with its content type).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { linkHash } from '../../src/crawl/url'
+import { crawlEnv, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, type CrawlSite } from '../helpers/crawl-site'
+
+let env: CrawlEnv
+beforeAll(() => {
+  env = crawlEnv()
+})
+afterAll(async () => {
+  await env.close()
+})
+
+async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
+  try {
+    return await fn(site)
+  } finally {
+    await site.close()
+  }
+}
+
+const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n')
+const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='), (c) => c.charCodeAt(0))
+
+async function blobBytes(id: string): Promise<{ type: string | null; bytes: Uint8Array }> {
+  const res = await env.api.app.handle(new Request(`http://trawl.test/v1/artifacts/${id}/blob`, { headers: { 'x-tenant-id': 'acme' } }))
+  return { type: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) }
+}
+
+describe('error answers', () => {
+  const pages = {
+    '/': { links: ['/missing', '/broken', '/ok'] },
+    '/broken': { status: 500, body: 'internal error' },
+    '/ok': {},
+  }
+
+  test('404: a fetch error http_status with the status; nothing parsed; the run goes on', () =>
+    withSite(crawlSite({ pages }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')] })
+      expect(site.hits('/missing')).toBe(1)
+      expect(site.hits('/ok')).toBe(1)
+      const logs = (await env.logs(run.id)).filter((l) => l.url === site.url('/missing'))
+      const fetch = logs.find((l) => l.step === 'fetch')
+      expect(fetch.status).toBe('error')
+      expect(fetch.error_reason).toBe('http_status')
+      expect(fetch.http_status).toBe(404)
+      expect(typeof fetch.latency_ms).toBe('number')
+      expect(logs.some((l) => l.step === 'parse' || l.step === 'discover')).toBe(false)
+      const visit = (await env.visits(run.id)).find((v) => v.url === site.url('/missing'))
+      expect(visit?.status).toBe(404)
+    }))
+
+  test('500 is retried by the fetcher (max_retries 2: three requests), then logged as an error', () =>
+    withSite(crawlSite({ pages }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')] })
+      expect(site.hits('/broken')).toBe(3)
+      const fetch = (await env.logs(run.id, 'steps=fetch&statuses=error')).filter((l) => l.url === site.url('/broken'))
+      expect(fetch.length).toBe(1)
+      expect(fetch[0].error_reason).toBe('http_status')
+      expect(fetch[0].http_status).toBe(500)
+    }))
+
+  test('fetch.max_retries 0: a 500 is requested once', () =>
+    withSite(crawlSite({ pages }), async (site) => {
+      await env.crawl({ seeds: [site.url('/')], fetch: { max_retries: 0 } })
+      expect(site.hits('/broken')).toBe(1)
+    }))
+})
+
+describe('slow and large pages', () => {
+  test('a page slower than fetch.timeout fails with timeout; the rest of the crawl goes on', () =>
+    withSite(crawlSite({ pages: { '/': { links: ['/slow', '/ok'] }, '/slow': { delayMs: 5_000 }, '/ok': {} } }), async (site) => {
+      const t0 = Date.now()
+      const run = await env.crawl({ seeds: [site.url('/')], fetch: { timeout: '500ms' } })
+      expect(Date.now() - t0).toBeLessThan(3_000)
+      expect(site.hits('/ok')).toBe(1)
+      const err = (await env.logs(run.id, 'steps=fetch&statuses=error'))
+      expect(err.map((l) => [l.url, l.error_reason])).toEqual([[site.url('/slow'), 'timeout']])
+      expect(run.stats).toMatchObject({ visited: 2, failed: 1, queued: 0 })
+    }))
+
+  test('a URL whose fetch failed is listed among the run links with status null (visits.status: null when the fetch failed)', () =>
+    withSite(crawlSite({ pages: { '/': { links: ['/slow'] }, '/slow': { delayMs: 5_000 } } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], fetch: { timeout: '300ms' } })
+      const visits = await env.visits(run.id)
+      const slow = visits.find((v) => v.url === site.url('/slow'))
+      expect(slow).toBeDefined()
+      expect(slow.status).toBeNull()
+      expect(slow.depth).toBe(1)
+    }))
+
+  test('a body over store.max_body_bytes fails with too_large', () =>
+    withSite(crawlSite({ pages: { '/': { links: ['/big'] }, '/big': { html: 'x'.repeat(5_000) } } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], store: { max_body_bytes: 2048 } })
+      const err = await env.logs(run.id, 'steps=fetch&statuses=error')
+      expect(err.map((l) => [l.url, l.error_reason])).toEqual([[site.url('/big'), 'too_large']])
+      expect(run.stats.failed).toBe(1)
+    }))
+})
+
+describe('content that is not parsed', () => {
+  test('non-HTML: parse skipped (unsupported_content_type), raw artifact stored with its content type and bytes', () =>
+    withSite(
+      crawlSite({
+        pages: {
+          '/': { links: ['/doc.pdf', '/pic.png'] },
+          '/doc.pdf': { body: PDF, contentType: 'application/pdf' },
+          '/pic.png': { body: PNG, contentType: 'image/png' },
+        },
+      }),
+      async (site) => {
+        const run = await env.crawl({ seeds: [site.url('/')] })
+        expect(run.stats).toMatchObject({ visited: 3, failed: 0 })
+        const skipped = await env.logs(run.id, 'steps=parse&statuses=skipped')
+        expect(skipped.map((l) => l.url).sort()).toEqual([site.url('/doc.pdf'), site.url('/pic.png')])
+        for (const l of skipped) expect(l.error_reason).toBe('unsupported_content_type')
+        const raws = await env.artifacts(run.id, 'kinds=raw')
+        const pdf = raws.find((a) => a.url_hash === linkHash(site.url('/doc.pdf')))
+        const png = raws.find((a) => a.url_hash === linkHash(site.url('/pic.png')))
+        expect(pdf.content_type).toBe('application/pdf')
+        expect(png.content_type).toBe('image/png')
+        const pdfBlob = await blobBytes(pdf.id)
+        expect(pdfBlob.type).toBe('application/pdf')
+        expect(pdfBlob.bytes).toEqual(PDF)
+        expect((await blobBytes(png.id)).bytes).toEqual(PNG)
+        // Parsed artifacts only for the HTML page.
+        const parsed = await env.artifacts(run.id, 'kinds=parsed')
+        expect(parsed.map((a) => a.url_hash)).toEqual([linkHash(site.url('/'))])
+      },
+    ))
+})

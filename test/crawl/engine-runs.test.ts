@@ -1,0 +1,164 @@
+/**
+ * Runs side by side (DESIGN §5): several runs of several tenants progress together up to the
+ * runner's maxActive; past it a run waits pending. A runner shut down mid-run leaves the run
+ * running, and the next runner continues it from its frontier.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { crawlEnv, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, tree, type CrawlSite } from '../helpers/crawl-site'
+
+const calendarRun = (site: CrawlSite, maxUrls: number) => ({ seeds: [site.url('/cal/2026-03-01')], limits: { max_depth: 1000, max_urls: maxUrls }, politeness: { per_host_concurrency: 1 } })
+const span = (site: CrawlSite) => {
+  const pages = site.pageRequests()
+  return { first: pages[0]!.at, last: pages[pages.length - 1]!.at }
+}
+
+describe('maxActive 2', () => {
+  let env: CrawlEnv
+  beforeAll(() => {
+    env = crawlEnv(2)
+  })
+  afterAll(() => env.close())
+
+  test('two runs of two tenants progress side by side and stay apart', async () => {
+    const a = crawlSite({ calendar: '/cal/', delayMs: 100 })
+    const b = crawlSite({ calendar: '/cal/', delayMs: 100 })
+    try {
+      const idA = await env.start(calendarRun(a, 6), { tenant: 'alpha' })
+      const idB = await env.start(calendarRun(b, 6), { tenant: 'beta' })
+      const runA = await env.finished(idA, 10_000, 'alpha')
+      const runB = await env.finished(idB, 10_000, 'beta')
+      expect(runA.stop_reason).toBe('max_urls')
+      expect(runB.stop_reason).toBe('max_urls')
+      expect(a.pageRequests().length).toBe(6)
+      expect(b.pageRequests().length).toBe(6)
+      // Interleaved in time: each started before the other ended.
+      const sa = span(a)
+      const sb = span(b)
+      expect(sa.first).toBeLessThan(sb.last)
+      expect(sb.first).toBeLessThan(sa.last)
+      // Each tenant sees its own run and catalogue only.
+      expect((await env.api.get(`/v1/runs/${idA}`, { tenant: 'beta' })).status).toBe(404)
+      expect((await env.api.get(`/v1/runs/${idA}/links`, { tenant: 'beta' })).status).toBe(404)
+      const betaLinks = await env.all('/v1/links', 'beta')
+      expect(betaLinks.length).toBeGreaterThan(0)
+      expect(betaLinks.every((l) => l.url.startsWith(b.url('/')))).toBe(true)
+      expect((await env.artifacts(idA, '', 'beta')).length).toBe(0)
+      expect((await env.artifacts(idA, '', 'alpha')).length).toBeGreaterThan(0)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
+  test('a runner shut down mid-run leaves the run running; the next runner finishes it from its frontier', async () => {
+    const t = tree(4, 2) // 21 pages
+    const site = crawlSite({ pages: t.pages, delayMs: 100 })
+    try {
+      const id = await env.start({ seeds: [site.url('/')], politeness: { per_host_concurrency: 2 } })
+      await env.until(id, (r) => r.stats.visited >= 4)
+      await env.restart()
+      const mid = await env.run(id)
+      expect(mid.status).toBe('running')
+      const run = await env.finished(id, 15_000)
+      expect(run.stop_reason).toBe('max_empty_evaluations')
+      expect(run.stats).toMatchObject({ visited: 21, failed: 0, queued: 0 })
+      for (const p of t.all) {
+        // Only what was in flight at the shutdown is fetched again.
+        expect(site.hits(p), p).toBeGreaterThanOrEqual(1)
+        expect(site.hits(p), p).toBeLessThanOrEqual(2)
+      }
+      expect(site.pageRequests().length).toBeLessThanOrEqual(21 + 2)
+      expect(site.hits('/robots.txt')).toBe(1)
+      expect((await env.visits(id)).length).toBe(21)
+    } finally {
+      await site.close()
+    }
+  })
+})
+
+describe('restart with a paused run', () => {
+  let env: CrawlEnv
+  beforeAll(() => {
+    env = crawlEnv(2)
+  })
+  afterAll(() => env.close())
+
+  test('a paused run stays paused across a restart and continues when resumed', async () => {
+    const site = crawlSite({ calendar: '/cal/', delayMs: 80 })
+    try {
+      const id = await env.start(calendarRun(site, 8))
+      await env.until(id, (r) => r.stats.visited >= 2)
+      expect((await env.api.put(`/v1/runs/${id}/pause`)).status).toBe(200)
+      await Bun.sleep(200)
+      await env.restart()
+      const n = site.pageRequests().length
+      await Bun.sleep(800)
+      expect((await env.run(id)).status).toBe('paused')
+      expect(site.pageRequests().length).toBe(n)
+      expect((await env.api.put(`/v1/runs/${id}/resume`)).status).toBe(200)
+      env.runner.notify()
+      const run = await env.finished(id)
+      expect(run.stop_reason).toBe('max_urls')
+      expect(site.pageRequests().length).toBe(8)
+      expect(site.hits('/robots.txt')).toBe(1)
+    } finally {
+      await site.close()
+    }
+  })
+})
+
+describe('maxActive 1', () => {
+  let env: CrawlEnv
+  beforeAll(() => {
+    env = crawlEnv(1)
+  })
+  afterAll(() => env.close())
+
+  test('the second run waits pending until the first finishes', async () => {
+    const a = crawlSite({ calendar: '/cal/', delayMs: 150 })
+    const b = crawlSite({ calendar: '/cal/', delayMs: 50 })
+    try {
+      const idA = await env.start(calendarRun(a, 5))
+      await env.until(idA, (r) => r.status === 'running')
+      const idB = await env.start(calendarRun(b, 3), { tenant: 'other' })
+      for (let i = 0; i < 4; i++) {
+        await Bun.sleep(100)
+        if ((await env.run(idA)).status === 'finished') break
+        expect((await env.run(idB, 'other')).status).toBe('pending')
+        expect(b.requests.length).toBe(0)
+      }
+      const runA = await env.finished(idA)
+      const runB = await env.finished(idB, 10_000, 'other')
+      expect(runB.stop_reason).toBe('max_urls')
+      expect(Date.parse(runB.started_at)).toBeGreaterThanOrEqual(Date.parse(runA.finished_at))
+      expect(b.requests[0]!.at).toBeGreaterThan(span(a).last)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
+  test('a pending run stopped by hand never starts', async () => {
+    const a = crawlSite({ calendar: '/cal/', delayMs: 100 })
+    const b = crawlSite({ calendar: '/cal/' })
+    try {
+      const idA = await env.start(calendarRun(a, 4))
+      await env.until(idA, (r) => r.status === 'running')
+      const idB = await env.start(calendarRun(b, 3))
+      const stopped = await env.api.put(`/v1/runs/${idB}/stop`)
+      expect(stopped.status).toBe(200)
+      expect(stopped.body.stop_reason).toBe('manual')
+      await env.finished(idA)
+      await Bun.sleep(700) // a runner poll or two
+      const runB = await env.run(idB)
+      expect(runB.status).toBe('finished')
+      expect(runB.stop_reason).toBe('manual')
+      expect(runB.started_at).toBeNull()
+      expect(b.requests.length).toBe(0)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+})

@@ -1,0 +1,468 @@
+// End-to-end: the crawl engine in the compiled binary (DESIGN §1 shutdown, §5 run engine).
+// What this guards: a run survives `kill -9` and SIGTERM of `trawl serve` without fetching a
+// page twice except the ones in flight at the moment, `paused` survives a restart, the one-shot
+// `trawl crawl` command (summary, progress, Ctrl-C, bad arguments), the address guard's default
+// for crawls and TRAWL_MAX_ACTIVE_RUNS. Only 127.0.0.1 fixture sites started here are contacted.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import type { Subprocess } from 'bun'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { BINARY, childEnv, cleanup, ensureBinary, http, startTrawl, runBinary, tempDir, type Trawl } from '../helpers/binary'
+
+// ------------------------------------------------------------------ the fixture site
+
+type Site = ReturnType<typeof crawlSite>
+
+/**
+ * A site of `n` pages /p/0 … /p/{n-1}: each links to its two children in a binary tree, to one
+ * other page and back to /p/0, so every page is reachable and most are found several times.
+ * Each page answers after `delayMs`. Every request is counted and time-stamped on arrival.
+ */
+function crawlSite(n: number, delayMs: number) {
+  const hits = new Map<string, number>()
+  const arrivals: { path: string; at: number }[] = []
+  let inFlight = 0
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname
+      hits.set(path, (hits.get(path) ?? 0) + 1)
+      arrivals.push({ path, at: Date.now() })
+      if (path === '/robots.txt') return new Response('User-agent: *\nAllow: /\n', { headers: { 'content-type': 'text/plain' } })
+      const m = /^\/p\/(\d+)$/.exec(path)
+      const i = m ? Number(m[1]) : NaN
+      if (!(i >= 0 && i < n)) return new Response('not here', { status: 404 })
+      inFlight++
+      try {
+        await Bun.sleep(delayMs)
+      } finally {
+        inFlight--
+      }
+      const links = [2 * i + 1, 2 * i + 2, (i * 7 + 3) % n, 0].filter((x) => x < n).map((x) => `<a href="/p/${x}">page ${x}</a>`)
+      return new Response(`<!doctype html><html><head><title>page ${i}</title></head><body><h1>page ${i}</h1>${links.join(' ')}</body></html>`, {
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      })
+    },
+  })
+  const origin = `http://127.0.0.1:${server.port}`
+  return {
+    server,
+    origin,
+    n,
+    hits,
+    arrivals,
+    get inFlight() {
+      return inFlight
+    },
+    url: (i: number) => `${origin}/p/${i}`,
+    pages: () => Array.from({ length: n }, (_, i) => `${origin}/p/${i}`),
+    /** Requests for pages (robots.txt aside). */
+    pageHits: () => [...hits].filter(([p]) => p.startsWith('/p/')).reduce((s, [, c]) => s + c, 0),
+  }
+}
+
+const sites: Site[] = []
+function site(n: number, delayMs: number): Site {
+  const s = crawlSite(n, delayMs)
+  sites.push(s)
+  return s
+}
+
+// ------------------------------------------------------------------ helpers
+
+const procs = new Set<Subprocess>()
+
+async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000, everyMs = 50): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  let last: T | undefined
+  for (;;) {
+    last = await probe()
+    if (last) return last as NonNullable<T>
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`)
+    await Bun.sleep(everyMs)
+  }
+}
+
+type Api = ReturnType<typeof http>
+
+/** A job crawling `seed` with a run created at once; answers the run id. */
+async function createRun(api: Api, seed: string, config: Record<string, unknown> = {}, tenant?: string): Promise<string> {
+  const r = await api.post('/v1/jobs?create_run=true', { name: 'e2e crawl', config: { seeds: [seed], ...config } }, tenant ? { tenant } : {})
+  expect(r.status).toBe(201)
+  return r.body.run.id as string
+}
+
+const getRun = async (api: Api, id: string, tenant?: string) => {
+  const r = await api.get(`/v1/runs/${id}`, tenant ? { tenant } : {})
+  expect(r.status).toBe(200)
+  return r.body
+}
+
+const finished = (api: Api, id: string, timeoutMs = 30_000, tenant?: string) =>
+  waitFor(`run ${id} to finish`, async () => {
+    const run = await getRun(api, id, tenant)
+    return run.status === 'finished' ? run : null
+  }, timeoutMs, 100)
+
+/** Every visited link of a run, all pages. */
+async function visitedUrls(api: Api, id: string, tenant?: string): Promise<string[]> {
+  const out: string[] = []
+  let page: string | null = null
+  for (;;) {
+    const r = await api.get(`/v1/runs/${id}/links?per_page=100${page ? `&page=${encodeURIComponent(page)}` : ''}`, tenant ? { tenant } : {})
+    expect(r.status).toBe(200)
+    out.push(...r.body.data.map((l: { url: string }) => l.url))
+    page = r.body.next_page
+    if (!page) return out
+  }
+}
+
+const counts = (urls: string[]) => {
+  const m = new Map<string, number>()
+  for (const u of urls) m.set(u, (m.get(u) ?? 0) + 1)
+  return m
+}
+
+/** Opens the data dir's database read-only (the server is down) to look at what it left. */
+function inspectDb<T>(dataDir: string, look: (db: Database) => T): T {
+  const db = new Database(join(dataDir, 'trawl.db'), { readonly: true })
+  try {
+    return look(db)
+  } finally {
+    db.close()
+  }
+}
+
+const OPEN = { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true' }
+/** A whole-site crawl: deep enough for the tree, four fetches at once. */
+const WHOLE = (concurrency = 4) => ({ limits: { max_depth: 50, max_urls: 5000 }, politeness: { concurrency, per_host_concurrency: concurrency } })
+
+beforeAll(async () => {
+  await ensureBinary()
+}, 120_000)
+afterAll(async () => {
+  for (const p of procs) p.kill('SIGKILL')
+  await Promise.all([...procs].map((p) => p.exited))
+  for (const s of sites) s.server.stop(true)
+  await cleanup()
+})
+
+// ------------------------------------------------------------------ restarts of trawl serve
+
+describe('trawl serve restarts mid-crawl', () => {
+  test('kill -9 mid-crawl: the restart resumes at once and every page is visited exactly once', async () => {
+    const s = site(300, 30)
+    const concurrency = 4
+    const first = await startTrawl({ env: OPEN })
+    const runId = await createRun(first.api, s.url(0), WHOLE(concurrency))
+    await waitFor('a third of the site to be fetched', () => s.pageHits() >= 100, 20_000, 5)
+    const killAt = Date.now()
+    await first.kill9()
+    const atKill = new Map(s.hits)
+    const hitsAtKill = s.pageHits()
+    expect(hitsAtKill).toBeLessThan(s.n) // really mid-crawl
+
+    const restartedAt = Date.now()
+    const second = await startTrawl({ dataDir: first.dataDir, env: OPEN })
+    // The dead holder's pid is gone: its lease is not waited out (15 s), the run goes on now.
+    await waitFor('a fetch after the restart', () => s.pageHits() > hitsAtKill, 5_000, 10)
+    expect(Date.now() - restartedAt).toBeLessThan(5_000)
+    const run = await finished(second.api, runId, 40_000)
+    expect(run.status).toBe('finished')
+    expect(run.stop_reason).toBe('max_empty_evaluations') // the crawl completed; no link cut by depth
+
+    // The run's records: each page once, every page.
+    const visited = await visitedUrls(second.api, runId)
+    const dupes = [...counts(visited)].filter(([, c]) => c > 1)
+    expect(dupes).toEqual([])
+    expect(visited.slice().sort()).toEqual(s.pages().sort())
+
+    // The fixture: each page at most twice; the second fetches only of pages in flight at the kill.
+    const twice = [...s.hits].filter(([p, c]) => p.startsWith('/p/') && c > 1)
+    const firstAsked = twice.map(([p]) => killAt - s.arrivals.find((a) => a.path === p)!.at).sort((a, b) => a - b)
+    expect(twice.filter(([, c]) => c > 2)).toEqual([])
+    expect(twice.length, `${twice.length} pages fetched again; first asked for this many ms before the kill: ${firstAsked.join(' ')}`).toBeLessThanOrEqual(concurrency)
+    for (const [p] of twice) expect(atKill.get(p)).toBe(1) // refetched: it had been requested before the kill
+    expect(s.hits.get('/robots.txt') ?? 0).toBeLessThanOrEqual(2)
+
+    // The run's counters agree with its records.
+    expect(run.stats).toMatchObject({ visited: s.n, queued: 0, failed: 0 })
+    expect((await second.stop()).code).toBe(0)
+  }, 60_000)
+
+  test('kill -9 twice with max_urls: after the restarts the run still stops at exactly max_urls visited pages', async () => {
+    const s = site(300, 30)
+    const first = await startTrawl({ env: OPEN })
+    const runId = await createRun(first.api, s.url(0), { limits: { max_depth: 50, max_urls: 150 }, politeness: { concurrency: 4, per_host_concurrency: 4 } })
+    // Each kill comes a few hundred ms into an execution, between two of its counter saves.
+    await waitFor('40 pages fetched', () => s.pageHits() >= 40, 20_000, 5)
+    await first.kill9()
+    const middle = await startTrawl({ dataDir: first.dataDir, env: OPEN })
+    const atRestart = s.pageHits()
+    await waitFor('40 more pages fetched', () => s.pageHits() >= atRestart + 40, 20_000, 5)
+    await middle.kill9()
+    // What the kills left: the run's counters should agree with its visits.
+    const left = inspectDb(first.dataDir, (db) => ({
+      counter: (db.query('SELECT visited FROM runs WHERE id = ?').get(runId) as { visited: number }).visited,
+      visits: (db.query('SELECT count(*) AS n FROM visits').get() as { n: number }).n,
+    }))
+    const second = await startTrawl({ dataDir: first.dataDir, env: OPEN })
+    const run = await finished(second.api, runId, 30_000)
+    expect(run.stop_reason).toBe('max_urls')
+    const visited = await visitedUrls(second.api, runId)
+    // max_urls: this many URLs got a response and were recorded; no more are fetched.
+    expect(visited.length, `after the kills: runs.visited ${left.counter}, visits ${left.visits}`).toBe(150)
+    expect(run.stats.visited).toBe(150)
+    // Pages asked for but never recorded: at most the ones in flight at each of the two kills.
+    const distinct = [...s.hits.keys()].filter((p) => p.startsWith('/p/')).length
+    expect(distinct).toBeLessThanOrEqual(150 + 2 * 4)
+    expect((await second.stop()).code).toBe(0)
+  }, 60_000)
+
+  test('SIGTERM checkpoints: leases released, in-flight URLs requeued, nothing else fetched twice', async () => {
+    const s = site(200, 30)
+    const concurrency = 4
+    const first = await startTrawl({ env: OPEN })
+    const runId = await createRun(first.api, s.url(0), WHOLE(concurrency))
+    await waitFor('a third of the site to be fetched', () => s.pageHits() >= 60, 20_000, 5)
+    const t0 = Date.now()
+    const exit = await first.stop()
+    expect(exit.code).toBe(0)
+    expect(Date.now() - t0).toBeLessThan(3_000) // in-flight fetches are aborted, not waited out
+    const hitsAtStop = s.pageHits()
+    expect(hitsAtStop).toBeLessThan(s.n)
+
+    // What the checkpoint left in the database: a running run nobody holds, no leased URL.
+    const left = inspectDb(first.dataDir, (db) => ({
+      run: db.query('SELECT status, lease_owner, visited FROM runs WHERE id = ?').get(runId) as { status: string; lease_owner: string | null; visited: number },
+      leased: (db.query('SELECT count(*) AS n FROM frontier WHERE state = 1').get() as { n: number }).n,
+      visits: (db.query('SELECT count(*) AS n FROM visits').get() as { n: number }).n,
+    }))
+    expect(left.run.status).toBe('running')
+    expect(left.run.lease_owner).toBeNull()
+    expect(left.leased).toBe(0)
+    expect(left.run.visited).toBe(left.visits)
+
+    const second = await startTrawl({ dataDir: first.dataDir, env: OPEN })
+    const run = await finished(second.api, runId, 30_000)
+    expect(run.stop_reason).toBe('max_empty_evaluations')
+    const visited = await visitedUrls(second.api, runId)
+    expect([...counts(visited)].filter(([, c]) => c > 1)).toEqual([])
+    expect(visited.slice().sort()).toEqual(s.pages().sort())
+    expect(run.stats.visited).toBe(s.n)
+    const twice = [...s.hits].filter(([p, c]) => p.startsWith('/p/') && c > 1)
+    expect(twice.filter(([, c]) => c > 2)).toEqual([])
+    expect(twice.length, `fetched again: ${twice.map(([p]) => p).join(' ')}`).toBeLessThanOrEqual(concurrency)
+    expect(s.hits.get('/robots.txt')).toBe(1) // kept in the database, not fetched again
+    expect((await second.stop()).code).toBe(0)
+  }, 60_000)
+
+  test('a paused run stays paused across a restart, then resumes and fetches nothing twice', async () => {
+    const s = site(120, 30)
+    const first = await startTrawl({ env: OPEN })
+    const runId = await createRun(first.api, s.url(0), WHOLE(4))
+    await waitFor('some pages fetched', () => s.pageHits() >= 30, 20_000, 5)
+    const paused = await first.api.put(`/v1/runs/${runId}/pause`)
+    expect(paused.status).toBe(200)
+    expect(paused.body.status).toBe('paused')
+    // In-flight fetches complete; then nothing more is asked for.
+    await Bun.sleep(600)
+    const settled = s.pageHits()
+    await Bun.sleep(700)
+    expect(s.pageHits()).toBe(settled)
+    expect((await first.stop()).code).toBe(0)
+
+    const second = await startTrawl({ dataDir: first.dataDir, env: OPEN })
+    await Bun.sleep(1_500) // three runner polls
+    expect((await getRun(second.api, runId)).status).toBe('paused')
+    expect(s.pageHits()).toBe(settled)
+
+    const resumed = await second.api.put(`/v1/runs/${runId}/resume`)
+    expect(resumed.status).toBe(200)
+    expect(resumed.body.status).toBe('running')
+    const run = await finished(second.api, runId, 30_000)
+    expect(run.stop_reason).toBe('max_empty_evaluations')
+    const visited = await visitedUrls(second.api, runId)
+    expect(visited.slice().sort()).toEqual(s.pages().sort())
+    // A pause lets in-flight fetches finish and records them: no page is ever fetched twice.
+    expect([...s.hits].filter(([, c]) => c > 1)).toEqual([])
+    expect(run.stats.visited).toBe(s.n)
+    expect((await second.stop()).code).toBe(0)
+  }, 60_000)
+})
+
+// ------------------------------------------------------------------ serve settings
+
+describe('trawl serve settings', () => {
+  test('by default a crawl of a 127.0.0.1 seed finishes without reaching it: its fetches are logged as blocked_address', async () => {
+    const s = site(5, 0)
+    const trawl = await startTrawl()
+    const runId = await createRun(trawl.api, s.url(0), WHOLE(2))
+    const run = await finished(trawl.api, runId, 15_000)
+    expect(run.status).toBe('finished')
+    expect(s.arrivals).toEqual([]) // not even robots.txt
+    const logs = await trawl.api.get(`/v1/runs/${runId}/logs?error_reasons=blocked_address&per_page=100`)
+    expect(logs.status).toBe(200)
+    expect(logs.body.data.length).toBeGreaterThan(0)
+    for (const e of logs.body.data) expect(e.error_reason).toBe('blocked_address')
+    // The seed itself is reported as blocked, not as something robots.txt said.
+    expect(logs.body.data.map((e: { url: string; step: string }) => `${e.step} ${e.url}`)).toContain(`fetch ${s.url(0)}`)
+    const disallowed = await trawl.api.get(`/v1/runs/${runId}/logs?error_reasons=robots_disallowed&per_page=100`)
+    expect(disallowed.body.data).toEqual([])
+    // A fetch that got no answer is still a visit of the run, with status null (decision 58).
+    const visits = await trawl.api.get(`/v1/runs/${runId}/links?per_page=100`)
+    expect(visits.body.data.map((l: { url: string; status: number | null }) => [l.url, l.status])).toEqual([[s.url(0), null]])
+    await trawl.stop()
+  }, 30_000)
+
+  test('TRAWL_MAX_ACTIVE_RUNS=1: a second run stays pending until the first finishes', async () => {
+    const s = site(40, 20)
+    const other = site(5, 0)
+    const trawl = await startTrawl({ env: { ...OPEN, TRAWL_MAX_ACTIVE_RUNS: '1' } })
+    const a = await createRun(trawl.api, s.url(0), WHOLE(2))
+    await waitFor('the first run to start', async () => (await getRun(trawl.api, a)).status === 'running', 5_000)
+    const b = await createRun(trawl.api, other.url(0), WHOLE(2))
+    for (let i = 0; i < 5; i++) {
+      await Bun.sleep(200)
+      const first = await getRun(trawl.api, a)
+      if (first.status === 'finished') break
+      expect((await getRun(trawl.api, b)).status).toBe('pending')
+      expect(other.arrivals).toEqual([])
+    }
+    const ra = await finished(trawl.api, a, 20_000)
+    const rb = await finished(trawl.api, b, 20_000)
+    expect(Date.parse(rb.started_at)).toBeGreaterThanOrEqual(Date.parse(ra.finished_at))
+    expect(Math.min(...other.arrivals.map((x) => x.at))).toBeGreaterThanOrEqual(Date.parse(ra.finished_at))
+    expect((await visitedUrls(trawl.api, b)).length).toBe(5)
+    await trawl.stop()
+  }, 40_000)
+})
+
+// ------------------------------------------------------------------ trawl crawl
+
+/** Spawns the binary with its output collected; the test may signal it. */
+function spawnCrawl(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([BINARY, ...args], { cwd: tempDir(), env: childEnv(env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  procs.add(proc)
+  const out = { stdout: '', stderr: '' }
+  const drain = async (stream: ReadableStream<Uint8Array>, key: 'stdout' | 'stderr') => {
+    const d = new TextDecoder()
+    for await (const chunk of stream) out[key] += d.decode(chunk, { stream: true })
+  }
+  const done = Promise.all([drain(proc.stdout, 'stdout'), drain(proc.stderr, 'stderr'), proc.exited]).then(() => {
+    procs.delete(proc)
+    return { code: proc.exitCode, signal: proc.signalCode, ...out }
+  })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  void done.finally(() => clearTimeout(timer))
+  return { proc, out, done }
+}
+
+const SUMMARY = /^finished: (\w+) after \d+(\.\d+)?s: visited (\d+), failed (\d+), queued (\d+), .+$/m
+const PROGRESS = /^visited \d+\s+queued \d+\s+failed \d+\s+\d+(\.\d+)? pages\/s$/m
+
+describe('trawl crawl', () => {
+  test('--max-urls: a summary with the stop reason on stdout, progress on stderr, exit 0; the run is in the data dir for serve', async () => {
+    const s = site(100, 40)
+    const dataDir = tempDir()
+    const r = await runBinary(['crawl', s.url(0), '--max-urls', '25', '--max-depth', '20', '--data-dir', dataDir], {}, 30_000)
+    expect(r.stderr).toMatch(PROGRESS)
+    expect(r.code).toBe(0)
+    const m = SUMMARY.exec(r.stdout)
+    expect(m, r.stdout + r.stderr).not.toBeNull()
+    expect(m![1]).toBe('max_urls')
+    expect(Number(m![3])).toBe(25)
+    // max_urls: this many URLs got a response, and no more were fetched.
+    expect(s.pageHits()).toBe(25)
+    expect([...s.hits].filter(([, c]) => c > 1)).toEqual([])
+
+    const trawl = await startTrawl({ dataDir })
+    const runs = await trawl.api.get('/v1/runs', { tenant: 'local' })
+    expect(runs.status).toBe(200)
+    expect(runs.body.data).toHaveLength(1)
+    const run = runs.body.data[0]
+    expect(run.status).toBe('finished')
+    expect(run.stop_reason).toBe('max_urls')
+    expect(run.stats.visited).toBe(25)
+    expect(run.config.seeds).toEqual([s.url(0)])
+    expect((await visitedUrls(trawl.api, run.id, 'local')).length).toBe(25)
+    // Nothing more is crawled when serve starts: the run is finished.
+    await Bun.sleep(700)
+    expect(s.pageHits()).toBe(25)
+    await trawl.stop()
+  }, 45_000)
+
+  test('--max-depth and --tenant: the whole shallow site, stop reason max_depth', async () => {
+    const s = site(31, 0)
+    const dataDir = tempDir()
+    const r = await runBinary(['crawl', s.url(0), '--max-depth', '2', '--data-dir', dataDir, '--tenant', 'team-a'], {}, 20_000)
+    expect(r.code).toBe(0)
+    const m = SUMMARY.exec(r.stdout)
+    expect(m, r.stdout + r.stderr).not.toBeNull()
+    expect(m![1]).toBe('max_depth')
+    // Depth 0..2 of the tree (pages 0..6) plus the cross links found on the way.
+    const fetched = [...s.hits.keys()].filter((p) => p.startsWith('/p/'))
+    for (const i of [0, 1, 2, 3, 4, 5, 6]) expect(fetched).toContain(`/p/${i}`)
+    expect(Number(m![3])).toBe(fetched.length)
+    const trawl = await startTrawl({ dataDir })
+    expect((await trawl.api.get('/v1/runs', { tenant: 'local' })).body.data).toEqual([])
+    const runs = await trawl.api.get('/v1/runs', { tenant: 'team-a' })
+    expect(runs.body.data).toHaveLength(1)
+    expect(runs.body.data[0].stop_reason).toBe('max_depth')
+    await trawl.stop()
+  }, 40_000)
+
+  test('Ctrl-C stops the run with stop reason manual; nothing is fetched after it', async () => {
+    const s = site(400, 50)
+    const dataDir = tempDir()
+    const c = spawnCrawl(['crawl', s.url(0), '--max-depth', '50', '--data-dir', dataDir])
+    await waitFor('the crawl to be under way', () => s.pageHits() >= 10, 15_000, 10)
+    c.proc.kill('SIGINT')
+    const sentAt = Date.now()
+    const r = await c.done
+    expect(Date.now() - sentAt).toBeLessThan(3_000) // in-flight fetches are aborted, not waited out
+    expect(r.code).toBe(0)
+    const m = SUMMARY.exec(r.stdout)
+    expect(m, r.stdout + r.stderr).not.toBeNull()
+    expect(m![1]).toBe('manual')
+    // Fetches started before the signal may still arrive a moment later; none start after it.
+    expect(s.arrivals.filter((a) => a.at > sentAt + 400)).toEqual([])
+    expect(s.pageHits()).toBeLessThan(s.n)
+
+    const trawl = await startTrawl({ dataDir, env: OPEN })
+    const runs = await trawl.api.get('/v1/runs', { tenant: 'local' })
+    expect(runs.body.data).toHaveLength(1)
+    const run = runs.body.data[0]
+    expect(run.status).toBe('finished')
+    expect(run.stop_reason).toBe('manual')
+    expect(Number(m![3])).toBe(run.stats.visited)
+    const before = s.pageHits()
+    await Bun.sleep(700)
+    expect(s.pageHits()).toBe(before) // serve does not pick a stopped run up
+    await trawl.stop()
+  }, 40_000)
+
+  test.each([
+    [[], 'no URL'],
+    [['http://127.0.0.1:1/', 'http://127.0.0.1:2/'], 'two URLs'],
+    [['ftp://127.0.0.1/'], 'not http(s)'],
+    [['not a url'], 'not a URL'],
+    [['http://127.0.0.1:1/', '--max-urls', 'ten'], 'max-urls not a number'],
+    [['http://127.0.0.1:1/', '--max-urls', '0'], 'max-urls 0'],
+    [['http://127.0.0.1:1/', '--max-urls', '-3'], 'max-urls negative'],
+    [['http://127.0.0.1:1/', '--max-depth', '1.5'], 'max-depth fractional'],
+    [['http://127.0.0.1:1/', '--max-depth', '100000'], 'max-depth too big'],
+    [['http://127.0.0.1:1/', '--tenant', 'has space'], 'bad tenant'],
+    [['http://127.0.0.1:1/', '--frobnicate'], 'unknown flag'],
+  ] as [string[], string][])('bad arguments (%p, %s) exit 2 with one line and create nothing', async (args) => {
+    const dataDir = tempDir()
+    const r = await runBinary(['crawl', ...args, '--data-dir', dataDir])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
+    expect(r.stderr).toStartWith('trawl: ')
+    expect(existsSync(join(dataDir, 'trawl.db'))).toBe(false)
+  })
+})
