@@ -2,6 +2,7 @@ import type { BlobStore } from '../blob/blob-store'
 import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { Fetcher } from '../fetch/fetcher'
 import type { FetchRequest, FetchResult } from '../fetch/types'
+import { categorize } from '../extract/patterns'
 import type { Logger } from '../log'
 import { storeParseContext } from '../parse/context'
 import { documentKind } from '../parse/document'
@@ -292,7 +293,7 @@ export class RunExecution {
 
   /**
    * Commits the deferred writes and the buffered log entries in one transaction: at most every
-   * 50 ms (each commit writes every index page it dirtied, so fewer commits write far less), and
+   * COMMIT_MS (each commit writes every index page it dirtied, so fewer commits write far less), and
    * at once when a claim needs the frontier current (`force`).
    */
   private commit(force = false) {
@@ -707,7 +708,7 @@ export class RunExecution {
         children.set(url, (children.get(url) ?? false) || follow)
       }
     }
-    const inScope = [...children.keys()].filter((url) => !this.scope.whyOut(url))
+    const inScope = [...children.keys()].filter((url) => !this.scope.whyOut(url) && this.inCategories(url))
     const next: FrontierEntry[] = []
     const depth = c.depth + 1
     for (const url of inScope) {
@@ -741,6 +742,18 @@ export class RunExecution {
       this.rec.edges(c.hash, childHashes)
     })
     this.rec.log({ ...this.where(c), step: 'discover', status: 'ok' })
+  }
+
+  /**
+   * `scope.categories`: a discovered URL is followed only when its host's pattern sets put it in
+   * one of them. Matching runs here, on compiled RE2 programs cached per set, each pattern within
+   * the size budget every user regex has (decision 60).
+   */
+  private inCategories(url: string): boolean {
+    const wanted = this.cfg.scope.categories ?? []
+    if (!wanted.length) return true
+    const category = categorize(url, this.ctx.patternSets(url))
+    return category !== null && (wanted as string[]).includes(category)
   }
 
   /** The URLs of these that have no catalogue row yet as far as this execution knows; marks them known. */

@@ -77,11 +77,19 @@ export class Runner {
       const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? null
       if (!frontier.claimRun(run.seq, this.owner, now, now + LEASE_MS, deadOwner)) continue
       const fresh = frontier.run(run.seq)!
-      const execution = new RunExecution(
-        { seq: run.seq, id: run.id, tenant: run.tenant, job_id: run.job_id, config: JSON.parse(run.config) as Required<CrawlConfig>, started_at: fresh.started_at!, paused_ms: fresh.paused_ms },
-        this.deps,
-        this.owner,
-      )
+      let execution: RunExecution
+      try {
+        execution = new RunExecution(
+          { seq: run.seq, id: run.id, tenant: run.tenant, job_id: run.job_id, config: JSON.parse(run.config) as Required<CrawlConfig>, started_at: fresh.started_at!, paused_ms: fresh.paused_ms },
+          this.deps,
+          this.owner,
+        )
+      } catch (err) {
+        // A run whose stored state cannot be read back cannot be resumed: it ends `unknown`.
+        this.deps.log.error('run cannot be resumed', { run: run.id, error: String(err) })
+        frontier.finish(run.seq, 'unknown', Date.now())
+        continue
+      }
       const done = execution.execute().then((outcome) => {
         this.active.delete(run.seq)
         this.deps.log.info('run left', { run: run.id, ...outcome })

@@ -162,3 +162,32 @@ describe('maxActive 1', () => {
     }
   })
 })
+
+describe('a run that cannot be resumed', () => {
+  test('ends with stop reason unknown instead of failing the runner on every poll', async () => {
+    const env = crawlEnv(1)
+    try {
+      await env.runner.stop()
+      const job = await env.api.post('/v1/jobs?create_run=true', { name: 'broken', config: { seeds: ['http://127.0.0.1:9/'] } })
+      const id = job.body.run.id as string
+      // What a crash can leave behind, or a database edited by hand: a running run whose stored
+      // configuration no longer reads back.
+      env.api.db.query("UPDATE runs SET status = 'running', started_at = ?, config = '{\"seeds\":5}' WHERE id = ?").run(Date.now(), id)
+      await env.restart()
+      const run = await env.finished(id, 5_000)
+      expect(run.stop_reason).toBe('unknown')
+      expect(run.finished_at).not.toBeNull()
+      // The runner keeps working: the next run crawls normally.
+      const site = crawlSite({ pages: { '/': {} } })
+      try {
+        const next = await env.crawl({ seeds: [site.url('/')] })
+        expect(next.stop_reason).toBe('max_empty_evaluations')
+        expect(site.pageRequests().map((r) => r.path)).toEqual(['/'])
+      } finally {
+        await site.close()
+      }
+    } finally {
+      await env.close()
+    }
+  })
+})

@@ -175,3 +175,30 @@ describe('redirects', () => {
       },
     ))
 })
+
+describe('categories', () => {
+  test('scope.categories follows only links the host’s pattern sets put in those categories; seeds are crawled anyway', () =>
+    withSite(
+      crawlSite({
+        pages: {
+          '/': { links: ['/products/1', '/products/2', '/blog/x', '/about'] },
+          '/products/1': { links: ['/products/3'] },
+          '/products/2': {},
+          '/products/3': {},
+          '/blog/x': {},
+          '/about': {},
+        },
+      }),
+      async (site) => {
+        const hosts = await env.api.put('/v1/hosts', { hosts: ['127.0.0.1'] })
+        const hash = hosts.body.data[0].hash
+        expect((await env.api.post(`/v1/hosts/${hash}/patterns`, { category: 'products', patterns: { format: 'url_pattern', patterns: ['/products/:id'] } })).status).toBe(201)
+        expect((await env.api.post(`/v1/hosts/${hash}/patterns`, { category: 'blogs', patterns: { format: 'regex', patterns: ['/blog/'] } })).status).toBe(201)
+        const run = await env.crawl({ seeds: [site.url('/')], scope: { categories: ['products'] } })
+        expect(run.status).toBe('finished')
+        expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/products/1', '/products/2', '/products/3'])
+        const edges = await edgeList(run.id)
+        expect(edges.some((e) => e.includes('/blog/') || e.includes('/about'))).toBe(false)
+      },
+    ))
+})

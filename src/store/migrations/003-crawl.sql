@@ -52,7 +52,7 @@ CREATE TABLE visits (
 CREATE UNIQUE INDEX visits_once ON visits (run_seq, hash);
 CREATE INDEX visits_by_run ON visits (run_seq, seq);
 
--- Parent → child links discovered by a run (in scope or not: every link of a visited page).
+-- Parent → child links discovered by a run: every in-scope link of a visited page.
 CREATE TABLE edges (
   seq         INTEGER PRIMARY KEY,
   run_seq     INTEGER NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
