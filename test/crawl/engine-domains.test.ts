@@ -61,7 +61,8 @@ describe('scope.domains', () => {
       // Edges are kept for the in-scope links of visited pages.
       expect(await edgeList(run.id)).toEqual([`${site.url('/')} -> ${site.url('/in')}`])
       const discover = (await env.logs(run.id, 'steps=discover')).find((l) => l.url === site.url('/'))
-      expect(discover.error_detail).toContain('4 out of scope')
+      expect(discover.status).toBe('ok')
+      expect(discover.error_detail).toBeUndefined()
     }))
 
   test('same_domain follows sibling subdomains of the registrable domain', () =>
