@@ -31,7 +31,8 @@ export async function exchange(x: Exchange): Promise<Response> {
   if (!fetchableScheme(x.url)) throw new FetchError('blocked_address', `${x.url.protocol} URLs cannot be fetched, only http and https`)
   const addresses = await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal)
   const resolved = addresses[(x.attempt ?? 0) % addresses.length]!
-  const headers = new Headers(x.headers)
+  // The caller's per-hop copy: adding Host to it here saves a copy per request.
+  const headers = x.headers
   let target = x.url
   const init: Record<string, unknown> = {}
   if (x.proxy) {
