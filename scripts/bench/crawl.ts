@@ -1,0 +1,621 @@
+#!/usr/bin/env bun
+// Benchmark of whole crawls (not a test): one generated site, crawled in the same run by trawl
+// (`dist/trawl crawl`, full recording: raw and parsed artifacts, logs, link graph), by Crawlee's
+// CheerioCrawler under node (a devDependency of this bench only) and by `wget2 --recursive`
+// (Debian; records nothing, so it is the speed ceiling, not the bar). Reports pages/s, CPU
+// seconds, pages per CPU-second and peak RSS of each. Exits 0 whatever the numbers; non-zero on
+// a crash.
+//
+//   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2]
+//                              [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
+//                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
+//
+// The site: `pages` pages, `/` and /p/1 ... /p/<pages-1>, made from `seed` (same seed, same
+// site), written as static files to a temp dir and served by nginx (Debian's nginx or
+// nginx-light: one process, no daemon, access log off, 127.0.0.1 and a free port), or, when no
+// nginx is installed or with `--server bun`, by this file again (`--serve DIR --port P`) as a
+// Bun static server in its own process. Every page has 20 links to pages of the site (about 16 distinct targets; a few
+// spelled twice) spelled in varied ways that resolve to the same URLs: `/p/7`, `7`, `./7`,
+// `../p/7`, `http://127.0.0.1:P/p/7`, `//127.0.0.1:P/p/7`, `/p/7#top`, `./7#s2`, plus one
+// link to another host. Page i links to 2i+1 and 2i+2, so every page is reachable from / within
+// log2(pages) hops. Bodies are 3-20 KB of text (skewed small: mean ~9 KB); robots.txt is a 404.
+//
+// Each crawler runs in its own process, one after the other, timed by this driver: wall seconds
+// from spawn to exit; CPU seconds (user+sys) and peak RSS from the kernel's rusage of the child
+// (wait4, as /usr/bin/time -v reports it; it covers the children it waited for); RSS also sampled
+// from /proc every 500 ms to show growth. The server's CPU seconds during each crawl are shown
+// beside, read from /proc. trawl: the pages it fetched are read from its data dir
+// (`SELECT count(*) FROM visits`) and its summary line; pages/s over the first and the last
+// tenth of the crawl come from the visits' `visited_at` in visit order. Crawlee: its finished
+// requests; wget2: the files it saved.
+//
+// Concurrency: the `trawl crawl` CLI has no flag for it, so trawl runs with the manifest's
+// defaults (politeness.concurrency 16, per_host_concurrency 2: on one host at most 2 requests in
+// flight). Crawlee runs with min = max concurrency = `--concurrency` (16, trawl's configured
+// concurrency); wget2 with `--threads` (8, as CRAWL-NOTES measured it).
+//
+// `--second N` adds a trawl-only run on a site of N pages (the scalability check: peak RSS under
+// 250 MB, pages/s over the last tenth at least 0.9x the first tenth). Needs ~10 KB of disk per
+// page for the site and several times that for trawl's data dir; both are removed at the end
+// unless `--keep`.
+//
+// What to install: `apt-get install -y nginx-light wget2` (Debian), and `npm install` (Crawlee
+// comes with the devDependencies); a crawler or server that is missing is reported and skipped.
+import { Database } from 'bun:sqlite'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const LINKS = 20
+const DISTINCT = 16 // distinct targets among the 20 links; the rest repeat one with another spelling
+const CLK_TCK = 100 // /proc/<pid>/stat ticks per second on Linux
+
+type Site = { dir: string; pages: number; bytes: number; port: number; base: string }
+type Server = { kind: 'nginx' | 'bun'; pid: number; stop: () => Promise<void>; errors: () => string[] }
+type Result = {
+  crawler: string
+  pages: number
+  expected: number
+  seconds: number
+  pagesPerSec: number
+  cpuSeconds: number
+  peakRssMb: number
+  serverCpuSeconds: number | null
+  notes: string[]
+  firstTenthPagesPerSec?: number
+  lastTenthPagesPerSec?: number
+  rssCurveMb?: { progress: number; rssMb: number }[]
+  recorded?: Record<string, number>
+}
+
+// ---------------------------------------------------------------- the site
+
+/** mulberry32: a small seeded PRNG, so the same seed makes the same site. */
+function prng(seed: number) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const WORDS = (
+  'crawl frontier queue host robots politeness delay lease batch index sqlite page link anchor fragment ' +
+  'query scheme origin path segment relative absolute resolve normalize dedupe filter bloom hash digest ' +
+  'artifact body header status redirect retry backoff timeout deadline socket stream rewriter element ' +
+  'attribute text paragraph heading section article footer navigation table list item value record'
+).split(' ')
+
+/** A link to page `t` as written on page `i`: varied spellings of one URL (page 0 is `/`). */
+function spell(i: number, t: number, port: number, r: number): string {
+  const abs = `http://127.0.0.1:${port}`
+  if (t === 0) return ['/', abs + '/', i === 0 ? './' : '../', '/#top'][Math.floor(r * 4)]!
+  const forms =
+    i === 0
+      ? [`/p/${t}`, `p/${t}`, `./p/${t}`, `${abs}/p/${t}`, `//127.0.0.1:${port}/p/${t}`, `/p/${t}#top`, `p/${t}#s2`, `${abs}/p/${t}#s3`]
+      : [`/p/${t}`, `${t}`, `./${t}`, `../p/${t}`, `${abs}/p/${t}`, `//127.0.0.1:${port}/p/${t}`, `/p/${t}#top`, `./${t}#s2`]
+  return forms[Math.floor(r * forms.length)]!
+}
+
+/** Writes the site's pages as files under `dir/site`; answers the bytes written. */
+function generateSite(dir: string, pages: number, port: number, seed: number): Site {
+  const root = join(dir, 'site')
+  mkdirSync(join(root, 'p'), { recursive: true })
+  const rand = prng(seed)
+  // One pool of text; each page takes slices of it at random offsets.
+  const pool = Array.from({ length: 12_000 }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
+  let bytes = 0
+  for (let i = 0; i < pages; i++) {
+    const targets: number[] = []
+    const add = (t: number) => {
+      if (t >= 0 && t < pages && t !== i && !targets.includes(t)) targets.push(t)
+    }
+    add(2 * i + 1)
+    add(2 * i + 2)
+    add(Math.floor((i - 1) / 2))
+    add(i + 1)
+    let guard = 0
+    while (targets.length < Math.min(DISTINCT, pages - 1) && guard++ < 1000) add(Math.floor(rand() * pages))
+    const links: string[] = targets.map((t) => spell(i, t, port, rand()))
+    while (links.length < LINKS && targets.length) links.push(spell(i, targets[Math.floor(rand() * targets.length)]!, port, rand()))
+    // Shuffle, so the tree links are not always first.
+    for (let k = links.length - 1; k > 0; k--) {
+      const j = Math.floor(rand() * (k + 1))
+      ;[links[k], links[j]] = [links[j]!, links[k]!]
+    }
+    const target = 3 * 1024 + Math.floor(17 * 1024 * rand() ** 2)
+    const title = i === 0 ? 'Home' : `Page ${i}`
+    const head = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<h1 id="top">${title}</h1>\n`
+    const nav = `<nav>${links
+      .slice(0, 5)
+      .map((h, k) => `<a href="${h}">link ${k}</a>`)
+      .join(' | ')}</nav>\n`
+    const foot = `<footer><a href="http://example.invalid/about">elsewhere</a> <a href="#top">top</a></footer>\n</body></html>\n`
+    const rest = links.slice(5)
+    const textBudget = Math.max(0, target - head.length - nav.length - foot.length - rest.length * 40)
+    const paragraphs = rest.length + 1
+    let body = ''
+    for (let k = 0; k < paragraphs; k++) {
+      const len = Math.floor(textBudget / paragraphs)
+      const at = Math.floor(rand() * (pool.length - len - 1))
+      const text = pool.slice(at, at + len)
+      body += `<h2 id="s${k}">section ${k}</h2>\n<p>${text}${k < rest.length ? ` <a href="${rest[k]}">${WORDS[k % WORDS.length]}</a>` : ''}</p>\n`
+    }
+    const html = head + nav + body + foot
+    bytes += html.length
+    writeFileSync(i === 0 ? join(root, 'index.html') : join(root, 'p', String(i)), html)
+  }
+  return { dir: root, pages, bytes, port, base: `http://127.0.0.1:${port}` }
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = s.port
+  s.stop(true)
+  return port
+}
+
+// ---------------------------------------------------------------- the server
+
+const nginxBinary = () => Bun.which('nginx') ?? Bun.which('nginx', { PATH: '/usr/sbin:/usr/local/sbin:/sbin' })
+
+async function waitForHttp(url: string, what: string) {
+  const deadline = Date.now() + 15_000
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url)
+      await r.arrayBuffer()
+      if (r.ok) return
+    } catch {}
+    await Bun.sleep(50)
+  }
+  throw new Error(`${what} did not start serving ${url}`)
+}
+
+async function startServer(site: Site, work: string, choice: string): Promise<Server> {
+  const nginx = choice === 'bun' ? null : nginxBinary()
+  if (!nginx && choice === 'nginx') throw new Error('--server nginx: nginx is not installed (apt-get install -y nginx-light)')
+  if (nginx) {
+    const prefix = join(work, 'nginx')
+    mkdirSync(join(prefix, 'tmp'), { recursive: true })
+    const conf = join(prefix, 'nginx.conf')
+    writeFileSync(
+      conf,
+      `daemon off;
+master_process off;
+worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log crit;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  default_type text/html;
+  charset utf-8;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_requests 10000000;
+  keepalive_timeout 120s;
+  client_body_temp_path ${prefix}/tmp/body;
+  proxy_temp_path ${prefix}/tmp/proxy;
+  fastcgi_temp_path ${prefix}/tmp/fastcgi;
+  server {
+    listen 127.0.0.1:${site.port};
+    root ${site.dir};
+    index index.html;
+  }
+}
+`,
+    )
+    const proc = Bun.spawn([nginx, '-p', prefix, '-e', join(prefix, 'error.log'), '-c', conf], { stdout: 'inherit', stderr: 'inherit' })
+    await waitForHttp(`${site.base}/`, 'nginx')
+    const errors = () => (existsSync(join(prefix, 'error.log')) ? readFileSync(join(prefix, 'error.log'), 'utf8').split('\n').filter(Boolean) : [])
+    return { kind: 'nginx', pid: proc.pid, stop: async () => (proc.kill(), void (await proc.exited)), errors }
+  }
+  if (choice !== 'bun') console.log('nginx: not installed (apt-get install -y nginx-light); serving the site with a Bun static server instead')
+  const proc = Bun.spawn([process.execPath, import.meta.path, '--serve', site.dir, '--port', String(site.port)], { stdout: 'inherit', stderr: 'inherit' })
+  await waitForHttp(`${site.base}/`, 'the Bun static server')
+  return { kind: 'bun', pid: proc.pid, stop: async () => (proc.kill(), void (await proc.exited)), errors: () => [] }
+}
+
+/** Child mode: a lean static server of the generated files (the fallback when there is no nginx). */
+function serveMain(dir: string, port: number) {
+  const headers = { 'content-type': 'text/html; charset=utf-8' }
+  Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    fetch(req) {
+      const path = new URL(req.url).pathname
+      if (path === '/' || path === '/index.html') return new Response(Bun.file(join(dir, 'index.html')), { headers })
+      if (/^\/p\/\d+$/.test(path) && existsSync(join(dir, path))) return new Response(Bun.file(join(dir, path)), { headers })
+      return new Response('not found', { status: 404 })
+    },
+  })
+}
+
+// ---------------------------------------------------------------- measuring a process
+
+/** utime+stime of a process and its waited-for children, in seconds (null when gone). */
+function procCpu(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+
+function procRssMb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) / 1024 : null
+  } catch {
+    return null
+  }
+}
+
+type Measured = { code: number | null; timedOut: boolean; seconds: number; cpuSeconds: number; peakRssMb: number; serverCpuSeconds: number | null; serverErrors: string[]; stdout: string; stderr: string }
+
+/**
+ * Runs one crawler to its end: wall time, rusage (CPU, peak RSS), the server's CPU meanwhile.
+ * `onTick` is called every 500 ms with the process id (for sampling); stderr lines go to `onLine`.
+ */
+async function measure(cmd: string[], opts: { env?: Record<string, string>; cwd?: string; server: Server; timeoutS: number; onTick?: (pid: number) => void; onLine?: (line: string) => void }): Promise<Measured> {
+  const serverCpu0 = procCpu(opts.server.pid)
+  const serverErrors0 = opts.server.errors().length
+  const t0 = performance.now()
+  const proc = Bun.spawn(cmd, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdout: 'pipe', stderr: 'pipe' })
+  let timedOut = false
+  const killer = setTimeout(() => ((timedOut = true), proc.kill('SIGKILL')), opts.timeoutS * 1000)
+  const ticker = setInterval(() => opts.onTick?.(proc.pid), 500)
+  const readLines = async (stream: ReadableStream<Uint8Array>, sink?: (line: string) => void) => {
+    let all = ''
+    let pending = ''
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true })
+      all += all.length < 1_000_000 ? text : ''
+      if (!sink) continue
+      pending += text
+      let nl: number
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        sink(pending.slice(0, nl))
+        pending = pending.slice(nl + 1)
+      }
+    }
+    if (sink && pending) sink(pending)
+    return all
+  }
+  const [stdout, stderr] = await Promise.all([readLines(proc.stdout), readLines(proc.stderr, opts.onLine)])
+  const code = await proc.exited
+  const seconds = (performance.now() - t0) / 1000
+  clearTimeout(killer)
+  clearInterval(ticker)
+  const serverCpu1 = procCpu(opts.server.pid)
+  const usage = proc.resourceUsage()!
+  return {
+    code,
+    timedOut,
+    seconds,
+    cpuSeconds: Number(usage.cpuTime.total) / 1e6,
+    peakRssMb: usage.maxRSS / 1024 / 1024,
+    serverCpuSeconds: serverCpu0 !== null && serverCpu1 !== null ? serverCpu1 - serverCpu0 : null,
+    serverErrors: opts.server.errors().slice(serverErrors0),
+    stdout,
+    stderr,
+  }
+}
+
+const result = (crawler: string, m: Measured, pages: number, expected: number, notes: string[]): Result => ({
+  crawler,
+  pages,
+  expected,
+  seconds: m.seconds,
+  pagesPerSec: pages / m.seconds,
+  cpuSeconds: m.cpuSeconds,
+  peakRssMb: m.peakRssMb,
+  serverCpuSeconds: m.serverCpuSeconds,
+  notes: [
+    ...(m.timedOut ? ['timed out and killed'] : []),
+    ...(m.code !== 0 && !m.timedOut ? [`exit code ${m.code}`] : []),
+    ...(m.serverErrors.length ? [`the server logged ${m.serverErrors.length} errors meanwhile, first: ${m.serverErrors[0]!.slice(0, 300)}`] : []),
+    ...notes,
+  ],
+})
+
+// ---------------------------------------------------------------- the crawlers
+
+async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl'): Promise<Result> {
+  const dataDir = join(work, `trawl-data-${site.pages}`)
+  let visited = 0
+  const curve: { visited: number; rssMb: number }[] = []
+  const otherStderr: string[] = []
+  const m = await measure([binary, 'crawl', `${site.base}/`, '--max-urls', String(site.pages), '--max-depth', '1000', '--data-dir', dataDir], {
+    server,
+    timeoutS,
+    onLine: (line) => {
+      const p = /^visited (\d+)\s+queued \d+\s+failed \d+/.exec(line)
+      if (p) visited = Number(p[1])
+      else if (line.trim()) otherStderr.push(line)
+    },
+    onTick: (pid) => {
+      const rss = procRssMb(pid)
+      if (rss !== null) curve.push({ visited, rssMb: rss })
+    },
+  })
+  const notes: string[] = []
+  const summary = /^(finished: \S+|left \S+) after .*$/m.exec(m.stdout)?.[0]
+  notes.push(summary ? `summary: ${summary}` : `no summary line; stdout: ${m.stdout.trim().slice(0, 300)}`)
+  if (otherStderr.length) notes.push(`${otherStderr.length} other stderr lines, first: ${otherStderr.slice(0, 3).join(' / ').slice(0, 500)}`)
+  let pages = Number(/visited (\d+)/.exec(summary ?? '')?.[1] ?? 0)
+  const out = result(label, m, pages, site.pages, notes)
+  const dbPath = join(dataDir, 'trawl.db')
+  if (existsSync(dbPath)) {
+    const db = new Database(dbPath, { readonly: true })
+    try {
+      const count = (sql: string) => (db.query(sql).get() as { n: number }).n
+      pages = count('SELECT count(*) AS n FROM visits')
+      const ok = count('SELECT count(*) AS n FROM visits WHERE status = 200')
+      out.recorded = {
+        visits: pages,
+        visits200: ok,
+        frontierUrls: count('SELECT count(*) AS n FROM frontier'),
+        edges: count('SELECT count(*) AS n FROM edges'),
+        links: count('SELECT count(*) AS n FROM links'),
+        artifacts: count('SELECT count(*) AS n FROM artifacts'),
+        crawlLogs: count('SELECT count(*) AS n FROM crawl_logs'),
+        dataDirMb: dirBytes(dataDir) / 1024 / 1024,
+      }
+      if (pages !== site.pages) out.notes.push(`visited ${pages} of ${site.pages} pages`)
+      if (ok !== pages) out.notes.push(`${pages - ok} visits without status 200`)
+      const times = (db.query('SELECT visited_at AS t FROM visits ORDER BY seq').all() as { t: number }[]).map((r) => r.t)
+      const tenth = Math.floor(times.length / 10)
+      if (tenth >= 2) {
+        out.firstTenthPagesPerSec = tenth / Math.max(0.001, (times[tenth]! - times[0]!) / 1000)
+        out.lastTenthPagesPerSec = tenth / Math.max(0.001, (times[times.length - 1]! - times[times.length - 1 - tenth]!) / 1000)
+      }
+    } finally {
+      db.close()
+    }
+    out.pages = pages
+    out.pagesPerSec = pages / m.seconds
+  } else out.notes.push(`no database at ${dbPath}`)
+  // RSS at each tenth of the crawl (the last sample at or before it).
+  out.rssCurveMb = []
+  for (let k = 1; k <= 10; k++) {
+    const at = curve.filter((c) => c.visited <= (site.pages * k) / 10).at(-1)
+    if (at) out.rssCurveMb.push({ progress: k / 10, rssMb: at.rssMb })
+  }
+  return out
+}
+
+/** The Crawlee driver, run by node (`node -e`, from the repository so `@crawlee/cheerio` resolves). */
+const CRAWLEE_DRIVER = `
+const { CheerioCrawler, Configuration, log, LogLevel } = require('@crawlee/cheerio')
+const spec = JSON.parse(process.env.BENCH_CRAWLEE_SPEC)
+log.setLevel(LogLevel.WARNING)
+;(async () => {
+  const config = new Configuration({ persistStorage: false, purgeOnStart: true })
+  let pages = 0
+  const crawler = new CheerioCrawler(
+    {
+      minConcurrency: spec.concurrency,
+      maxConcurrency: spec.concurrency,
+      // No maxRequestsPerCrawl: the site is finite, and with a budget that nears the site's size
+      // Crawlee 3.18's enqueueLinks adds the last URLs one per batch with a 1 s sleep between.
+      maxRequestRetries: 2,
+      async requestHandler({ enqueueLinks }) {
+        pages++
+        await enqueueLinks({ strategy: 'same-hostname' })
+      },
+    },
+    config,
+  )
+  const stats = await crawler.run([spec.url])
+  console.log(JSON.stringify({ pages, finished: stats.requestsFinished, failed: stats.requestsFailed }))
+})().catch((e) => { console.error(e); process.exit(1) })
+`
+
+function crawleeMissing(): string | null {
+  if (!Bun.which('node')) return 'node is not on PATH'
+  if (!existsSync(join(ROOT, 'node_modules', '@crawlee', 'cheerio'))) return '@crawlee/cheerio is not installed (npm install: it is a devDependency)'
+  return null
+}
+
+async function runCrawlee(site: Site, work: string, server: Server, concurrency: number, timeoutS: number): Promise<Result> {
+  const storage = join(work, 'crawlee-storage')
+  mkdirSync(storage, { recursive: true })
+  const m = await measure([Bun.which('node')!, '-e', CRAWLEE_DRIVER], {
+    server,
+    timeoutS,
+    env: { BENCH_CRAWLEE_SPEC: JSON.stringify({ url: `${site.base}/`, pages: site.pages, concurrency }), CRAWLEE_STORAGE_DIR: storage },
+  })
+  const line = m.stdout.trim().split('\n').at(-1) ?? ''
+  const notes: string[] = []
+  let pages = 0
+  try {
+    const r = JSON.parse(line) as { pages: number; finished: number; failed: number }
+    pages = r.finished
+    if (r.failed) notes.push(`${r.failed} failed requests`)
+  } catch {
+    notes.push(`no result line; stderr: ${m.stderr.trim().slice(0, 300)}`)
+  }
+  if (pages && pages !== site.pages) notes.push(`fetched ${pages} of ${site.pages} pages`)
+  const warnings = m.stderr.split('\n').filter((l) => l.trim())
+  if (warnings.length) notes.push(`${warnings.length} stderr lines, first: ${warnings.slice(0, 2).join(' / ').slice(0, 300)}`)
+  return result(`Crawlee CheerioCrawler (node, concurrency ${concurrency})`, m, pages, site.pages, notes)
+}
+
+async function runWget2(site: Site, work: string, server: Server, threads: number, timeoutS: number): Promise<Result> {
+  const dir = join(work, 'wget2')
+  const m = await measure([Bun.which('wget2')!, '--recursive', '--level=inf', '--no-parent', '--no-host-directories', `--directory-prefix=${dir}`, `--max-threads=${threads}`, '-q', `${site.base}/`], {
+    server,
+    timeoutS,
+  })
+  const pages = existsSync(dir) ? countFiles(dir) : 0
+  const notes = pages !== site.pages ? [`saved ${pages} of ${site.pages} pages`] : []
+  if (m.stderr.trim()) notes.push(`stderr: ${m.stderr.trim().slice(0, 300)}`)
+  return result(`wget2 (${threads} threads)`, m, pages, site.pages, notes)
+}
+
+function countFiles(dir: string): number {
+  let n = 0
+  for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? countFiles(join(dir, e.name)) : 1
+  return n
+}
+
+function dirBytes(dir: string): number {
+  let n = 0
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    n += e.isDirectory() ? dirBytes(p) : statSync(p).size
+  }
+  return n
+}
+
+// ---------------------------------------------------------------- driver
+
+const f0 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? '—' : n.toFixed(0))
+const f1 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? '—' : n.toFixed(1))
+const f2 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? '—' : n.toFixed(2))
+
+function printTable(results: Result[]) {
+  const wget = results.find((r) => r.crawler.startsWith('wget2'))
+  console.log('| crawler | pages | seconds | pages/s | CPU s | pages per CPU-s | peak RSS MB | ratio to wget2 pages/s | server CPU s |')
+  console.log('|---|---|---|---|---|---|---|---|---|')
+  for (const r of results)
+    console.log(
+      `| ${r.crawler} | ${r.pages}${r.pages !== r.expected ? ` of ${r.expected}` : ''} | ${f1(r.seconds)} | ${f0(r.pagesPerSec)} | ${f1(r.cpuSeconds)} | ${f0(r.pages / r.cpuSeconds)} | ${f0(r.peakRssMb)} | ${wget && wget.pagesPerSec > 0 ? f2(r.pagesPerSec / wget.pagesPerSec) : '—'} | ${f1(r.serverCpuSeconds)} |`,
+    )
+  for (const r of results) {
+    if (r.firstTenthPagesPerSec !== undefined)
+      console.log(`${r.crawler}: first tenth ${f0(r.firstTenthPagesPerSec)} pages/s, last tenth ${f0(r.lastTenthPagesPerSec)} pages/s (last/first ${f2(r.lastTenthPagesPerSec! / r.firstTenthPagesPerSec)})`)
+    if (r.rssCurveMb?.length) console.log(`${r.crawler}: RSS MB at each tenth of the crawl: ${r.rssCurveMb.map((c) => f0(c.rssMb)).join(', ')}`)
+    if (r.recorded)
+      console.log(
+        `${r.crawler}: recorded ${r.recorded.visits} visits (${r.recorded.visits200} with 200), ${r.recorded.frontierUrls} frontier URLs, ${r.recorded.edges} edges, ${r.recorded.links} links, ${r.recorded.artifacts} artifacts, ${r.recorded.crawlLogs} log rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
+      )
+    for (const n of r.notes) console.log(`${r.crawler}: ${n}`)
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      pages: { type: 'string', default: '20000' },
+      second: { type: 'string' },
+      only: { type: 'string' },
+      concurrency: { type: 'string', default: '16' },
+      threads: { type: 'string', default: '8' },
+      seed: { type: 'string', default: '1' },
+      server: { type: 'string', default: 'auto' },
+      timeout: { type: 'string', default: '900' },
+      binary: { type: 'string', default: join(ROOT, 'dist', 'trawl') },
+      keep: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      serve: { type: 'string' },
+      port: { type: 'string' },
+    },
+  })
+  if (values.serve) return serveMain(values.serve, Number(values.port))
+
+  const pages = Number(values.pages)
+  const second = values.second ? Number(values.second) : null
+  const seed = Number(values.seed)
+  const timeoutS = Number(values.timeout)
+  const concurrency = Number(values.concurrency)
+  const threads = Number(values.threads)
+  const only = new Set((values.only ?? 'trawl,crawlee,wget2').split(',').map((s) => s.trim()))
+  for (const o of only) if (!['trawl', 'crawlee', 'wget2'].includes(o)) throw new Error(`--only: trawl, crawlee or wget2, got "${o}"`)
+  if (!['auto', 'nginx', 'bun'].includes(values.server!)) throw new Error(`--server: auto, nginx or bun, got "${values.server}"`)
+  if (!Number.isInteger(pages) || pages < 10) throw new Error('--pages: a whole number of at least 10')
+
+  // What is there to run, and what is not (reported, skipped).
+  const skip: Record<string, string> = {}
+  if (only.has('trawl') && !existsSync(values.binary!)) skip.trawl = `no binary at ${values.binary}: run \`bun run build\` first`
+  if (only.has('crawlee')) {
+    const why = crawleeMissing()
+    if (why) skip.crawlee = why
+  }
+  if (only.has('wget2') && !Bun.which('wget2')) skip.wget2 = 'wget2 is not installed (apt-get install -y wget2)'
+  for (const [name, why] of Object.entries(skip)) console.log(`${name}: unavailable, skipped: ${why}`)
+
+  const work = mkdtempSync(join(tmpdir(), 'trawl-bench-crawl-'))
+  const servers: Server[] = []
+  // A private copy of the binary, so a rebuild of dist/ during the run does not pull it away.
+  const binary = join(work, 'trawl')
+  if (!skip.trawl) copyFileSync(values.binary!, binary)
+  const report: Record<string, unknown> = { cores: cpus().length, loadavgBefore: loadavg(), seed }
+  try {
+    const load = loadavg()[0]!
+    console.log(`crawl bench: ${cpus().length} cores, load average ${load.toFixed(2)}${load > 1 ? ' (the machine is busy: numbers will be low and noisy)' : ''}`)
+
+    const runSite = async (n: number, which: string[]): Promise<{ site: Site; server: Server; results: Result[] }> => {
+      const port = await freePort()
+      const dir = join(work, `site-${n}`)
+      const g0 = performance.now()
+      const site = generateSite(dir, n, port, seed)
+      const server = await startServer(site, dir, values.server!)
+      servers.push(server)
+      console.log(
+        `site: ${n} pages, ${(site.bytes / 1024 / 1024).toFixed(1)} MB (mean ${(site.bytes / n / 1024).toFixed(1)} KB), ${LINKS} links a page, generated in ${((performance.now() - g0) / 1000).toFixed(1)}s, served by ${server.kind} at ${site.base}`,
+      )
+      const results: Result[] = []
+      for (const name of which) {
+        if (skip[name]) continue
+        process.stdout.write(`running ${name} ... `)
+        const r =
+          name === 'trawl'
+            ? await runTrawl(binary, site, dir, server, timeoutS)
+            : name === 'crawlee'
+              ? await runCrawlee(site, dir, server, concurrency, timeoutS)
+              : await runWget2(site, dir, server, threads, timeoutS)
+        console.log(`${r.pages} pages in ${r.seconds.toFixed(1)}s`)
+        results.push(r)
+      }
+      return { site, server, results }
+    }
+
+    // wget2 first (also warms the page cache for the others), then trawl, then Crawlee.
+    const main = await runSite(
+      pages,
+      ['wget2', 'trawl', 'crawlee'].filter((n) => only.has(n)),
+    )
+    console.log(
+      `\ntrawl: manifest defaults (concurrency 16, per_host_concurrency 2, so 2 in flight on this one host); Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`,
+    )
+    printTable(main.results)
+    report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
+    await main.server.stop()
+    servers.splice(servers.indexOf(main.server), 1)
+    if (!values.keep) rmSync(main.site.dir.replace(/\/site$/, ''), { recursive: true, force: true })
+
+    if (second && !skip.trawl) {
+      console.log(`\nscalability: trawl alone on ${second} pages`)
+      const big = await runSite(second, ['trawl'])
+      const r = big.results[0]!
+      printTable(big.results)
+      const ratio = (r.lastTenthPagesPerSec ?? NaN) / (r.firstTenthPagesPerSec ?? NaN)
+      console.log(`peak RSS ${f0(r.peakRssMb)} MB (target < 250): ${r.peakRssMb < 250 ? 'met' : 'NOT met'}`)
+      console.log(`last tenth / first tenth pages/s ${f2(ratio)} (target ≥ 0.9): ${ratio >= 0.9 ? 'met' : 'NOT met'}`)
+      console.log(`all ${second} pages visited: ${r.pages === second ? 'yes' : `NO (${r.pages})`}`)
+      report.second = { pages: second, server: big.server.kind, siteBytes: big.site.bytes, result: r, lastOverFirst: ratio }
+      await big.server.stop()
+      servers.splice(servers.indexOf(big.server), 1)
+    } else if (second) console.log('\nscalability run skipped: trawl is unavailable')
+    report.loadavgAfter = loadavg()
+    if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2))
+  } finally {
+    for (const s of servers) await s.stop()
+    if (values.keep) console.log(`kept: ${work}`)
+    else rmSync(work, { recursive: true, force: true })
+  }
+}
+
+await main()
