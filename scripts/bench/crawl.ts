@@ -29,10 +29,10 @@
 // tenth of the crawl come from the visits' `visited_at` in visit order. Crawlee: its finished
 // requests; wget2: the files it saved.
 //
-// Concurrency: the `trawl crawl` CLI has no flag for it, so trawl runs with the manifest's
-// defaults (politeness.concurrency 16, per_host_concurrency 2: on one host at most 2 requests in
-// flight). Crawlee runs with min = max concurrency = `--concurrency` (16, trawl's configured
-// concurrency); wget2 with `--threads` (8, as CRAWL-NOTES measured it).
+// Concurrency: trawl runs with `--concurrency C --per-host-concurrency C` (the site is one host,
+// so the per-host limit would otherwise cap it at the manifest's default of 2), Crawlee with
+// min = max concurrency = C (`--concurrency`, 16); wget2 with `--threads` (8, as CRAWL-NOTES
+// measured it).
 //
 // `--second N` adds a trawl-only run on a site of N pages (the scalability check: peak RSS under
 // 250 MB, pages/s over the last tenth at least 0.9x the first tenth). Needs ~10 KB of disk per
@@ -331,12 +331,13 @@ const result = (crawler: string, m: Measured, pages: number, expected: number, n
 
 // ---------------------------------------------------------------- the crawlers
 
-async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl'): Promise<Result> {
+async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl', concurrency = 16): Promise<Result> {
   const dataDir = join(work, `trawl-data-${site.pages}`)
   let visited = 0
   const curve: { visited: number; rssMb: number }[] = []
   const otherStderr: string[] = []
-  const m = await measure([binary, 'crawl', `${site.base}/`, '--max-urls', String(site.pages), '--max-depth', '1000', '--data-dir', dataDir], {
+  const c = String(concurrency)
+  const m = await measure([binary, 'crawl', `${site.base}/`, '--max-urls', String(site.pages), '--max-depth', '1000', '--concurrency', c, '--per-host-concurrency', c, '--data-dir', dataDir], {
     server,
     timeoutS,
     onLine: (line) => {
@@ -572,7 +573,7 @@ async function main() {
         process.stdout.write(`running ${name} ... `)
         const r =
           name === 'trawl'
-            ? await runTrawl(binary, site, dir, server, timeoutS)
+            ? await runTrawl(binary, site, dir, server, timeoutS, 'trawl', concurrency)
             : name === 'crawlee'
               ? await runCrawlee(site, dir, server, concurrency, timeoutS)
               : await runWget2(site, dir, server, threads, timeoutS)
@@ -588,7 +589,7 @@ async function main() {
       ['wget2', 'trawl', 'crawlee'].filter((n) => only.has(n)),
     )
     console.log(
-      `\ntrawl: manifest defaults (concurrency 16, per_host_concurrency 2, so 2 in flight on this one host); Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`,
+      `\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`,
     )
     printTable(main.results)
     report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
