@@ -593,15 +593,20 @@ export class RunExecution {
     }
     await this.store(c, result, parsed)
     if (parsed) this.discover(c, parsed)
-    const hostKeyHash = hostHash(u.hostname)
-    const status = result.status
-    const visitedAt = Date.now()
-    this.defer(() => {
-      this.rec.visit(c, hostKeyHash, status, visitedAt)
-      frontier.done(this.run.seq, c.hash)
-    })
+    this.recordVisit(c, result.status)
     this.counters.visited++
     this.counters.queued--
+  }
+
+  /** The visit and the frontier's mark, with the next batch: `status` null when there was no answer. */
+  private recordVisit(c: Claimed, status: number | null) {
+    const hostKeyHash = hostHash(new URL(c.url).hostname)
+    const at = Date.now()
+    this.defer(() => {
+      this.rec.visit(c, hostKeyHash, status, at)
+      if (status === null) this.deps.store.frontier.failed(this.run.seq, c.hash)
+      else this.deps.store.frontier.done(this.run.seq, c.hash)
+    })
   }
 
   private where(c: Claimed) {
@@ -615,13 +620,7 @@ export class RunExecution {
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
     if (network) host.failures++
     this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
-    const hostKeyHash = hostHash(new URL(c.url).hostname)
-    const at = Date.now()
-    this.defer(() => {
-      // Visited, with no answer: the run's links show it with status null.
-      this.rec.visit(c, hostKeyHash, null, at)
-      frontier.failed(this.run.seq, c.hash)
-    })
+    this.recordVisit(c, null)
     this.counters.failed++
     this.counters.queued--
     if (host.failures >= MAX_HOST_FAILURES) {

@@ -6,7 +6,7 @@
  * so this file answers `*.localhost` with 127.0.0.1 and hands every other name to the real
  * lookup (harmless to other files should the module mock outlive this one).
  */
-import { afterAll, beforeAll, describe, expect, mock, test } from 'bun:test'
+import { describe, expect, mock, test } from 'bun:test'
 import * as realDns from 'node:dns/promises'
 
 const realLookup = realDns.lookup
@@ -16,25 +16,11 @@ mock.module('node:dns/promises', () => ({
     host.endsWith('.localhost') ? Promise.resolve(opts?.all ? [{ address: '127.0.0.1', family: 4 }] : { address: '127.0.0.1', family: 4 }) : realLookup(host, opts as never),
 }))
 
-const { crawlEnv } = await import('../helpers/crawl-run')
-const { crawlSite } = await import('../helpers/crawl-site')
+const { useCrawlEnv } = await import('../helpers/crawl-run')
+const { crawlSite, withSite } = await import('../helpers/crawl-site')
 type CrawlSite = import('../helpers/crawl-site').CrawlSite
 
-let env: ReturnType<typeof crawlEnv>
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
-
-async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
-  try {
-    return await fn(site)
-  } finally {
-    await site.close()
-  }
-}
+const env = useCrawlEnv()
 
 const edgeList = async (runId: string) => (await env.edges(runId)).map((e) => `${e.parent.url} -> ${e.child.url}`).sort()
 

@@ -3,26 +3,12 @@
  * slower than fetch.timeout, bodies over store.max_body_bytes, and content that is not parsed
  * (its raw artifact still stored with its content type).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { linkHash } from '../../src/crawl/url'
-import { crawlEnv, type CrawlEnv } from '../helpers/crawl-run'
-import { crawlSite, type CrawlSite } from '../helpers/crawl-site'
+import { useCrawlEnv, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
 
-let env: CrawlEnv
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
-
-async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
-  try {
-    return await fn(site)
-  } finally {
-    await site.close()
-  }
-}
+const env = useCrawlEnv()
 
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n')
 const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='), (c) => c.charCodeAt(0))

@@ -2,25 +2,11 @@
  * How runs end (DESIGN §5 stop reasons): max_depth, max_urls, max_empty_evaluations (complete or
  * stalled), max_age (paused time excluded), manual, empty_seed; and the calendar trap.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { crawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
-import { crawlSite, tree, type CrawlSite } from '../helpers/crawl-site'
+import { describe, expect, test } from 'bun:test'
+import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, tree, type CrawlSite, withSite } from '../helpers/crawl-site'
 
-let env: CrawlEnv
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
-
-async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
-  try {
-    return await fn(site)
-  } finally {
-    await site.close()
-  }
-}
+const env = useCrawlEnv()
 
 describe('max_depth', () => {
   test('links deeper than max_depth are not fetched; the reason is max_depth; their edges are still recorded', () =>

@@ -3,25 +3,11 @@
  * between request starts to one host, robots.txt Crawl-delay, 429/503 backoff with Retry-After,
  * and giving up on a host after 5 consecutive network failures.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { crawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
-import { crawlSite, type CrawlSite, type PageSpec } from '../helpers/crawl-site'
+import { describe, expect, test } from 'bun:test'
+import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, type CrawlSite, type PageSpec, withSite } from '../helpers/crawl-site'
 
-let env: CrawlEnv
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
-
-async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
-  try {
-    return await fn(site)
-  } finally {
-    await site.close()
-  }
-}
+const env = useCrawlEnv()
 
 /** `/` linking to `/p1 … /pn` (or absolute URLs built by `href`), each page empty. */
 function star(n: number, href: (i: number) => string = (i) => `/p${i}`, extra: PageSpec = {}): Record<string, PageSpec> {

@@ -5,16 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { linkHash } from '../../src/crawl/url'
-import { crawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
+import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, tree, type CrawlSite } from '../helpers/crawl-site'
 
-let env: CrawlEnv
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
+const env = useCrawlEnv()
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 

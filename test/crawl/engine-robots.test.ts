@@ -4,26 +4,12 @@
  * sitemaps from robots `Sitemap:` lines and /sitemap.xml, indexes and gzip, seeding the frontier
  * at depth 0 within the scope.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { linkHash } from '../../src/crawl/url'
-import { crawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
-import { crawlSite, type CrawlSite } from '../helpers/crawl-site'
+import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
 
-let env: CrawlEnv
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
-
-async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
-  try {
-    return await fn(site)
-  } finally {
-    await site.close()
-  }
-}
+const env = useCrawlEnv()
 
 describe('robots.txt', () => {
   const pages = {

@@ -3,26 +3,12 @@
  * (scope.domains is in engine-domains.test.ts), nofollow, frontier dedup on the normalized URL, and redirects
  * (the final URL is seen; loops and long chains end as redirect_limit).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { linkHash } from '../../src/crawl/url'
-import { crawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
-import { crawlSite, type CrawlSite } from '../helpers/crawl-site'
+import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
 
-let env: CrawlEnv
-beforeAll(() => {
-  env = crawlEnv()
-})
-afterAll(async () => {
-  await env.close()
-})
-
-async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
-  try {
-    return await fn(site)
-  } finally {
-    await site.close()
-  }
-}
+const env = useCrawlEnv()
 
 const edgeList = async (runId: string) => (await env.edges(runId)).map((e) => `${e.parent.url} -> ${e.child.url}`).sort()
 

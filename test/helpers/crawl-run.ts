@@ -3,6 +3,7 @@
  * its store, and helpers to create a job with a run, wait for the run to finish and read what it
  * recorded through the API.
  */
+import { afterAll, beforeAll } from 'bun:test'
 import { Runner } from '../../src/crawl/runner'
 import { createLogger } from '../../src/log'
 import { testApi, type TestApi } from './api'
@@ -95,4 +96,19 @@ export function crawlEnv(maxActive = 4) {
 export const pathOf = (url: string) => {
   const u = new URL(url)
   return u.pathname + u.search
+}
+
+/**
+ * One crawl environment for a test file: made before its tests, closed after them. The answer
+ * stands for the environment of the moment, so a file can use it at its top level.
+ */
+export function useCrawlEnv(maxActive = 4): CrawlEnv {
+  let current: CrawlEnv | null = null
+  beforeAll(() => {
+    current = crawlEnv(maxActive)
+  })
+  afterAll(async () => {
+    await current?.close()
+  })
+  return new Proxy({} as CrawlEnv, { get: (_, key) => (current as unknown as Record<PropertyKey, unknown>)[key] })
 }

@@ -300,3 +300,12 @@ export function crawlSite(spec: CrawlSiteSpec): CrawlSite {
     },
   }
 }
+
+/** Runs `fn` against a site and closes it whatever happens. */
+export async function withSite<T>(site: CrawlSite, fn: (site: CrawlSite) => Promise<T>): Promise<T> {
+  try {
+    return await fn(site)
+  } finally {
+    await site.close()
+  }
+}
