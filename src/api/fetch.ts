@@ -10,7 +10,7 @@ import { MAX_BATCH_ITEMS } from './parse'
 
 const closed = { additionalProperties: false } as const
 /** Items of one batch fetched at once: enough to keep a batch fast, few enough that one batch cannot take every socket. */
-const BATCH_CONCURRENCY = 64
+const BATCH_CONCURRENCY = 32
 /**
  * Bodies one batch may hold in all: 64 items of 10 MiB would be a gigabyte of JSON. Items that
  * finish after the budget is spent become `too_large` error items.

@@ -127,6 +127,19 @@ export async function resolveChecked(hostname: string, allowPrivate: boolean): P
   return (await resolveAllChecked(hostname, allowPrivate))[0]!
 }
 
+/**
+ * An IP literal's address, checked, without going through a promise; null for a name (which
+ * needs DNS: resolveAllChecked).
+ */
+export function literalChecked(hostname: string, allowPrivate: boolean): Resolved[] | null {
+  const host = hostname.replace(/^\[|\]$/g, '')
+  const family = isIP(host)
+  if (!family) return null
+  const why = allowPrivate ? null : blockedReason(host)
+  if (why) throw new FetchError('blocked_address', `${host}, ${why}; set TRAWL_ALLOW_PRIVATE_NETWORKS=true to allow it`)
+  return [{ address: host, family: family as 4 | 6 }]
+}
+
 /** Every address of a hostname, each checked (any refused address refuses the name). */
 export async function resolveAllChecked(hostname: string, allowPrivate: boolean): Promise<Resolved[]> {
   const host = hostname.replace(/^\[|\]$/g, '')

@@ -1,4 +1,4 @@
-import { fetchableScheme, resolveAllChecked, type Resolved } from './address-guard'
+import { fetchableScheme, literalChecked, resolveAllChecked, type Resolved } from './address-guard'
 import { FetchError } from './errors'
 
 export type { Resolved }
@@ -27,18 +27,18 @@ export type Exchange = {
  * changes between check and connect cannot reach a private address. Through a proxy the proxy
  * resolves, so the target is checked before sending and the proxy trusted with the rest.
  */
-export async function exchange(x: Exchange): Promise<Response> {
+export async function exchange(x: Exchange): Promise<{ response: Response; headers: [string, string][] }> {
   if (!fetchableScheme(x.url)) throw new FetchError('blocked_address', `${x.url.protocol} URLs cannot be fetched, only http and https`)
-  const addresses = await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal)
+  const addresses = literalChecked(x.url.hostname, x.allowPrivate) ?? (await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal))
   const resolved = addresses[(x.attempt ?? 0) % addresses.length]!
   // The caller's per-hop copy: adding Host to it here saves a copy per request.
-  const headers = x.headers
+  const requestHeaders = x.headers
   let target = x.url
   const init: Record<string, unknown> = {}
   if (x.proxy) {
     init.proxy = x.proxy
     // The proxy routes by what it is told; it must be told the host the guard checked.
-    headers.set('host', x.url.host)
+    requestHeaders.set('host', x.url.host)
   } else {
     // An explicit `proxy: false`: otherwise HTTP_PROXY/HTTPS_PROXY from the environment apply.
     init.proxy = false
@@ -46,7 +46,7 @@ export async function exchange(x: Exchange): Promise<Response> {
     if (!literal) {
       target = new URL(x.url.href)
       target.hostname = resolved.family === 6 ? `[${resolved.address}]` : resolved.address
-      if (!headers.has('host')) headers.set('host', x.url.host)
+      if (!requestHeaders.has('host')) requestHeaders.set('host', x.url.host)
       if (x.url.protocol === 'https:') init.tls = { serverName: x.url.hostname, ...(x.ca ? { ca: x.ca } : {}) }
     }
   }
@@ -55,7 +55,7 @@ export async function exchange(x: Exchange): Promise<Response> {
   try {
     response = await fetch(target.href, {
       method: x.method,
-      headers,
+      headers: requestHeaders,
       body: x.body && x.method !== 'GET' && x.method !== 'HEAD' ? x.body : undefined,
       redirect: 'manual',
       decompress: false,
@@ -66,12 +66,13 @@ export async function exchange(x: Exchange): Promise<Response> {
     throw fetchFailure(err, x)
   }
   let headerBytes = 0
-  for (const [name, value] of response.headers) headerBytes += name.length + value.length + 4
+  const headers = [...response.headers] as [string, string][]
+  for (const [name, value] of headers) headerBytes += name.length + value.length + 4
   if (headerBytes > MAX_RESPONSE_HEADER_BYTES) {
     void response.body?.cancel().catch(() => {})
     throw new FetchError('too_large', `the response headers from ${x.url.host} are ${headerBytes} bytes, over the ${MAX_RESPONSE_HEADER_BYTES}-byte limit`)
   }
-  return response
+  return { response, headers }
 }
 
 /**
