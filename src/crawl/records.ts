@@ -45,7 +45,9 @@ export class RunRecords {
    * the engine to commit with the page's other rows.
    */
   async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore): Promise<() => void> {
-    const id = crypto.randomUUID()
+    // Time-ordered (v7) ids: the artifact's and its blob's index entries are appended, not
+    // scattered over random pages that every batch would write back.
+    const id = Bun.randomUUIDv7()
     const key = `t/${this.run.tenant}/${this.run.id}/${id}`
     const info = await blobs.put(key, body, contentType)
     const createdAt = Date.now()
