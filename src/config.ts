@@ -37,6 +37,9 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
 export class ConfigError extends Error {}
 
+/** The ports could not be bound: an operator error, reported in one line. */
+export class ListenError extends Error {}
+
 /** A flag with its environment variable; `flag` null when the setting is environment-only. */
 type Setting = { flag: string | null; env: string; fallback: string; parse: (raw: string, name: string) => unknown; key: keyof Config }
 

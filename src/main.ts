@@ -1,9 +1,10 @@
 #!/usr/bin/env bun
-import { crawlCommand } from './cli/crawl'
-import { ConfigError, loadConfig, SETTING_NAMES } from './config'
+import { ConfigError, ListenError, loadConfig, SETTING_NAMES } from './config'
 import { createLogger } from './log'
-import { ListenError, startServer } from './server'
 import { VERSION } from './version'
+
+// Each command loads only what it runs: `trawl crawl` never loads the HTTP stack (Elysia, the
+// OpenAPI plugin, the docs UI), which keeps a one-shot crawl's memory down.
 
 const USAGE = `trawl ${VERSION}: crawl management and scrape service
 
@@ -27,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve(rest)
     case 'crawl':
-      return crawlCommand(rest)
+      return (await import('./cli/crawl')).crawlCommand(rest)
     case undefined:
     case 'help':
     case '--help':
@@ -44,6 +45,7 @@ async function serve(argv: string[]): Promise<number> {
   const { config, positionals } = loadConfig(argv, process.env)
   if (positionals.length > 0) throw new ConfigError(`serve takes no arguments, got "${positionals[0]}"`)
   const log = createLogger(config.logLevel)
+  const { startServer } = await import('./server')
   const server = await startServer(config, log)
   process.stdout.write(`trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`)
   return new Promise((resolve) => {

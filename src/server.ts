@@ -1,6 +1,6 @@
 import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
-import type { Config } from './config'
+import { ListenError, type Config } from './config'
 import { openBlobStore } from './blob'
 import { Runner } from './crawl/runner'
 import { createFetcher } from './fetch'
@@ -35,8 +35,7 @@ export const scrapeApp = (config: Config, log: Logger) =>
 
 const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
 
-/** The ports could not be bound: an operator error, reported in one line. */
-export class ListenError extends Error {}
+export { ListenError }
 
 export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
 

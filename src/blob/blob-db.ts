@@ -40,7 +40,7 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   // A batch of 64 inline bodies can put 16 MiB in the WAL; truncate it back after checkpoints.
   db.exec('PRAGMA journal_size_limit = 67108864')
   // Bodies are read once and streamed out, so a large page cache buys little.
-  db.exec('PRAGMA cache_size = -16384')
+  db.exec('PRAGMA cache_size = -4096')
   migrate(db)
   return { db, statements: prepare(db) }
 }

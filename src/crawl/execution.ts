@@ -57,7 +57,10 @@ const MAX_HOST_FAILURES = 5
 const MAX_ATTEMPTS = 3
 const BACKOFF_CAP_MS = 60_000
 const MAX_SITEMAPS = 50
+const SEEN = 2
+const CATALOGED = 1
 const COMMIT_MS = 250
+const GC_MS = 2_000
 /** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
 const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 
@@ -68,9 +71,11 @@ const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'li
 export class RunExecution {
   private readonly cfg: Required<CrawlConfig>
   private readonly hosts = new Map<string, Host>()
-  private readonly seen = new Set<string>()
-  /** Link hashes this execution knows have catalogue rows: most links of a site are repeats. */
-  private readonly cataloged = new Set<string>()
+  /**
+   * Link hashes this execution knows: SEEN ones are in the run's frontier, CATALOGED ones only
+   * have catalogue rows (most links of a site are repeats). One map, one key string per URL.
+   */
+  private readonly known = new Map<string, typeof SEEN | typeof CATALOGED>()
   private readonly scope: Scope
   private readonly rec: RunRecords
   private readonly ctx: ParseContext
@@ -82,6 +87,7 @@ export class RunExecution {
   private lastEvaluation = 0
   private lastRenew = 0
   private lastSave = 0
+  private lastGc = Date.now()
   private seedsLeft = 0
   private seedsDisallowed = 0
   private startupWork = 0
@@ -214,7 +220,7 @@ export class RunExecution {
   private resume() {
     const { frontier } = this.deps.store
     frontier.reclaim(this.run.seq)
-    for (const h of frontier.hashes(this.run.seq)) this.seen.add(h)
+    for (const h of frontier.hashes(this.run.seq)) this.known.set(h, SEEN)
     this.nextSeq = frontier.maxSeq(this.run.seq)
     const now = Date.now()
     for (const row of frontier.queued(this.run.seq)) {
@@ -331,14 +337,16 @@ export class RunExecution {
 
   /** Adds unseen URLs to the frontier and the catalogue; answers how many were new. */
   private enqueue(entries: FrontierEntry[]): number {
+    const urls: string[] = [] // the new ones without a catalogue row yet
     const fresh = entries.filter((e) => {
-      if (this.seen.has(e.hash)) return false
-      this.seen.add(e.hash)
+      const state = this.known.get(e.hash)
+      if (state === SEEN) return false
+      if (state === undefined) urls.push(e.url)
+      this.known.set(e.hash, SEEN)
       return true
     })
     if (!fresh.length) return 0
     const first = this.nextSeq + 1
-    const urls = this.uncataloged(fresh.map((e) => [e.url, e.hash]))
     this.defer(() => {
       this.rec.links(urls)
       this.deps.store.frontier.enqueue(this.run.seq, fresh, first)
@@ -428,6 +436,13 @@ export class RunExecution {
     if (now - this.lastRenew >= RENEW_MS) {
       this.lastRenew = now
       if (!frontier.renew(this.run.seq, this.owner, now + LEASE_MS)) return this.leave({ left: 'lost_lease' })
+    }
+    if (now - this.lastGc >= GC_MS) {
+      // A crawl allocates a page's worth of garbage per fetch; JavaScriptCore lets the heap grow
+      // well past what is live before it collects. An asynchronous collection now and then keeps
+      // a long crawl's memory flat.
+      this.lastGc = now
+      Bun.gc(false)
     }
     if (now - this.lastSave >= 500) {
       this.lastSave = now
@@ -713,7 +728,7 @@ export class RunExecution {
     for (const url of inScope) {
       if (!children.get(url)) continue
       if (depth > this.maxDepth) {
-        if (!this.seen.has(linkHash(url))) this.counters.depth_cut = 1
+        if (!this.isSeen(linkHash(url))) this.counters.depth_cut = 1
         continue
       }
       next.push(this.entry(url, depth, c.hash, PAGE))
@@ -755,12 +770,16 @@ export class RunExecution {
     return category !== null && (wanted as string[]).includes(category)
   }
 
+  private isSeen(hash: string): boolean {
+    return this.known.get(hash) === SEEN
+  }
+
   /** The URLs of these that have no catalogue row yet as far as this execution knows; marks them known. */
   private uncataloged(pairs: [string, string][]): string[] {
     const out: string[] = []
     for (const [url, hash] of pairs) {
-      if (this.cataloged.has(hash)) continue
-      this.cataloged.add(hash)
+      if (this.known.has(hash)) continue
+      this.known.set(hash, CATALOGED)
       out.push(url)
     }
     return out
@@ -768,7 +787,7 @@ export class RunExecution {
 
   private markSeen(url: string, depth: number, parent: string | null) {
     const hash = linkHash(url)
-    if (this.seen.has(hash)) {
+    if (this.isSeen(hash)) {
       // Already queued (not yet fetched): the redirect fetched it, so it leaves the queue.
       const h = this.hosts.get(new URL(url).host)
       const i = h ? h.buffer.findIndex((e) => e.hash === hash) : -1
@@ -780,7 +799,7 @@ export class RunExecution {
       }
       return
     }
-    this.seen.add(hash)
+    this.known.set(hash, SEEN)
     const seq = ++this.nextSeq
     const entry = this.entry(url, depth, parent, PAGE)
     this.defer(() => {

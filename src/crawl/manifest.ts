@@ -1,3 +1,5 @@
+// The schema below uses the `uri` format: whoever checks a config needs the formats registered.
+import '../http/formats'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { fetchOptions } from '../fetch/options-schema'
