@@ -60,7 +60,7 @@ const MAX_SITEMAPS = 50
 const SEEN = 2
 const CATALOGED = 1
 const COMMIT_MS = 250
-const GC_MS = 2_000
+const GC_MS = 1_000
 /** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
 const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 

@@ -15,7 +15,7 @@ export function openDatabase(dataDir: string): Database {
   db.exec('PRAGMA synchronous = NORMAL')
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
-  db.exec('PRAGMA cache_size = -16384') // 16 MiB page cache: the OS caches the file too, and a crawl's memory must stay flat
+  db.exec('PRAGMA cache_size = -8192') // 8 MiB page cache: the OS caches the file too, and a crawl's memory must stay flat (decision 64)
   migrate(db)
   return db
 }
