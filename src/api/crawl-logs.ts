@@ -4,13 +4,13 @@ import { route, type Route } from '../http/route'
 import { DateTime, PageQuery, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS, METRIC_DIMENSIONS, WINDOWS } from '../store/crawl-logs'
 import type { Deps } from './deps'
+import { RunParams } from './runs'
 import { PageOf } from './shapes'
 
 /** SPEC: the crawl log listing is the one list whose per_page defaults to 20. */
 export const LOG_PER_PAGE_DEFAULT = 20
 
 const closed = { additionalProperties: false } as const
-const RunParams = Type.Object({ run_id: Uuid })
 const Step = StringEnum(LOG_STEPS)
 const Status = StringEnum(LOG_STATUSES)
 const Reason = StringEnum(ERROR_REASONS)

@@ -3,9 +3,10 @@ import { FetchError } from '../fetch/errors'
 import { checkFetchBody, FetchBody, fetchRequestOf } from '../fetch/request-schema'
 import { FetchBatchItem, FetchResultSchema, resultJson } from '../fetch/result-schema'
 import { ApiError } from '../http/errors'
-import { route, type Route } from '../http/route'
+import { jsonText, route, type Route } from '../http/route'
 import { looseArray, looseObject } from '../util/loose'
 import type { Deps } from './deps'
+import { failed } from './shapes'
 import { MAX_BATCH_ITEMS } from './parse'
 
 const closed = { additionalProperties: false } as const
@@ -55,13 +56,13 @@ export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {
             budget -= result.body.byteLength
             if (budget < 0) {
               const error = { error: 'too_large', message: `the batch's bodies together passed ${BATCH_BODY_BUDGET} bytes; fetch this item on its own` }
-              return JSON.stringify({ ok: false, url: item.url, error })
+              return JSON.stringify(failed(item.url, error.error, error.message))
             }
             return resultJson(result, true)
           } catch (err) {
-            if (err instanceof FetchError) return JSON.stringify({ ok: false, url: item.url, error: { error: err.code, message: err.message } })
+            if (err instanceof FetchError) return JSON.stringify(failed(item.url, err.code, err.message))
             log.error('fetch item failed', { url: item.url, error: String(err) })
-            return JSON.stringify({ ok: false, url: item.url, error: { error: 'internal', message: 'the fetch failed unexpectedly' } })
+            return JSON.stringify(failed(item.url, 'internal', 'the fetch failed unexpectedly'))
           }
         })
         return jsonText(200, `{"results":[${results.join(',')}]}`)
@@ -69,8 +70,6 @@ export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {
     }),
   ]
 }
-
-const jsonText = (status: number, text: string) => new Response(text, { status, headers: { 'content-type': 'application/json' } })
 
 /** `fn` over every item, at most `limit` at a time, answers in item order. */
 async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -4,7 +4,7 @@ import { notFound, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import type { Deps } from './deps'
-import { deleteBlobs } from './runs'
+import { deleteBlobs } from '../blob'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
 import { JobShape, PageOf, RunShape } from './shapes'
 

@@ -11,6 +11,7 @@ import { BatchItem, ParseResult as ParseResultSchema } from '../parse/result-sch
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import { looseArray, looseObject } from '../util/loose'
 import type { Deps } from './deps'
+import { failed } from './shapes'
 
 const closed = { additionalProperties: false } as const
 export const MAX_BATCH_ITEMS = 64
@@ -117,4 +118,3 @@ export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
   }),
 ]
 
-const failed = (url: string, error: string, message: string) => ({ ok: false, url, error: { error, message } })

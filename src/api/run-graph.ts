@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
-import { DateTime, MAX_FILTER_VALUES, PageQuery, PER_PAGE_DEFAULT, Uuid } from '../http/schemas'
+import { DateTime, MAX_FILTER_VALUES, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
+import { RunParams } from './runs'
 import { HostFilters, LinkFilters } from './filters'
 import { LinkShape, PageOf } from './shapes'
 
 const closed = { additionalProperties: false } as const
-const RunParams = Type.Object({ run_id: Uuid })
 
 export const VisitedLinkShape = Type.Object({
   ...LinkShape.properties,

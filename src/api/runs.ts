@@ -4,6 +4,7 @@ import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { RUN_STATUSES, STOP_REASONS, type RunMove } from '../store/runs'
+import { deleteBlobs } from '../blob'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
 import { JobParams } from './jobs'
@@ -11,14 +12,7 @@ import { PageOf, RunShape } from './shapes'
 
 const closed = { additionalProperties: false } as const
 
-/**
- * Removes the blobs of deleted artifacts, after their rows are gone (a crash in between leaves
- * blobs nobody points at, never rows pointing at nothing).
- */
-export async function deleteBlobs(blobs: Deps['blobs'], keys: string[], log: Deps['log']) {
-  for (const key of keys) await blobs.delete(key).catch((err) => log.warn('blob delete failed', { key, error: String(err) }))
-}
-const RunParams = Type.Object({ run_id: Uuid })
+export const RunParams = Type.Object({ run_id: Uuid })
 const RunFilters = {
   ...PageQuery,
   ...IdFilters,

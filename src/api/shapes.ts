@@ -25,3 +25,6 @@ export const LabelsShape = Type.Object({ labels: Labels })
 
 export const PageOf = (item: TSchema) => Type.Object({ data: Type.Array(item), next_page: Type.Union([Type.String(), Type.Null()]) })
 export const DataOf = (item: TSchema) => Type.Object({ data: Type.Array(item) })
+
+/** A batch's error item (fetch and parse batches): `{ok: false, url, error: {error, message}}`. */
+export const failed = (url: string, error: string, message: string) => ({ ok: false as const, url, error: { error, message } })

@@ -1,6 +1,7 @@
 import type { BlobStore } from '../blob/blob-store'
 import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { Fetcher } from '../fetch/fetcher'
+import { retryAfterMs } from '../fetch/retry'
 import type { FetchRequest, FetchResult } from '../fetch/types'
 import { categorize } from '../extract/patterns'
 import type { Logger } from '../log'
@@ -654,10 +655,8 @@ export class RunExecution {
   /** 429/503: the host waits Retry-After (capped) or an exponential backoff before its next request. */
   private backoff(host: Host, r: FetchResult): number {
     const header = r.headers.find(([n]) => n === 'retry-after')?.[1]
-    let wait = header && /^\d+$/.test(header.trim()) ? Number(header.trim()) * 1000 : header ? Date.parse(header) - Date.now() : NaN
-    if (!Number.isFinite(wait) || wait < 0) wait = 1000 * 2 ** Math.min(host.throttled, 6)
+    const wait = retryAfterMs(header, Date.now(), BACKOFF_CAP_MS) ?? Math.min(1000 * 2 ** Math.min(host.throttled, 6), BACKOFF_CAP_MS)
     host.throttled++
-    wait = Math.min(wait, BACKOFF_CAP_MS)
     host.nextAt = Math.max(host.nextAt, Date.now() + wait)
     return wait
   }

@@ -142,26 +142,21 @@ export function literalChecked(hostname: string, allowPrivate: boolean): Resolve
 
 /** Every address of a hostname, each checked (any refused address refuses the name). */
 export async function resolveAllChecked(hostname: string, allowPrivate: boolean): Promise<Resolved[]> {
-  const host = hostname.replace(/^\[|\]$/g, '')
-  const literal = isIP(host)
+  const literal = literalChecked(hostname, allowPrivate)
+  if (literal) return literal
+  const host = hostname
   let addresses: Resolved[]
-  if (literal) addresses = [{ address: host, family: literal as 4 | 6 }]
-  else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })) as Resolved[]
-    } catch (err) {
-      const code = (err as { code?: string }).code
-      throw new FetchError('dns', `${host} could not be resolved${code ? ` (${code})` : ''}`, code === 'EAI_AGAIN' || code === 'ETIMEOUT')
-    }
-    if (!addresses.length) throw new FetchError('dns', `${host} has no address`)
+  try {
+    addresses = (await lookup(host, { all: true, verbatim: true })) as Resolved[]
+  } catch (err) {
+    const code = (err as { code?: string }).code
+    throw new FetchError('dns', `${host} could not be resolved${code ? ` (${code})` : ''}`, code === 'EAI_AGAIN' || code === 'ETIMEOUT')
   }
+  if (!addresses.length) throw new FetchError('dns', `${host} has no address`)
   if (!allowPrivate) {
     for (const a of addresses) {
       const why = blockedReason(a.address)
-      if (why) {
-        const shown = literal ? a.address : `${host} resolves to ${a.address}`
-        throw new FetchError('blocked_address', `${shown}, ${why}; set TRAWL_ALLOW_PRIVATE_NETWORKS=true to allow it`)
-      }
+      if (why) throw new FetchError('blocked_address', `${host} resolves to ${a.address}, ${why}; set TRAWL_ALLOW_PRIVATE_NETWORKS=true to allow it`)
     }
   }
   return addresses

@@ -18,6 +18,7 @@ export class CookieJar {
 
   /** The Cookie header for a URL, or null when no cookie matches. */
   headerFor(url: URL, now = Date.now()): string | null {
+    if (!this.cookies.length) return null
     const matching = this.cookies.filter((c) => matches(c, url, now))
     // Longer paths first, as browsers send them.
     matching.sort((a, b) => (b.path ?? '/').length - (a.path ?? '/').length)

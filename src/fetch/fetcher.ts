@@ -2,13 +2,15 @@ import type { Logger } from '../log'
 import { readCapped, decodeContent } from './body'
 import type { BrowserClient } from './browser'
 import { CookieJar } from './cookies'
+import { headerValue } from './browser/shapes'
 import { FetchError } from './errors'
-import { planMiddleware, type MiddlewarePlan } from './middleware'
+import { applyHeaderPairs, planMiddleware, type MiddlewarePlan } from './middleware'
 import { HostRateLimiter } from './rate-limit'
 import { metaRefresh, nextMethod, REDIRECT_TYPE } from './redirects'
 import { backoffMs, retryableStatus, retryAfterMs } from './retry'
 import { exchange, fetchFailure } from './standard'
 import type { FetchRequest, FetchResult, HeaderPair, Redirect } from './types'
+import { USER_AGENT_KEYWORDS } from './options-schema'
 import { defaultHeaders, resolveUserAgent } from './user-agents'
 
 export type FetcherOptions = {
@@ -109,7 +111,7 @@ export class Fetcher {
     try {
       const result =
         req.client.kind === 'browser' ? await this.browserChain(req, plan, lane, proxy, signal, deadline) : await this.standardChain(req, plan, lane, proxy, signal, attempt, deadline)
-      return { result, retryAfter: retryableStatusOrListed(result.status, plan) ? retryAfterMs(headerOf(result.headers, 'retry-after')) : null }
+      return { result, retryAfter: retryableStatusOrListed(result.status, plan) ? retryAfterMs(headerValue(result.headers, 'retry-after')) : null }
     } catch (error) {
       return { error }
     }
@@ -120,7 +122,7 @@ export class Fetcher {
    * booked at all: the fetch times out now instead of holding a slot it cannot use.
    */
   private async rateLimit(key: string, perSecond: number, signal: AbortSignal, deadline: number) {
-    const wait = this.limiter.wait(key, perSecond)
+    const wait = this.limiter.wait(key)
     if (performance.now() + wait >= deadline) throw new FetchError('timeout', `the rate limit (${perSecond}/s) has no slot for this host before the timeout`)
     this.limiter.reserve(key, perSecond)
     await sleep(wait, signal)
@@ -147,12 +149,7 @@ export class Fetcher {
     const headers = new Headers(defaultHeaders(userAgent, family))
     if (req.referrer) headers.set('Referer', req.referrer)
     // The caller's headers replace the defaults of the same name; repeated names are all sent.
-    const seen = new Set<string>()
-    for (const [name, value] of req.headers) {
-      if (seen.has(name.toLowerCase())) headers.append(name, value)
-      else headers.set(name, value)
-      seen.add(name.toLowerCase())
-    }
+    applyHeaderPairs(headers, req.headers)
     plan.editHeaders(headers)
     return headers
   }
@@ -161,6 +158,7 @@ export class Fetcher {
     const base = this.baseHeaders(req, plan)
     const first = new URL(req.url)
     const jar = new CookieJar(req.cookies, first)
+    const cap = req.max_body_bytes ?? this.opts.maxBodyBytes
     const redirects: Redirect[] = []
     let url = first
     let method: string = req.method
@@ -185,12 +183,12 @@ export class Fetcher {
       }
       let raw: Uint8Array
       try {
-        raw = method === 'HEAD' ? new Uint8Array(0) : await readCapped(response, req.max_body_bytes ?? this.opts.maxBodyBytes, signal)
+        raw = method === 'HEAD' ? new Uint8Array(0) : await readCapped(response, cap, signal)
       } catch (err) {
         // A body cut off or mis-framed: Bun's errors get our codes (a reset may be retried).
         throw fetchFailure(err, { signal, proxy, url })
       }
-      const decoded = await decodeContent(raw, response.headers.get('content-encoding'), req.max_body_bytes ?? this.opts.maxBodyBytes)
+      const decoded = await decodeContent(raw, response.headers.get('content-encoding'), cap)
       const contentType = response.headers.get('content-type')
       if (req.max_redirects > 0 && response.status >= 200 && response.status < 300) {
         const refresh = await metaRefresh(decoded, contentType, url.href)
@@ -233,7 +231,7 @@ export class Fetcher {
         headers: [...headers] as HeaderPair[],
         cookies: req.cookies,
         proxy,
-        waitUntil: req.client.kind === 'browser' ? (req.client.wait_until ?? 'load') : 'load',
+        waitUntil: (req.client as Extract<FetchRequest['client'], { kind: 'browser' }>).wait_until ?? 'load',
         maxRedirects: req.max_redirects,
       },
       signal,
@@ -243,7 +241,7 @@ export class Fetcher {
 }
 
 /** Keywords that pick a user agent at random per request: their headers are never cached. */
-const RANDOMIZED = new Set(['chrome', 'firefox', 'safari', 'random'])
+const RANDOMIZED = new Set<string>(USER_AGENT_KEYWORDS.filter((k) => k !== 'trawl'))
 
 /** The headers of one hop: credentials stay with the origin they were given for (as browsers do). */
 function hopHeaders(base: Headers, url: URL, first: URL, jar: CookieJar): Headers {
@@ -263,7 +261,6 @@ function hopHeaders(base: Headers, url: URL, first: URL, jar: CookieJar): Header
 }
 
 const retryableStatusOrListed = (status: number, plan: MiddlewarePlan) => retryableStatus(status) || plan.retryStatuses.has(status)
-const headerOf = (headers: HeaderPair[], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1] ?? null
 
 const redirectLimit = (max: number, from: string, to: string) =>
   new FetchError('redirect_limit', `more than ${max} redirect${max === 1 ? '' : 's'} (max_redirects); ${from} redirects on to ${to}`)

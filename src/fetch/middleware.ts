@@ -1,6 +1,6 @@
 import { contentTypeMatches } from '../parse/document'
 import { FetchError } from './errors'
-import type { Middleware } from './types'
+import type { HeaderPair, Middleware } from './types'
 
 /**
  * Middleware kinds (documented in docs/api.md). Request kinds change the headers of every hop;
@@ -17,7 +17,25 @@ export type MiddlewarePlan = {
   guard: (status: number, contentType: string | null) => void
 }
 
+/**
+ * Sets header pairs: the first pair of a name replaces that header, later pairs of the same name
+ * add to it (so repeated headers stay possible).
+ */
+export function applyHeaderPairs(h: Headers, pairs: readonly HeaderPair[]) {
+  const names = new Set<string>()
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase()
+    if (names.has(key)) h.append(name, value)
+    else h.set(name, value)
+    names.add(key)
+  }
+}
+
+/** The plan of a request without middleware (most of them): shared, never changed. */
+const NO_MIDDLEWARE: MiddlewarePlan = Object.freeze({ editHeaders: () => {}, perSecond: null, retryStatuses: new Map(), guard: () => {} })
+
 export function planMiddleware(list: Middleware[]): MiddlewarePlan {
+  if (!list.length) return NO_MIDDLEWARE
   const edits: ((h: Headers) => void)[] = []
   let perSecond: number | null = null
   const retryStatuses = new Map<number, number>()
@@ -25,15 +43,7 @@ export function planMiddleware(list: Middleware[]): MiddlewarePlan {
   for (const mw of list) {
     switch (mw.kind) {
       case 'set_headers':
-        edits.push((h) => {
-          const names = new Set<string>()
-          for (const [name, value] of mw.headers) {
-            // The first pair of a name replaces, later pairs of it add (repeated headers stay possible).
-            if (names.has(name.toLowerCase())) h.append(name, value)
-            else h.set(name, value)
-            names.add(name.toLowerCase())
-          }
-        })
+        edits.push((h) => applyHeaderPairs(h, mw.headers as HeaderPair[]))
         break
       case 'remove_headers':
         edits.push((h) => mw.names.forEach((n) => h.delete(n)))

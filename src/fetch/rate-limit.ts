@@ -7,7 +7,7 @@ export class HostRateLimiter {
   private next = new Map<string, number>()
 
   /** Milliseconds until the next slot of `key`, without booking it. */
-  wait(key: string, _perSecond: number, now = performance.now()): number {
+  wait(key: string, now = performance.now()): number {
     return Math.max(0, (this.next.get(key) ?? 0) - now)
   }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FieldErrors } from '../http/errors'
+import { isHttpUrl } from '../http/formats'
 import { StringEnum } from '../http/schemas'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import { parseDuration } from '../util/duration'
@@ -25,11 +26,7 @@ export type FetchBody = Static<typeof FetchBody>
 export function checkFetchBody(raw: unknown, at: string, proxyNames: readonly string[], errors: FieldErrors) {
   const body = looseObject(raw)
   const path = (field: string) => (at ? `${at}.${field}` : field)
-  if (typeof body.url === 'string') {
-    const url = URL.parse(body.url)
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) errors.add(path('url'), 'must be an absolute http or https URL')
-    else if (!url.hostname) errors.add(path('url'), 'must name a host')
-  }
+  if (typeof body.url === 'string' && !isHttpUrl(body.url)) errors.add(path('url'), 'must be an absolute http or https URL')
   if (typeof body.body === 'string' && decodeBase64(body.body) === null) errors.add(path('body'), NOT_BASE64)
   // Bun refuses a TRACE with a body before sending anything (RFC 9110 forbids one).
   if (body.method === 'TRACE' && typeof body.body === 'string' && body.body !== '') errors.add(path('body'), 'must be absent for TRACE')

@@ -14,7 +14,7 @@ export function backoffMs(retry: number, random = Math.random): number {
 }
 
 /** Retry-After as milliseconds from now (delta-seconds or an HTTP date), capped; null when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+export function retryAfterMs(header: string | null | undefined, now = Date.now(), cap = RETRY_AFTER_CAP_MS): number | null {
   if (!header) return null
   const text = header.trim()
   let ms: number
@@ -24,5 +24,5 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
     if (Number.isNaN(at)) return null
     ms = at - now
   }
-  return Math.min(Math.max(ms, 0), RETRY_AFTER_CAP_MS)
+  return Math.min(Math.max(ms, 0), cap)
 }

@@ -29,7 +29,8 @@ export type Exchange = {
  */
 export async function exchange(x: Exchange): Promise<{ response: Response; headers: [string, string][] }> {
   if (!fetchableScheme(x.url)) throw new FetchError('blocked_address', `${x.url.protocol} URLs cannot be fetched, only http and https`)
-  const addresses = literalChecked(x.url.hostname, x.allowPrivate) ?? (await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal))
+  const literal = literalChecked(x.url.hostname, x.allowPrivate)
+  const addresses = literal ?? (await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal))
   const resolved = addresses[(x.attempt ?? 0) % addresses.length]!
   // The caller's per-hop copy: adding Host to it here saves a copy per request.
   const requestHeaders = x.headers
@@ -42,7 +43,6 @@ export async function exchange(x: Exchange): Promise<{ response: Response; heade
   } else {
     // An explicit `proxy: false`: otherwise HTTP_PROXY/HTTPS_PROXY from the environment apply.
     init.proxy = false
-    const literal = x.url.hostname.startsWith('[') || /^[\d.]+$/.test(x.url.hostname)
     if (!literal) {
       target = new URL(x.url.href)
       target.hostname = resolved.family === 6 ? `[${resolved.address}]` : resolved.address
@@ -104,21 +104,15 @@ export function fetchFailure(err: unknown, x: Pick<Exchange, 'signal' | 'proxy' 
 /** Failures of the connection itself, worth another try; anything else would fail the same way again. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ECONNRESET', 'ConnectionClosed', 'EPIPE', 'FailedToOpenSocket', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'ConnectionTimedOut'])
 
-/** A DNS lookup cannot be cancelled; the fetch stops waiting for it when the deadline passes. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
+/**
+ * `promise`, or a rejection (the signal's reason, or `error()`) as soon as the signal aborts:
+ * for work that cannot be cancelled, such as a DNS lookup, which the caller stops waiting for.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, error: () => unknown = () => signal.reason): Promise<T> {
+  if (signal.aborted) return Promise.reject(error())
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(error())
     signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(v)
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(e)
-      },
-    )
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
 }

@@ -53,8 +53,10 @@ export const itemsMust =
 /** Declares a route with its schema types flowing into the handler. */
 export const route = <P extends TObject, Q extends TObject, B extends TSchema>(r: Route<P, Q, B>) => r as unknown as Route
 
-export const json = (status: number, body: unknown): Response =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+/** A JSON answer from text already serialized. */
+export const jsonText = (status: number, text: string): Response => new Response(text, { status, headers: { 'content-type': 'application/json' } })
+
+export const json = (status: number, body: unknown): Response => jsonText(status, JSON.stringify(body))
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false })
 const TENANT_HEADERS = Type.Object({ 'x-tenant-id': Type.String({ pattern: TENANT_PATTERN, description: 'tenant identifier' }) })

@@ -1,3 +1,4 @@
+import { untilAborted } from '../standard'
 import type { Logger } from '../../log'
 import { FetchError } from '../errors'
 import type { FetchResult } from '../types'
@@ -115,11 +116,4 @@ export class BrowserClient {
   }
 }
 
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
-  if (signal.aborted) return Promise.reject(error())
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(error())
-    signal.addEventListener('abort', onAbort, { once: true })
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
+

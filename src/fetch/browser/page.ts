@@ -4,7 +4,9 @@ import type { Cookie, FetchResult, HeaderPair, Method, Redirect } from '../types
 import type { CdpEvent } from './cdp'
 import { netError } from './net-errors'
 import type { BrowserSession, Continuation, Paused } from './session'
-import { headerValue, mimeOf, sameDocument, splitHeaders, toCookie, toCookieParam } from './shapes'
+import { mimeEssence } from '../../parse/document'
+import { MAX_REFRESH_DELAY_S, REDIRECT_TYPE } from '../redirects'
+import { headerValue, sameDocument, splitHeaders, toCookie, toCookieParam } from './shapes'
 
 export type BrowserFetch = {
   /** Absolute http(s) URL. */
@@ -30,9 +32,8 @@ export type BrowserFetch = {
 export type PageOptions = { maxBodyBytes: number; log: Logger }
 
 const IDLE_MS = 500
-/** A refresh (meta or header) up to this delay is a client redirect, followed at once (as the standard client does). */
-const MAX_REFRESH_DELAY_S = 30
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+/** Whether two header lists of one response agree where it matters (redirect, type, length). */
+const agreeOnFraming = (a: HeaderPair[], b: HeaderPair[]) => ['location', 'content-type', 'content-length'].every((n) => headerValue(a, n) === headerValue(b, n))
 const RENDERED_TYPES = new Set(['text/html', 'application/xhtml+xml'])
 const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument'])
 /** Headers that stay with the origin they were given for, as the standard client keeps them. */
@@ -248,15 +249,16 @@ export class PageFetch {
     const seen = splitHeaders(p.responseHeaders)
     const headers = this.rawHeadersOf(p.networkId, status, seen) ?? seen
     const location = headerValue(headers, 'location')
-    const target = location !== undefined && REDIRECT_STATUSES.has(status) ? URL.parse(location, p.request.url) : null
+    const type = REDIRECT_TYPE[status]
+    const target = location !== undefined && type ? URL.parse(location, p.request.url) : null
     const follows = target !== null && (target.protocol === 'http:' || target.protocol === 'https:') && this.req.maxRedirects > 0
     if (follows) {
-      this.redirects.push({ url: p.request.url, location: target.href, side: 'server', type: status === 301 || status === 308 ? 'permanent' : 'temporary' })
+      this.redirects.push({ url: p.request.url, location: target.href, side: 'server', type })
       if (this.overLimit()) return this.session.fail(p.requestId, 'Aborted')
       return this.session.continue(p.requestId, {})
     }
     const contentType = headerValue(headers, 'content-type') ?? null
-    const mime = mimeOf(contentType)
+    const mime = contentType ? mimeEssence(contentType) : ''
     const attachment = /^\s*attachment/i.test(headerValue(headers, 'content-disposition') ?? '')
     const empty = p.request.method === 'HEAD' || status === 204 || status === 205 || status === 304
     // No Content-Type: Chromium sniffs and renders; anything else that is not HTML comes back raw,
@@ -292,7 +294,7 @@ export class PageFetch {
     const raw = this.rawHeaders
     this.rawHeaders = null
     if (!raw || raw.id !== id || raw.status !== status) return null
-    const agree = ['location', 'content-type', 'content-length'].every((name) => headerValue(raw.headers, name) === headerValue(seen, name))
+    const agree = agreeOnFraming(raw.headers, seen)
     return agree ? raw.headers : null
   }
 
@@ -373,7 +375,7 @@ export class PageFetch {
           const raw = { id: params.requestId as string, status: params.statusCode as number, headers: splitHeaders(params.headers) }
           const final = this.response
           if (final && final.networkId === raw.id && final.status === raw.status && !this.expecting) {
-            if (['location', 'content-type', 'content-length'].every((n) => headerValue(raw.headers, n) === headerValue(final.headers, n))) final.headers = raw.headers
+            if (agreeOnFraming(raw.headers, final.headers)) final.headers = raw.headers
           } else this.rawHeaders = raw
         }
         break

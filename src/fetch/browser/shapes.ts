@@ -5,7 +5,6 @@ import type { Cookie, HeaderPair } from '../types'
 export const headerValue = (headers: HeaderPair[], name: string) => headers.find(([n]) => n.toLowerCase() === name)?.[1]
 /** Whether two URLs name the same document (a refresh to the page itself is a reload, not a redirect). */
 export const sameDocument = (a: string, b: string) => a.replace(/#.*$/s, '') === b.replace(/#.*$/s, '')
-export const mimeOf = (contentType: string | null | undefined) => (contentType ?? '').split(';')[0]!.trim().toLowerCase()
 
 /** Chromium joins repeated headers (Set-Cookie above all) with a newline: one pair per line instead. */
 export function splitHeaders(raw: { name: string; value: string }[] | Record<string, string> | undefined): HeaderPair[] {
