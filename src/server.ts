@@ -35,7 +35,6 @@ export const scrapeApp = (config: Config, log: Logger) =>
 
 const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
 
-export { ListenError }
 
 export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
 

@@ -11,17 +11,17 @@ import { parseDocument, ParseFailure, type ParseContext, type ParseResult } from
 import type { Pipeline } from '../parse/pipeline-schema'
 import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
-import { ASSET, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
+import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
 import { parseDuration } from '../util/duration'
 import type { CrawlConfig } from './manifest'
 import { RunRecords, type LogReason } from './records'
-import { robotsFromStatus, type AgentRules } from './robots'
+import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
 import { Scope } from './scope'
 import { parseSitemap } from './sitemaps'
 import { hostHash, hostOf, linkHash, normalizeUrl } from './url'
 
 export type EngineDeps = { store: Store; fetcher: Fetcher; parser: ParsePool; blobs: BlobStore; log: Logger }
-export type RunRow = { seq: number; id: string; tenant: string; job_id: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
+export type RunRow = { seq: number; id: string; tenant: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
 export type StopReason = 'max_depth' | 'max_urls' | 'max_empty_evaluations' | 'max_age' | 'manual' | 'empty_seed' | 'unknown'
 /** How an execution ended: the run finished, or it was left for later (paused, shut down, taken away). */
 export type Outcome = { finished: StopReason } | { left: 'paused' | 'stopped' | 'shutdown' | 'lost_lease' }
@@ -29,7 +29,6 @@ export type Outcome = { finished: StopReason } | { left: 'paused' | 'stopped' | 
 type Host = {
   key: string
   origin: string
-  queued: number
   inFlight: number
   /** Earliest start of the next request: politeness delay, backoff. */
   nextAt: number
@@ -51,7 +50,8 @@ type Host = {
 }
 
 const TICK_MS = 100
-const LEASE_MS = 15_000
+/** How long a run's lease lasts without renewal (renewed every RENEW_MS). */
+export const LEASE_MS = 15_000
 const RENEW_MS = 3_000
 const EVALUATION_MS = 1_000
 const MAX_HOST_FAILURES = 5
@@ -109,8 +109,6 @@ export class RunExecution {
   private readonly maxDepth: number
   private readonly maxUrls: number
   private readonly maxAgeMs: number
-  private readonly started = Date.now()
-  private pagesAtStart = 0
 
   constructor(
     readonly run: RunRow,
@@ -122,7 +120,6 @@ export class RunExecution {
     this.rec = new RunRecords(deps.store, run)
     this.ctx = storeParseContext(deps.store, run.tenant)
     this.counters = deps.store.frontier.counters(run.seq)
-    this.pagesAtStart = this.counters.fetched
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
     this.pipelines = this.cfg.pipelines.length ? this.cfg.pipelines.map((p) => (p.navigator ? p : { ...p, navigator: { kind: 'links' } } as Pipeline)) : [CRAWL_PIPELINE]
     this.inThread = this.pipelines.every(
@@ -147,12 +144,6 @@ export class RunExecution {
     this.maxDepth = this.cfg.limits.max_depth!
     this.maxUrls = this.cfg.limits.max_urls!
     this.maxAgeMs = parseDuration(this.cfg.limits.max_age ?? '1h')!
-  }
-
-  /** Visited, queued, failed, bytes and pages per second of this execution, for progress lines. */
-  progress() {
-    const seconds = (Date.now() - this.started) / 1000
-    return { ...this.counters, pages_per_sec: seconds > 0 ? (this.counters.fetched - this.pagesAtStart) / seconds : 0 }
   }
 
   /** Asks the execution to leave at once: in-flight fetches are aborted and requeued. */
@@ -198,15 +189,13 @@ export class RunExecution {
         this.rec.flush()
         // Leases of anything still in flight go back to the queue for whoever runs this next.
         store.frontier.reclaim(this.run.seq)
-        if ('finished' in outcome && outcome.finished !== 'manual') {
-          if (outcome.finished !== 'max_urls' && outcome.finished !== 'max_age') store.frontier.failQueued(this.run.seq)
-          this.counters = { ...this.counters, ...this.countersFromFrontier() }
-          store.frontier.saveCounters(this.run.seq, this.counters)
-          store.frontier.finish(this.run.seq, outcome.finished, Date.now())
-        } else {
-          this.counters = { ...this.counters, ...this.countersFromFrontier() }
-          store.frontier.saveCounters(this.run.seq, this.counters)
-        }
+        // A `manual` finish was written by the stop itself; the engine writes the others.
+        const finish = 'finished' in outcome && outcome.finished !== 'manual' ? outcome.finished : null
+        // A stalled run's leftovers failed; a run cut by max_urls or max_age keeps them queued.
+        if (finish && finish !== 'max_urls' && finish !== 'max_age') store.frontier.failQueued(this.run.seq)
+        this.counters = { ...this.counters, ...this.countersFromFrontier() }
+        store.frontier.saveCounters(this.run.seq, this.counters)
+        if (finish) store.frontier.finish(this.run.seq, finish, Date.now())
         store.frontier.release(this.run.seq, this.owner)
       })
     } catch (err) {
@@ -229,7 +218,6 @@ export class RunExecution {
       h.origin ||= new URL(row.url).origin
       if (row.not_before > now) h.delayed.push({ entry: row, at: row.not_before })
       else h.buffer.push(row)
-      h.queued++
     }
   }
 
@@ -303,8 +291,8 @@ export class RunExecution {
    * COMMIT_MS (each commit writes every index page it dirtied, so fewer commits write far less), and
    * at once when a claim needs the frontier current (`force`).
    */
-  private commit(force = false) {
-    if (!this.writes.length) return
+  private commit(force = false, always = false) {
+    if (!this.writes.length && !always) return
     const now = Date.now()
     if (!force && this.writes.length < 2048 && now - this.lastCommit < COMMIT_MS) return
     this.lastCommit = now
@@ -326,14 +314,14 @@ export class RunExecution {
     let h = this.hosts.get(key)
     if (!h) {
       const delay = parseDuration(this.cfg.politeness.delay ?? '0s')!
-      h = { key, origin: '', queued: 0, inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, robotsLoad: null, failures: 0, throttled: 0, buffer: [], delayed: [] }
+      h = { key, origin: '', inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, robotsLoad: null, failures: 0, throttled: 0, buffer: [], delayed: [] }
       this.hosts.set(key, h)
     }
     return h
   }
 
-  private entry(url: string, depth: number, parent: string | null, kind: number): FrontierEntry {
-    return { hash: linkHash(url), url, host: new URL(url).host, depth, parent, kind }
+  private entry(url: string, depth: number, parent: string | null, kind: number, hash = linkHash(url)): FrontierEntry {
+    return { hash, url, host: new URL(url).host, depth, parent, kind }
   }
 
   /** Adds unseen URLs to the frontier and the catalogue; answers how many were new. */
@@ -357,7 +345,6 @@ export class RunExecution {
       const h = this.host(e.host)
       h.origin ||= new URL(e.url).origin
       h.buffer.push({ ...e, attempts: 0 })
-      h.queued++
     }
     this.counters.queued += fresh.length
     return fresh.length
@@ -381,7 +368,6 @@ export class RunExecution {
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
       const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight - this.uncommitted, this.maxUrls - this.counters.fetched - this.inFlight)
       const starting = host.buffer.splice(0, room)
-      host.queued -= starting.length
       host.nextAt = now + host.delayMs
       for (const c of starting) {
         host.inFlight++
@@ -447,8 +433,7 @@ export class RunExecution {
     }
     if (now - this.lastSave >= 500) {
       this.lastSave = now
-      this.defer(() => {})
-      this.commit(true)
+      this.commit(true, true)
     }
   }
 
@@ -513,7 +498,7 @@ export class RunExecution {
       if (!record || record.status === null) {
         const started = Date.now()
         try {
-          const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_redirects: 5, max_retries: 1, max_body_bytes: 512_000 }, this.run.tenant, this.abort.signal)
+          const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_redirects: 5, max_retries: 1, max_body_bytes: MAX_ROBOTS_BYTES }, this.run.tenant, this.abort.signal)
           record = { status: r.status, body: r.status >= 200 && r.status < 300 ? new TextDecoder().decode(r.body) : null }
           const failed = r.status === 429 || r.status >= 500
           this.rec.log({ url, url_hash: linkHash(url), host: hostOf(url), step: 'robots', status: failed ? 'error' : 'ok', ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}), http_status: r.status, latency_ms: Date.now() - started })
@@ -582,7 +567,6 @@ export class RunExecution {
       const notBefore = Date.now() + wait
       this.defer(() => frontier.requeue(this.run.seq, c.hash, notBefore))
       host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
-      host.queued++
       this.rec.log({ ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
       return
     }
@@ -648,7 +632,6 @@ export class RunExecution {
         this.counters.failed++
         this.counters.queued--
       }
-      host.queued = 0
     }
   }
 
@@ -722,16 +705,18 @@ export class RunExecution {
       }
     }
     const inScope = [...children.keys()].filter((url) => !this.scope.whyOut(url) && this.inCategories(url))
+    // Each child is hashed once: for the seen check, its frontier entry and its edge.
+    const childHashes = inScope.map(linkHash)
     const next: FrontierEntry[] = []
     const depth = c.depth + 1
-    for (const url of inScope) {
-      if (!children.get(url)) continue
+    inScope.forEach((url, i) => {
+      if (!children.get(url)) return
       if (depth > this.maxDepth) {
-        if (!this.isSeen(linkHash(url))) this.counters.depth_cut = 1
-        continue
+        if (!this.isSeen(childHashes[i]!)) this.counters.depth_cut = 1
+        return
       }
-      next.push(this.entry(url, depth, c.hash, PAGE))
-    }
+      next.push(this.entry(url, depth, c.hash, PAGE, childHashes[i]))
+    })
     // rel=canonical: the same content under its own name, at this page's depth.
     for (const p of parsed.pipelines) {
       for (const step of p.steps) {
@@ -747,7 +732,6 @@ export class RunExecution {
       }
     }
     this.enqueue(next)
-    const childHashes = inScope.map(linkHash)
     // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
     const urls = this.uncataloged(inScope.map((u, i) => [u, childHashes[i]!]))
     this.defer(() => {
@@ -792,7 +776,6 @@ export class RunExecution {
       const i = h ? h.buffer.findIndex((e) => e.hash === hash) : -1
       if (h && i >= 0) {
         h.buffer.splice(i, 1)
-        h.queued--
         this.counters.queued--
         this.defer(() => this.deps.store.frontier.done(this.run.seq, hash))
       }
@@ -803,7 +786,7 @@ export class RunExecution {
     const entry = this.entry(url, depth, parent, PAGE)
     this.defer(() => {
       this.rec.links([url])
-      this.deps.store.frontier.enqueue(this.run.seq, [entry], seq, 2)
+      this.deps.store.frontier.enqueue(this.run.seq, [entry], seq, DONE)
     })
   }
 

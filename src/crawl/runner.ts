@@ -1,10 +1,9 @@
 import { hostname } from 'node:os'
 import type { Store } from '../store'
 import type { CrawlConfig } from './manifest'
-import { RunExecution, type EngineDeps, type Outcome } from './execution'
+import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
 
 const POLL_MS = 500
-const LEASE_MS = 15_000
 
 /**
  * Takes runs and crawls them (DESIGN §5): running runs nobody holds first (a resume after a
@@ -80,7 +79,7 @@ export class Runner {
       let execution: RunExecution
       try {
         execution = new RunExecution(
-          { seq: run.seq, id: run.id, tenant: run.tenant, job_id: run.job_id, config: JSON.parse(run.config) as Required<CrawlConfig>, started_at: fresh.started_at!, paused_ms: fresh.paused_ms },
+          { seq: run.seq, id: run.id, tenant: run.tenant, config: JSON.parse(run.config) as Required<CrawlConfig>, started_at: fresh.started_at!, paused_ms: fresh.paused_ms },
           this.deps,
           this.owner,
         )

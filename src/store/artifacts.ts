@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { mimeEssence } from '../parse/document'
 import { ListQuery, TEXT, type Page } from './list'
 import { iso } from './time'
 
@@ -62,7 +63,6 @@ const toArtifact = (r: Row): Artifact => ({
 })
 
 /** `text/html; charset=utf-8` → `text/html`: what a `content_types` filter compares. */
-export const mediaType = (contentType: string) => contentType.split(';', 1)[0]!.trim().toLowerCase()
 const MEDIA_TYPE_SQL = "lower(trim(substr(t.content_type, 1, instr(t.content_type || ';', ';') - 1)))"
 
 /**
@@ -94,7 +94,7 @@ export function artifactRepository(db: Database) {
       .in('t.blob_key', f.blob_keys, true)
       .in('t.kind', f.kinds)
       .in('t.pipeline_id', f.pipeline_ids)
-      .in(MEDIA_TYPE_SQL, f.content_types?.map(mediaType))
+      .in(MEDIA_TYPE_SQL, f.content_types?.map(mimeEssence))
       .range('t.created_at', f.created_before, f.created_after)
   }
 
