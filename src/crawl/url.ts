@@ -64,5 +64,13 @@ export const hostHash = (normalizedHost: string) => hash32(normalizedHost)
 
 /** Host name of a normalized URL (no port), as hosts are keyed. */
 export function hostOf(normalizedUrl: string): string {
-  return new URL(normalizedUrl).hostname
+  // Read from the text (the crawl asks for every log entry): normalizeUrl wrote it as
+  // scheme://host[:port]/path, the host already in URL's own spelling.
+  const start = normalizedUrl.indexOf('//') + 2
+  const slash = normalizedUrl.indexOf('/', start)
+  const authority = normalizedUrl.slice(start, slash < 0 ? undefined : slash)
+  if (start < 2 || authority.includes('@') || authority.includes('%')) return new URL(normalizedUrl).hostname
+  if (authority.startsWith('[')) return authority.slice(0, authority.indexOf(']') + 1)
+  const colon = authority.indexOf(':')
+  return colon < 0 ? authority : authority.slice(0, colon)
 }

@@ -42,12 +42,24 @@ const XML_ENCODING = /^<\?xml\s[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:-]+)["']/
  */
 export function declaredCharset(bytes: Uint8Array): string | null {
   // windows-1252 maps each byte to one character: indexes in `head` are byte offsets.
-  const head = new TextDecoder('windows-1252').decode(bytes.subarray(0, PRESCAN_BYTES))
+  const head = decoderOf('windows-1252').decode(bytes.subarray(0, PRESCAN_BYTES))
   const xml = XML_ENCODING.exec(head)?.[1]
-  const encoding = prescan(head) ?? (xml === undefined ? null : encodingOf(xml))
+  // Only a meta tag declares an encoding to the prescan: most heads have none, and skipping
+  // the walk then saves a crawl tens of microseconds a page.
+  const encoding = (META.test(head) ? prescan(head) : null) ?? (xml === undefined ? null : encodingOf(xml))
   if (encoding === 'utf-16le' || encoding === 'utf-16be') return 'utf-8'
   if (encoding === 'x-user-defined') return 'windows-1252'
   return encoding
+}
+
+const META = /meta/i
+
+// TextDecoders without `stream` keep no state between calls: one per encoding serves every document.
+const decoders = new Map<string, TextDecoder>()
+function decoderOf(encoding: string): TextDecoder {
+  let d = decoders.get(encoding)
+  if (!d) decoders.set(encoding, (d = new TextDecoder(encoding as 'utf-8')))
+  return d
 }
 
 const isSpace = (c: number) => c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20
@@ -196,7 +208,7 @@ function charsetInContent(content: string): string | null {
 /** A TextDecoder for a label, or null when the label names no encoding we know. */
 function decoderFor(label: string | null): TextDecoder | null {
   const encoding = label === null ? null : encodingOf(label)
-  return encoding === null ? null : new TextDecoder(encoding as 'utf-8')
+  return encoding === null ? null : decoderOf(encoding)
 }
 
 /**
@@ -211,6 +223,6 @@ export function decodeDocument(bytes: Uint8Array, contentType: string | undefine
     decoderFor(bomCharset(bytes)) ??
     decoderFor(charsetParam(contentType)) ??
     (markup ? decoderFor(declaredCharset(bytes)) : null) ??
-    new TextDecoder('utf-8')
+    decoderOf('utf-8')
   return { text: decoder.decode(bytes), charset: decoder.encoding }
 }

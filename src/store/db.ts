@@ -16,6 +16,10 @@ export function openDatabase(dataDir: string): Database {
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
   db.exec('PRAGMA cache_size = -8192') // 8 MiB page cache: the OS caches the file too, and a crawl's memory must stay flat (decision 64)
+  // Checkpoint at 16,000 WAL pages (64 MiB) rather than SQLite's 1,000: a crawl dirties the same
+  // index pages batch after batch, and a rarer checkpoint copies each of them back once. It cut
+  // a recorded 20,000-page crawl's SQLite time by about a fifth (decision 65).
+  db.exec('PRAGMA wal_autocheckpoint = 16000')
   migrate(db)
   return db
 }

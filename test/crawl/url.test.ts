@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { hash32, hostHash, linkHash, normalizeHost, normalizeUrl } from '../../src/crawl/url'
+import { hash32, hostHash, hostOf, linkHash, normalizeHost, normalizeUrl } from '../../src/crawl/url'
 
 describe('normalizeUrl', () => {
   // DESIGN §3 test vectors, exactly.
@@ -49,5 +49,23 @@ describe('normalizeHost', () => {
   })
   test('hash32 is the first 32 hex characters of SHA-256', () => {
     expect(hash32('')).toBe('e3b0c44298fc1c149afbf4c8996fb924')
+  })
+})
+
+describe('hostOf', () => {
+  test('reads the host name of a normalized URL as URL does: no port, no user info, brackets kept', () => {
+    const cases = [
+      'http://a.example/x',
+      'https://A.Example:8443/p?q',
+      'http://[::1]:80/',
+      'http://[2001:db8::1]:8080/a',
+      'http://user:pw@h.example:81/',
+      'http://127.0.0.1:3000',
+      'http://bücher.example/',
+      'http://h.example./a',
+    ]
+    const hosts = cases.map((u) => hostOf(normalizeUrl(u)!))
+    expect(hosts).toEqual(['a.example', 'a.example', '[::1]', '[2001:db8::1]', 'h.example', '127.0.0.1', 'xn--bcher-kva.example', 'h.example'])
+    expect(hosts).toEqual(cases.map((u) => new URL(normalizeUrl(u)!).hostname))
   })
 })

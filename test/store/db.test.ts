@@ -43,6 +43,38 @@ describe('openDatabase', () => {
     }
   })
 
+  test('006 keeps the edges of a version-5 database and names each parent’s seq range', () => {
+    const dir = tempDir()
+    try {
+      const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
+      raw.exec('PRAGMA foreign_keys = ON')
+      raw.transaction(() => {
+        for (const sql of migrations.slice(0, 5)) raw.exec(sql)
+        raw.exec('PRAGMA user_version = 5')
+      })()
+      raw.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
+      const job = (raw.query('SELECT seq FROM jobs').get() as { seq: number }).seq
+      raw.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', ${job}, 'j', '{}', '{}', 'running', 0)`)
+      const run = (raw.query('SELECT seq FROM runs').get() as { seq: number }).seq
+      const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (?, ?, ?, 0)')
+      for (const [p, c] of [['p1', 'a'], ['p1', 'b'], ['p2', 'a'], ['p2', 'c'], ['p2', 'd']] as const) edge.run(run, p, c)
+      raw.close()
+      const db = openDatabase(dir)
+      expect(db.query('SELECT parent, first_seq, last_seq FROM edge_parents ORDER BY parent').all()).toEqual([
+        { parent: 'p1', first_seq: 1, last_seq: 2 },
+        { parent: 'p2', first_seq: 3, last_seq: 5 },
+      ])
+      expect(db.query('SELECT seq, parent, child FROM edges ORDER BY seq').all()).toHaveLength(5)
+      // Edges go with their run still.
+      db.exec(`DELETE FROM runs WHERE seq = ${run}`)
+      expect(db.query('SELECT count(*) AS n FROM edges').get()).toEqual({ n: 0 })
+      expect(db.query('SELECT count(*) AS n FROM edge_parents').get()).toEqual({ n: 0 })
+      db.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a database from a newer binary is refused rather than misread', () => {
     const dir = tempDir()
     try {
