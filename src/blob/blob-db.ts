@@ -39,6 +39,9 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   db.exec('PRAGMA busy_timeout = 5000')
   // A batch of 64 inline bodies can put 16 MiB in the WAL; truncate it back after checkpoints.
   db.exec('PRAGMA journal_size_limit = 67108864')
+  // Checkpoint at 16,000 WAL pages (64 MiB), not SQLite's 1,000: a crawl puts a body per page,
+  // and each checkpoint (with its fsyncs) ran on the crawl's one thread every few hundred pages.
+  db.exec('PRAGMA wal_autocheckpoint = 16000')
   // Bodies are read once and streamed out, so a large page cache buys little.
   db.exec('PRAGMA cache_size = -4096')
   migrate(db)

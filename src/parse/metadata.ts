@@ -42,43 +42,41 @@ export class MetadataCollector {
    * selector costs time on every element of the page).
    */
   attach(rewriter: HTMLRewriter, asset: (raw: string) => void): HTMLRewriter {
-    return rewriter
-      .on('title', {
-        // Only the first <title> counts, even when empty. (An SVG <title> before the document's
-        // own would be taken: telling them apart costs a descendant selector on every page.)
-        element: () => {
-          this.inTitle = !this.titleSeen
-          this.titleSeen = true
-        },
-        text: (chunk) => {
-          if (this.inTitle) this.title += chunk.text
-        },
-      })
-      .on('meta', { element: (el) => this.meta(el) })
-      .on('link[href]', {
-        element: (el) => {
-          const rel = tokens(el.getAttribute('rel'))
-          if (rel.includes('canonical')) this.canonicals.push(el.getAttribute('href')!)
-          if (rel.includes('stylesheet')) asset(el.getAttribute('href')!)
-        },
-      })
-      .on('script', {
-        element: (el) => {
-          const src = el.getAttribute('src')
-          if (src !== null) asset(src)
-          const type = el.getAttribute('type')
-          this.inJsonLd = type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/ld+json'
-          if (this.inJsonLd) this.jsonLd.push('')
-        },
-        // Script text is raw text in HTML: no character references to decode.
-        text: (chunk) => {
-          if (this.inJsonLd) this.jsonLd[this.jsonLd.length - 1] += chunk.text
-        },
-      })
+    return attachMetadata(rewriter, () => this, asset)
+  }
+
+  titleElement(): void {
+    // Only the first <title> counts, even when empty. (An SVG <title> before the document's
+    // own would be taken: telling them apart costs a descendant selector on every page.)
+    this.inTitle = !this.titleSeen
+    this.titleSeen = true
+  }
+
+  titleText(text: string): void {
+    if (this.inTitle) this.title += text
+  }
+
+  link(el: HTMLRewriterTypes.Element, asset: (raw: string) => void): void {
+    const rel = tokens(el.getAttribute('rel'))
+    if (rel.includes('canonical')) this.canonicals.push(el.getAttribute('href')!)
+    if (rel.includes('stylesheet')) asset(el.getAttribute('href')!)
+  }
+
+  script(el: HTMLRewriterTypes.Element, asset: (raw: string) => void): void {
+    const src = el.getAttribute('src')
+    if (src !== null) asset(src)
+    const type = el.getAttribute('type')
+    this.inJsonLd = type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/ld+json'
+    if (this.inJsonLd) this.jsonLd.push('')
+  }
+
+  // Script text is raw text in HTML: no character references to decode.
+  scriptText(text: string): void {
+    if (this.inJsonLd) this.jsonLd[this.jsonLd.length - 1] += text
   }
 
   // One <meta> may serve two purposes: <meta name="description" property="og:description">.
-  private meta(el: HTMLRewriterTypes.Element): void {
+  meta(el: HTMLRewriterTypes.Element): void {
     const property = el.getAttribute('property')?.trim().toLowerCase()
     const name = el.getAttribute('name')?.trim().toLowerCase()
     const content = () => attrOrNull(el.getAttribute('content'))
@@ -125,4 +123,17 @@ export class MetadataCollector {
       json_ld,
     }
   }
+}
+
+/**
+ * The metadata handlers, for the collector `current()` answers at each call: a rewriter built
+ * once can then serve every document (the scan reuses one; building its handlers cost a crawl
+ * tens of microseconds a page).
+ */
+export function attachMetadata(rewriter: HTMLRewriter, current: () => MetadataCollector, asset: (raw: string) => void): HTMLRewriter {
+  return rewriter
+    .on('title', { element: () => current().titleElement(), text: (chunk) => current().titleText(chunk.text) })
+    .on('meta', { element: (el) => current().meta(el) })
+    .on('link[href]', { element: (el) => current().link(el, asset) })
+    .on('script', { element: (el) => current().script(el, asset), text: (chunk) => current().scriptText(chunk.text) })
 }

@@ -11,7 +11,7 @@
  */
 import { absoluteHttp, decodeAttr, Resolver } from './html-values'
 import { LINK_MARK, linkOuts, readMarkedLinks, sinkRecord, type LinkOut, type LinkRecord } from './links'
-import { MetadataCollector, type Metadata } from './metadata'
+import { attachMetadata, MetadataCollector, type Metadata } from './metadata'
 import { htmlLang } from './start-tag'
 
 export type { LinkOut, LinkSource } from './links'
@@ -45,49 +45,80 @@ const ANCHORS_ONLY = /^a(\[\s*href\s*\])?$/
 // A navigator's finds: indexes of marked links, or records of other elements carrying href.
 type Found = (number | LinkRecord)[]
 
-/** Scans decoded HTML from `baseUrl` (absolute; throws TypeError otherwise). */
-export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions = {}): Promise<Scan> {
-  const documentUrl = new URL(baseUrl)
-  documentUrl.hash = ''
-  const input = html.includes(LINK_MARK) ? html.replaceAll(LINK_MARK, '') : html
-  let base = documentUrl
-  let baseSeen = false
-  let marked = 0
+/** What one pass gathers while HTMLRewriter runs; read by the handlers. */
+type Pass = {
+  documentUrl: URL
+  base: URL
+  baseSeen: boolean
+  marked: number
   // Raw src/href values of assets, in document order, each once; resolved after the pass.
-  const assetRefs = new Set<string>()
-  const meta = new MetadataCollector(htmlLang(input))
+  assetRefs: Set<string>
+  meta: MetadataCollector
+}
 
-  const rewriter = new HTMLRewriter()
+/** The handlers every scan has, for the pass `pass()` answers at each call. */
+function scanHandlers(rewriter: HTMLRewriter, pass: () => Pass): HTMLRewriter {
+  rewriter
     .on('base[href]', {
       // The first <base href> anywhere in the document is its base URL (HTML), resolved against
       // the document URL, when http(s). Every URL is resolved after the pass, so elements met
       // before the <base> follow it too.
       element: (el) => {
-        if (baseSeen) return
-        baseSeen = true
-        const url = absoluteHttp(decodeAttr(el.getAttribute('href')!), documentUrl.href)
-        if (url !== null) base = new URL(url)
+        const p = pass()
+        if (p.baseSeen) return
+        p.baseSeen = true
+        const url = absoluteHttp(decodeAttr(el.getAttribute('href')!), p.documentUrl.href)
+        if (url !== null) p.base = new URL(url)
       },
     })
     .on('a[href], area[href]', {
       element: (el) => {
         el.before(LINK_MARK)
-        marked++
+        pass().marked++
       },
     })
-    .on('img[src]', { element: (el) => void assetRefs.add(el.getAttribute('src')!) })
-  meta.attach(rewriter, (raw) => assetRefs.add(raw))
+    .on('img[src]', { element: (el) => void pass().assetRefs.add(el.getAttribute('src')!) })
+  return attachMetadata(rewriter, () => pass().meta, (raw) => pass().assetRefs.add(raw))
+}
 
-  const navigators = (opts.navigators ?? []).map((selector) => navigate(rewriter, selector, () => marked))
-  const out = rewriter.transform(input)
+// Scans without navigator selectors (every crawled page) share one rewriter: building the
+// handlers and selectors anew cost tens of microseconds a page. transform() of a string runs
+// to its end synchronously, so one pass at a time uses it.
+let sharedPass: Pass | null = null
+let shared: HTMLRewriter | null = null
 
-  const resolver = new Resolver(base)
-  const records = readMarkedLinks(out, marked, resolver)
+/** Scans decoded HTML from `baseUrl` (absolute; throws TypeError otherwise). */
+export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions = {}): Promise<Scan> {
+  const documentUrl = new URL(baseUrl)
+  documentUrl.hash = ''
+  const input = html.includes(LINK_MARK) ? html.replaceAll(LINK_MARK, '') : html
+  const pass: Pass = { documentUrl, base: documentUrl, baseSeen: false, marked: 0, assetRefs: new Set(), meta: new MetadataCollector(htmlLang(input)) }
+
+  let out: string
+  let navigators: (Found | 'anchors' | undefined)[] = (opts.navigators ?? []).map(() => 'anchors')
+  // Anchor navigators read the marked links and add no handler (the crawl's default navigator).
+  if ((opts.navigators ?? []).every((selector) => ANCHORS_ONLY.test(selector.trim()))) {
+    shared ??= scanHandlers(new HTMLRewriter(), () => sharedPass!)
+    sharedPass = pass
+    try {
+      out = shared.transform(input)
+    } finally {
+      sharedPass = null
+    }
+  } else {
+    const rewriter = scanHandlers(new HTMLRewriter(), () => pass)
+    navigators = opts.navigators!.map((selector) => navigate(rewriter, selector, () => pass.marked))
+    out = rewriter.transform(input)
+  }
+
+  const resolver = new Resolver(pass.base)
+  const records = readMarkedLinks(out, pass.marked, resolver)
   const assets = new Set<string>()
-  for (const raw of assetRefs) {
+  for (const raw of pass.assetRefs) {
     const url = resolver.resolve(raw)
     if (url !== null) assets.add(url)
   }
+  const meta = pass.meta
   const nofollow = meta.robotsNofollow
   const kept = (list: (LinkRecord | null)[]) => list.filter((r): r is LinkRecord => r !== null)
   // A navigator's own record holds the raw href until here.
@@ -96,7 +127,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     return url === null ? null : { ...record, url }
   }
   return {
-    base_url: base.href,
+    base_url: pass.base.href,
     links: linkOuts(kept(records), nofollow),
     metadata: meta.metadata(resolver),
     assets: [...assets],
