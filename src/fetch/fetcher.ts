@@ -50,10 +50,19 @@ export class Fetcher {
   async fetch(req: FetchRequest, lane = '', cancel?: AbortSignal): Promise<FetchResult> {
     const started = performance.now()
     if (cancel?.aborted) throw cancel.reason
-    // One native timer signal per fetch (combined with the caller's only when there is one): an
-    // AbortController, a JS timer and listeners per request showed in the batch profile.
-    const timeout = AbortSignal.timeout(req.timeout_ms)
-    const signal = cancel ? AbortSignal.any([timeout, cancel]) : timeout
+    // One controller per fetch, its timer cleared and its link to `cancel` removed when the
+    // fetch ends. (AbortSignal.timeout cannot be cancelled: each fetch's signals, and whatever
+    // listened to them, stayed alive for the whole timeout; a crawl at 1,000 pages/s with the
+    // 30 s default held 30,000 of them.)
+    const controller = new AbortController()
+    const signal = controller.signal
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort(new DOMException('The operation timed out.', 'TimeoutError'))
+    }, req.timeout_ms)
+    const onCancel = () => controller.abort(cancel!.reason)
+    cancel?.addEventListener('abort', onCancel, { once: true })
     const deadline = started + req.timeout_ms
     try {
       const plan = planMiddleware(req.middleware)
@@ -63,8 +72,11 @@ export class Fetcher {
       return result
     } catch (err) {
       if (!signal.aborted) throw err
-      if (timeout.aborted) throw new FetchError('timeout', `no complete answer within ${req.timeout_ms} ms (timeout ${formatMs(req.timeout_ms)})`)
+      if (timedOut) throw new FetchError('timeout', `no complete answer within ${req.timeout_ms} ms (timeout ${formatMs(req.timeout_ms)})`)
       throw signal.reason
+    } finally {
+      clearTimeout(timer)
+      cancel?.removeEventListener('abort', onCancel)
     }
   }
 

@@ -9,7 +9,8 @@ export const PAGE = 0
 export const ASSET = 1
 
 export type FrontierEntry = { hash: string; url: string; host: string; depth: number; parent: string | null; kind: number }
-export type Claimed = FrontierEntry & { attempts: number }
+/** A frontier row the engine holds: `seq` is its key within the run. */
+export type Claimed = FrontierEntry & { attempts: number; seq: number }
 export type RunCounters = { queued: number; visited: number; failed: number; bytes: number; fetched: number; depth_cut: number }
 export type ClaimableRun = { seq: number; id: string; tenant: string; job_id: string; status: string; config: string; started_at: number | null; paused_ms: number; lease_owner: string | null }
 export type RobotsRecord = { status: number | null; body: string | null }
@@ -23,10 +24,10 @@ export function frontierRepository(db: Database) {
   const insert = db.query(
     'INSERT OR IGNORE INTO frontier (run_seq, hash, url, host, depth, parent, kind, state, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)',
   )
-  const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND hash = ?2')
-  const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND hash = ?2')
+  const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND seq = ?2')
+  const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND seq = ?2')
   const reclaim = db.query('UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ?1 AND state = 1')
-  const queuedRows = db.query('SELECT hash, url, host, depth, parent, kind, attempts, not_before FROM frontier WHERE run_seq = ?1 AND state IN (0, 1) ORDER BY seq')
+  const queuedRows = db.query('SELECT seq, hash, url, host, depth, parent, kind, attempts, not_before FROM frontier WHERE run_seq = ?1 AND state IN (0, 1) ORDER BY seq')
   const hashes = db.query('SELECT hash FROM frontier WHERE run_seq = ?1')
   const maxSeq = db.query('SELECT coalesce(max(seq), 0) AS n FROM frontier WHERE run_seq = ?1')
   const countState = db.query('SELECT state, count(*) AS n FROM frontier WHERE run_seq = ?1 GROUP BY state')
@@ -57,7 +58,10 @@ export function frontierRepository(db: Database) {
   )
 
   return {
-    /** Inserts URLs not yet in the run's frontier; answers how many were new. */
+    /**
+     * Inserts URLs with seqs from `firstSeq`; answers how many were inserted. The caller dedupes
+     * by URL (the engine's map of the run's hashes): the frontier is keyed by seq.
+     */
     enqueue(runSeq: number, entries: FrontierEntry[], firstSeq: number, state = QUEUED): number {
       let added = 0
       entries.forEach((e, i) => {
@@ -65,9 +69,9 @@ export function frontierRepository(db: Database) {
       })
       return added
     },
-    done: (runSeq: number, hash: string) => void setState.run(runSeq, hash, DONE),
-    failed: (runSeq: number, hash: string) => void setState.run(runSeq, hash, FAILED),
-    requeue: (runSeq: number, hash: string, notBefore: number) => void requeue.run(runSeq, hash, notBefore),
+    done: (runSeq: number, seq: number) => void setState.run(runSeq, seq, DONE),
+    failed: (runSeq: number, seq: number) => void setState.run(runSeq, seq, FAILED),
+    requeue: (runSeq: number, seq: number, notBefore: number) => void requeue.run(runSeq, seq, notBefore),
     /** Leases left by a process that died go back to the queue (CRAWL-NOTES rule 3). */
     reclaim: (runSeq: number) => reclaim.run(runSeq).changes,
     /** Every URL still to visit, in discovery order (a resumed execution's queues). */

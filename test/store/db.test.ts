@@ -43,7 +43,7 @@ describe('openDatabase', () => {
     }
   })
 
-  test('006 keeps the edges of a version-5 database and names each parent’s seq range', () => {
+  test('006 and 007 keep a version-5 database’s edges (with each parent’s seq range) and frontier (keyed by seq)', () => {
     const dir = tempDir()
     try {
       const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
@@ -58,6 +58,9 @@ describe('openDatabase', () => {
       const run = (raw.query('SELECT seq FROM runs').get() as { seq: number }).seq
       const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (?, ?, ?, 0)')
       for (const [p, c] of [['p1', 'a'], ['p1', 'b'], ['p2', 'a'], ['p2', 'c'], ['p2', 'd']] as const) edge.run(run, p, c)
+      const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (?, ?, ?, 'h', 0, NULL, ?, ?)")
+      url.run(run, 'hb', 'http://h/b', 2, 2)
+      url.run(run, 'ha', 'http://h/a', 0, 1)
       raw.close()
       const db = openDatabase(dir)
       expect(db.query('SELECT parent, first_seq, last_seq FROM edge_parents ORDER BY parent').all()).toEqual([
@@ -65,10 +68,16 @@ describe('openDatabase', () => {
         { parent: 'p2', first_seq: 3, last_seq: 5 },
       ])
       expect(db.query('SELECT seq, parent, child FROM edges ORDER BY seq').all()).toHaveLength(5)
+      // 007: the frontier keyed by seq, rows kept.
+      expect(db.query('SELECT seq, hash, state FROM frontier').all()).toEqual([
+        { seq: 1, hash: 'ha', state: 0 },
+        { seq: 2, hash: 'hb', state: 2 },
+      ])
       // Edges go with their run still.
       db.exec(`DELETE FROM runs WHERE seq = ${run}`)
       expect(db.query('SELECT count(*) AS n FROM edges').get()).toEqual({ n: 0 })
       expect(db.query('SELECT count(*) AS n FROM edge_parents').get()).toEqual({ n: 0 })
+      expect(db.query('SELECT count(*) AS n FROM frontier').get()).toEqual({ n: 0 })
       db.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
