@@ -13,6 +13,7 @@ import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
 import { parseDuration } from '../util/duration'
+import { ownCopy } from '../util/strings'
 import type { CrawlConfig } from './manifest'
 import { RunRecords, type LogReason } from './records'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
@@ -62,7 +63,7 @@ const SEEN = 2
 const CATALOGED = 1
 const COMMIT_MS = 250
 const LINK_CACHE_SIZE = 50_000
-const GC_MS = 500
+const GC_MS = 250
 /** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
 const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 
@@ -710,7 +711,7 @@ export class RunExecution {
       const url = normalizeUrl(raw)
       known = url === null ? null : { url, hash: linkHash(url), inScope: !this.scope.whyOut(url) && this.inCategories(url) }
       if (this.linkCache.size >= LINK_CACHE_SIZE) this.linkCache.clear()
-      this.linkCache.set(raw, known)
+      this.linkCache.set(ownCopy(raw), known)
     }
     return known
   }
@@ -826,6 +827,7 @@ export class RunExecution {
 }
 
 type ChildLink = { url: string; hash: string; inScope: boolean }
+
 
 const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
 
