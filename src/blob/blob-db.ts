@@ -43,7 +43,7 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   // and each checkpoint (with its fsyncs) ran on the crawl's one thread every few hundred pages.
   db.exec('PRAGMA wal_autocheckpoint = 16000')
   // Bodies are read once and streamed out, so a large page cache buys little.
-  db.exec('PRAGMA cache_size = -4096')
+  db.exec('PRAGMA cache_size = -2048')
   migrate(db)
   return { db, statements: prepare(db) }
 }

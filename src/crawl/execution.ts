@@ -821,15 +821,15 @@ type ChildLink = { url: string; hash: string; inScope: boolean }
 /** What the heap held after the last full collection (cells and string buffers), in bytes, and when. */
 let liveAfterGc = 0
 let lastFullGc = 0
-const GC_MS = 250
+const GC_MS = 200
 const GC_HEAP_STEP = 64 * 1024 * 1024
 
 /**
- * A full collection every 250 ms, and every 250 ms more per 64 MB live after the last one. A
+ * A full collection every 200 ms, and every 200 ms more per 64 MB live after the last one. A
  * crawl makes a page's worth of garbage per fetch, and JavaScriptCore lets the heap grow to
  * several times what is live before it collects: a 20,000-page crawl peaked at about 250 MB
- * with an asynchronous collection every second, about 140 MB with this. Each collection costs in
- * proportion to what is live, so a large run's collections are spaced out.
+ * with an asynchronous collection every second, 130-133 MB with this (decision 66). Each
+ * collection costs in proportion to what is live, so a large run's collections are spaced out.
  */
 function collectGarbage(now: number) {
   if (now - lastFullGc < GC_MS * Math.max(1, liveAfterGc / GC_HEAP_STEP)) return

@@ -15,7 +15,7 @@ export function openDatabase(dataDir: string): Database {
   db.exec('PRAGMA synchronous = NORMAL')
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
-  db.exec('PRAGMA cache_size = -8192') // 8 MiB page cache: the OS caches the file too, and a crawl's memory must stay flat (decision 64)
+  db.exec('PRAGMA cache_size = -4096') // 4 MiB page cache: the OS caches the file too, and a crawl's memory must stay flat (decisions 64, 66)
   // Checkpoint at 16,000 WAL pages (64 MiB) rather than SQLite's 1,000: a crawl dirties the same
   // index pages batch after batch, and a rarer checkpoint copies each of them back once. It cut
   // a recorded 20,000-page crawl's SQLite time by about a fifth (decision 65).
