@@ -178,8 +178,9 @@ export class RunExecution {
     }
     const outcome = this.leaving!
     try {
-      // A deleted run took its rows with it: there is nothing to write back.
-      if (!store.frontier.status(this.run.seq)) {
+      // A deleted run took its rows with it, and a run another process took over (this one
+      // stalled past its lease) is not ours to write: its seqs may now name other URLs.
+      if (!store.frontier.status(this.run.seq) || !store.frontier.holds(this.run.seq, this.owner)) {
         this.writes = []
         this.rec.close()
         return outcome
@@ -300,12 +301,23 @@ export class RunExecution {
     this.writes = []
     this.uncommitted = 0
     const counters = { ...this.counters }
-    this.deps.store.transaction(() => {
-      for (const w of writes) w()
-      this.rec.flush()
-      // The run's counters move with the rows they count, so a resumed run starts from both.
-      this.deps.store.frontier.saveCounters(this.run.seq, counters)
-    })
+    const { store } = this.deps
+    try {
+      store.transaction(() => {
+        if (!store.frontier.holds(this.run.seq, this.owner)) throw LOST_LEASE
+        this.applyWrites(writes, counters)
+      })
+    } catch (err) {
+      if (err !== LOST_LEASE) throw err
+      this.leave({ left: 'lost_lease' })
+    }
+  }
+
+  private applyWrites(writes: (() => void)[], counters: RunCounters) {
+    for (const w of writes) w()
+    this.rec.flush()
+    // The run's counters move with the rows they count, so a resumed run starts from both.
+    this.deps.store.frontier.saveCounters(this.run.seq, counters)
   }
 
   // ------------------------------------------------------------------ scheduling
@@ -839,6 +851,9 @@ function collectGarbage(now: number) {
   liveAfterGc = after.heapUsed + after.external
 }
 
+
+/** Thrown inside a commit's transaction to roll it back: another process holds the run now. */
+const LOST_LEASE = new Error('the run lease was lost')
 
 const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
 

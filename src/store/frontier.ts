@@ -52,6 +52,7 @@ export function frontierRepository(db: Database) {
   )
   const renew = db.query("UPDATE runs SET lease_until = ?3 WHERE seq = ?1 AND lease_owner = ?2 AND status = 'running'")
   const release = db.query('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND lease_owner = ?2')
+  const holds = db.query('SELECT 1 AS one FROM runs WHERE seq = ?1 AND lease_owner = ?2')
   const status = db.query('SELECT status, paused_ms FROM runs WHERE seq = ?1')
   const finish = db.query(
     "UPDATE runs SET status = 'finished', stop_reason = ?2, finished_at = ?3, lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND status IN ('running', 'pending')",
@@ -99,6 +100,8 @@ export function frontierRepository(db: Database) {
       claimRun.run(seq, owner, now, until, deadOwner ?? '').changes === 1,
     renew: (seq: number, owner: string, until: number) => renew.run(seq, owner, until).changes === 1,
     release: (seq: number, owner: string) => void release.run(seq, owner),
+    /** Whether `owner` still holds the run's lease (a stalled process may have lost it to another). */
+    holds: (seq: number, owner: string) => holds.get(seq, owner) !== null,
     status: (seq: number) => status.get(seq) as { status: string; paused_ms: number } | null,
     finish: (seq: number, reason: string, now: number) => finish.run(seq, reason, now).changes === 1,
   }

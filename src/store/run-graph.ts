@@ -180,7 +180,7 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
       const list = json(hashes ?? [])
       q.lookup(
         hashes,
-        `e.seq IN (SELECT x.seq FROM edge_parents r JOIN edges x ON x.seq BETWEEN r.first_seq AND r.last_seq WHERE r.run_seq = ${INT} AND r.parent ${IN_LIST} UNION ALL SELECT seq FROM edges WHERE run_seq = ${INT} AND child ${IN_LIST})`,
+        `e.seq IN (SELECT x.seq FROM edge_parents r JOIN edges x ON x.seq BETWEEN r.first_seq AND r.last_seq AND x.parent = r.parent WHERE r.run_seq = ${INT} AND r.parent ${IN_LIST} UNION ALL SELECT seq FROM edges WHERE run_seq = ${INT} AND child ${IN_LIST})`,
         run,
         list,
         run,

@@ -77,6 +77,46 @@ describe('maxActive 2', () => {
   })
 })
 
+describe('a lease taken over', () => {
+  test('a process whose run was taken by another (it stalled past its lease) writes nothing more and lets the run go', async () => {
+    const env = crawlEnv(1)
+    const site = crawlSite({ calendar: '/cal/', delayMs: 150 })
+    try {
+      const outcomes: unknown[] = []
+      env.runner.onFinish = (_, outcome) => outcomes.push(outcome)
+      const id = await env.start(calendarRun(site, 1000))
+      await env.until(id, (r) => r.stats.visited >= 3)
+      const db = env.api.db
+      const seq = (env.api.db.query('SELECT seq FROM runs WHERE id = ?').get(id) as { seq: number }).seq
+      // What a second process does when it takes the run: its own lease, and frontier rows with
+      // the next seqs it gives out, which this process's next writes would have reused.
+      db.query("UPDATE runs SET lease_owner = 'elsewhere:1:taker', lease_until = ? WHERE seq = ?").run(Date.now() + 60_000, seq)
+      const taken = { visits: count(db, 'visits', seq), frontier: count(db, 'frontier', seq), edges: count(db, 'edges', seq) }
+      await waitFor(() => outcomes.length === 1, 5_000)
+      expect(outcomes).toEqual([{ left: 'lost_lease' }])
+      // At most what was mid-commit when the lease changed hands; nothing after.
+      await Bun.sleep(600)
+      expect(count(db, 'visits', seq)).toBe(taken.visits)
+      expect(count(db, 'frontier', seq)).toBe(taken.frontier)
+      expect(count(db, 'edges', seq)).toBe(taken.edges)
+      // The run still belongs to the other process: not finished, not released by this one.
+      expect(db.query('SELECT status, lease_owner FROM runs WHERE seq = ?').get(seq)).toEqual({ status: 'running', lease_owner: 'elsewhere:1:taker' })
+    } finally {
+      await env.close()
+      await site.close()
+    }
+  })
+})
+
+const count = (db: import('bun:sqlite').Database, table: string, runSeq: number) => (db.query(`SELECT count(*) AS n FROM ${table} WHERE run_seq = ?`).get(runSeq) as { n: number }).n
+async function waitFor(check: () => boolean, timeoutMs: number) {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await Bun.sleep(20)
+  }
+}
+
 describe('restart with a paused run', () => {
   let env: CrawlEnv
   beforeAll(() => {

@@ -84,6 +84,45 @@ describe('openDatabase', () => {
     }
   })
 
+  test('after 006 and 007, a parent whose old edges were not consecutive gets only its own; runs whose seqs collided keep every URL', () => {
+    const dir = tempDir()
+    try {
+      const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
+      raw.exec('PRAGMA foreign_keys = ON')
+      raw.transaction(() => {
+        for (const sql of migrations.slice(0, 5)) raw.exec(sql)
+        raw.exec('PRAGMA user_version = 5')
+      })()
+      raw.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
+      raw.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', 1, 'j', '{}', '{}', 'running', 0)`)
+      raw.exec(`INSERT INTO hosts (tenant, hash, domain, created_at) VALUES ('t', 'h', 'h.example', 0)`)
+      for (const hash of ['p1', 'p2', 'a', 'b', 'c']) raw.query(`INSERT INTO links (tenant, hash, url, host_seq, created_at) VALUES ('t', ?, ?, 1, 0)`).run(hash, `http://h.example/${hash}`)
+      // The old recordEdges took a second call for a parent: p1's edges straddle p2's.
+      const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (1, ?, ?, 0)')
+      for (const [p, c] of [['p1', 'a'], ['p2', 'b'], ['p1', 'c']] as const) edge.run(p, c)
+      // Two processes that both believed they held the run gave seq 1 to two URLs.
+      const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (1, ?, ?, 'h', 0, NULL, 0, ?)")
+      url.run('x', 'http://h.example/x', 1)
+      url.run('y', 'http://h.example/y', 1)
+      url.run('z', 'http://h.example/z', 2)
+      raw.close()
+      const db = openDatabase(dir)
+      const store = createStore(db)
+      const pairs = (hashes: string[]) => store.runGraph.edges('t', 1, { url_hashes: hashes }, undefined, 50).data.map((e) => `${e.parent.hash}>${e.child.hash}`)
+      expect(pairs(['p1'])).toEqual(['p1>a', 'p1>c'])
+      expect(pairs(['p2'])).toEqual(['p2>b'])
+      expect(pairs(['c'])).toEqual(['p1>c'])
+      expect(db.query('SELECT seq, hash FROM frontier ORDER BY seq').all()).toEqual([
+        { seq: 1, hash: 'x' },
+        { seq: 2, hash: 'y' },
+        { seq: 3, hash: 'z' },
+      ])
+      db.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a database from a newer binary is refused rather than misread', () => {
     const dir = tempDir()
     try {

@@ -2,6 +2,8 @@
 -- twenty-odd children at a random place of a large index, and maintaining it was about a
 -- quarter of what recording a crawl cost in SQLite. A page's children are recorded in one
 -- statement, so they hold consecutive seqs: one row per parent and run names that range.
+-- Edges from before this migration need not be consecutive (a parent could be recorded twice),
+-- so the range is min..max and readers also match edges.parent.
 CREATE TABLE edge_parents (
   run_seq   INTEGER NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
   parent    TEXT    NOT NULL,  -- links.hash

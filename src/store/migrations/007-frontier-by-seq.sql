@@ -18,8 +18,12 @@ CREATE TABLE frontier_new (
   lease_until INTEGER,
   PRIMARY KEY (run_seq, seq)
 ) WITHOUT ROWID;
-INSERT OR IGNORE INTO frontier_new (run_seq, seq, hash, url, host, depth, parent, kind, state, attempts, not_before, lease_until)
-  SELECT run_seq, seq, hash, url, host, depth, parent, kind, state, attempts, not_before, lease_until FROM frontier;
+-- Seqs were unique per run only by the engine's bookkeeping; two processes that both believed
+-- they held a run could give one seq to two URLs. Numbering each run's rows afresh, in their
+-- old order, keeps every row and that order.
+INSERT INTO frontier_new (run_seq, seq, hash, url, host, depth, parent, kind, state, attempts, not_before, lease_until)
+  SELECT run_seq, row_number() OVER (PARTITION BY run_seq ORDER BY seq, hash), hash, url, host, depth, parent, kind, state, attempts, not_before, lease_until
+  FROM frontier;
 DROP TABLE frontier;
 ALTER TABLE frontier_new RENAME TO frontier;
 CREATE INDEX frontier_todo ON frontier (run_seq, seq) WHERE state IN (0, 1);
