@@ -1,15 +1,11 @@
 import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
 import { ListenError, type Config } from './config'
-import { openBlobStore } from './blob'
+import { openEngine } from './crawl/engine'
 import { Runner } from './crawl/runner'
-import { createFetcher } from './fetch'
 import { createApp } from './http/app'
 import type { Logger } from './log'
-import { ParsePool } from './parse/pool'
 import { scrapeRoutes } from './scrape'
-import { createStore } from './store'
-import { openDatabase } from './store/db'
 import { VERSION } from './version'
 
 /** The management surface over a store (also what API tests drive with app.handle). */
@@ -40,12 +36,9 @@ export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Pro
 
 /** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
 export async function startServer(config: Config, log: Logger): Promise<Server> {
-  const db = openDatabase(config.dataDir)
-  const store = createStore(db)
-  const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
-  const fetcher = createFetcher(config, log)
-  const blobs = openBlobStore(config.dataDir)
-  const runner = new Runner({ store, fetcher, parser, blobs, log }, config.maxActiveRuns)
+  const engine = openEngine(config, log)
+  const { store, parser, fetcher, blobs } = engine
+  const runner = new Runner(engine, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine: runner })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
@@ -57,10 +50,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES))
   } catch (err) {
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
-    parser.close()
-    await fetcher.close()
-    await blobs.close()
-    db.close()
+    await engine.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
@@ -77,10 +67,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
         // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
         // go back to the queue), then close the database so the WAL is checkpointed.
         await Promise.all([management.stop(), scrape.stop(), runner.stop()])
-        parser.close()
-        await fetcher.close()
-        await blobs.close()
-        db.close()
+        await engine.close()
       })()),
   }
 }

@@ -30,7 +30,7 @@ const EdgeFilters = { ...PageQuery, ...LinkFilters, ...HostFilters }
 /** A run's link graph: the links it visited and the edges between pages and their links. */
 export const runGraphRoutes = ({ store }: Deps): Route[] => {
   const runSeq = (tenant: string, runId: string) => {
-    const seq = store.runGraph.runSeq(tenant, runId)
+    const seq = store.frontier.runSeq(tenant, runId)
     if (seq === null) throw notFound('run')
     return seq
   }

@@ -1,14 +1,10 @@
-import { openBlobStore } from '../blob'
 import { ConfigError, loadConfig } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
 import type { Outcome } from '../crawl/execution'
+import { openEngine } from '../crawl/engine'
 import { Runner } from '../crawl/runner'
 import { normalizeUrl } from '../crawl/url'
-import { createFetcher } from '../fetch'
 import { createLogger } from '../log'
-import { ParsePool } from '../parse/pool'
-import { createStore } from '../store'
-import { openDatabase } from '../store/db'
 import { Value } from '@sinclair/typebox/value'
 
 const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
@@ -53,17 +49,14 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   if (!Value.Check(CrawlConfig, jobConfig) || problems.size) throw new ConfigError('crawl: the job config is not valid')
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
-  const db = openDatabase(config.dataDir)
-  const store = createStore(db)
-  const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
-  const fetcher = createFetcher(config, log)
-  const blobs = openBlobStore(config.dataDir)
+  const engine = openEngine(config, log)
+  const { store } = engine
   const { run } = store.transaction(() => {
     const job = store.jobs.create(tenant, { id: crypto.randomUUID(), name: `crawl ${seed}`.slice(0, 255), config: jobConfig, labels: {} })
     return { run: store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) }) }
   })
   const runSeq = store.frontier.runSeq(tenant, run.id)!
-  const runner = new Runner({ store, fetcher, parser, blobs, log }, 1, runSeq)
+  const runner = new Runner(engine, 1, runSeq)
   const finished = new Promise<Outcome>((resolve) => {
     runner.onFinish = (seq, outcome) => {
       if (seq === runSeq && 'finished' in outcome) resolve(outcome)
@@ -98,10 +91,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   out.write(
     `${final.status === 'finished' ? `finished: ${final.stop_reason}` : `left ${final.status}`} after ${seconds.toFixed(1)}s: visited ${final.stats.visited}, failed ${final.stats.failed}, queued ${final.stats.queued}, ${formatBytes(final.stats.bytes)}\n`,
   )
-  parser.close()
-  await fetcher.close()
-  await blobs.close()
-  db.close()
+  await engine.close()
   return 'finished' in outcome || final.status === 'finished' ? 0 : 1
 }
 

@@ -3,6 +3,7 @@ import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { Fetcher } from '../fetch/fetcher'
 import { retryAfterMs } from '../fetch/retry'
 import type { FetchRequest, FetchResult } from '../fetch/types'
+import { robotsAgent } from '../fetch/user-agents'
 import { categorize } from '../extract/patterns'
 import type { Logger } from '../log'
 import { storeParseContext } from '../parse/context'
@@ -523,17 +524,12 @@ export class RunExecution {
       }
       const robots = robotsFromStatus(record.status === -1 ? 'unreachable' : record.status!, record.body ?? undefined)
       this.robotsSitemaps.set(host.key, robots.sitemaps)
-      const rules = robots.forAgent(this.userAgentToken())
+      const rules = robots.forAgent(robotsAgent(this.cfg.fetch.user_agent ?? 'trawl'))
       host.robots = this.cfg.politeness.respect_robots ? rules : ALLOW_ALL
       if (this.cfg.politeness.respect_robots && rules.crawlDelayMs) host.delayMs = Math.max(host.delayMs, rules.crawlDelayMs)
     } finally {
       host.robotsLoading = false
     }
-  }
-
-  private userAgentToken(): string {
-    const ua = this.cfg.fetch.user_agent ?? 'trawl'
-    return ['chrome', 'firefox', 'safari', 'random'].includes(ua) ? 'Mozilla' : ua
   }
 
   private originOf(hostKey: string): string {

@@ -40,6 +40,15 @@ export function resolveUserAgent(value: string): { userAgent: string; family: Fa
   }
 }
 
+/**
+ * The product token robots.txt groups are matched against: a browser keyword claims to be a
+ * browser (`Mozilla`), `trawl` and custom strings are themselves.
+ */
+export function robotsAgent(value: string): string {
+  const { family } = resolveUserAgent(value)
+  return family === 'trawl' || family === 'custom' ? value : 'Mozilla'
+}
+
 const HTML_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 
 /**

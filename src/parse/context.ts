@@ -4,8 +4,8 @@ import type { ParseContext } from './pipeline'
 
 /**
  * A tenant's pattern sets and data maps as the pipelines see them. Lookups are memoized for
- * the life of the context (one request, or one document of a crawl), so a batch of pages of
- * one host reads its pattern sets once.
+ * the life of the context (one request, or one execution of a crawl: decision 63), so a batch
+ * of pages of one host reads its pattern sets once.
  */
 export function storeParseContext(store: Store, tenant: string): ParseContext {
   const setsByHost = new Map<string, ReturnType<Store['patterns']['forHost']>>()

@@ -20,16 +20,8 @@ export type Artifact = {
 }
 
 /** What the engine records once the blob is stored (`size` and `sha256` from the put). */
-export type NewArtifact = {
+export type NewArtifact = Omit<Artifact, 'created_at'> & {
   tenant: string
-  id: string
-  run_id: string
-  url_hash: string
-  blob_key: string
-  kind: ArtifactKind
-  pipeline_id: string | null
-  content_type: string
-  size: number
   sha256: string
   /** Epoch milliseconds. */
   created_at: number

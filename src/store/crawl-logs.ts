@@ -42,24 +42,7 @@ export type LogEntry = {
 }
 
 /** An entry as the API shows it (SPEC "Crawl log entry"): absent fields are left out, not null. */
-export type CrawlLogEntry = {
-  id: string
-  run_id: string
-  job_id: string
-  url: string
-  url_hash: string
-  host: string
-  step: LogStep
-  status: LogStatus
-  pipeline_id?: string
-  error_reason?: ErrorReason
-  error_detail?: string
-  http_status?: number
-  latency_ms?: number
-  depth?: number
-  parent_url_hash?: string
-  occurred_at: string
-}
+export type CrawlLogEntry = { id: string; run_id: string; job_id: string } & Omit<LogEntry, 'run_seq' | 'occurred_at'> & { occurred_at: string }
 
 /** Bounds on occurred_at, strict like every `*_before` / `*_after` filter. */
 export type TimeRange = { occurred_after?: string; occurred_before?: string }

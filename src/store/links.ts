@@ -32,31 +32,27 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
       .parents('t.host_seq', hostSeqs)
       .labels(f.labels)
 
+  /** Inserts what is new of `urls` (hosts first); answers their hashes, in order. */
+  const insertAll = (tenant: string, urls: string[], now: number): string[] => {
+    const hostSeqs = new Map<string, number>() // a batch is usually a few hosts' URLs
+    return urls.map((url) => {
+      const host = hostOf(url)
+      let hostSeq = hostSeqs.get(host)
+      if (hostSeq === undefined) hostSeqs.set(host, (hostSeq = hosts.ensure(tenant, host, now)))
+      const hash = linkHash(url)
+      insert.run(tenant, hash, url, hostSeq, now)
+      return hash
+    })
+  }
+
   return {
     /** Inserts the normalized URLs that are new (and their hosts); answers every one, in order. */
     upsert(tenant: string, urls: string[]): Link[] {
-      return db.transaction(() => {
-        const now = Date.now()
-        const hostSeqs = new Map<string, number>() // a batch is usually a few hosts' URLs
-        return urls.map((url) => {
-          const host = hostOf(url)
-          let hostSeq = hostSeqs.get(host)
-          if (hostSeq === undefined) hostSeqs.set(host, (hostSeq = hosts.ensure(tenant, host, now)))
-          const hash = linkHash(url)
-          insert.run(tenant, hash, url, hostSeq, now)
-          return toLink(byHash.get(tenant, hash) as LinkRow)
-        })
-      })()
+      return db.transaction(() => insertAll(tenant, urls, Date.now()).map((hash) => toLink(byHash.get(tenant, hash) as LinkRow)))()
     },
     /** Inserts the normalized URLs that are new and their hosts, answering nothing (the crawl's hot path). */
     ensure(tenant: string, urls: string[], now = Date.now()) {
-      const hostSeqs = new Map<string, number>()
-      for (const url of urls) {
-        const host = hostOf(url)
-        let hostSeq = hostSeqs.get(host)
-        if (hostSeq === undefined) hostSeqs.set(host, (hostSeq = hosts.ensure(tenant, host, now)))
-        insert.run(tenant, linkHash(url), url, hostSeq, now)
-      }
+      insertAll(tenant, urls, now)
     },
     get(tenant: string, hash: string): Link | null {
       const row = byHash.get(tenant, hash) as LinkRow | null

@@ -137,7 +137,6 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
   const edges = db.query('INSERT INTO edges (run_seq, parent, child, created_at) SELECT ?1, ?2, value, ?3 FROM json_each(?4)')
   const parentKnown = db.query('SELECT 1 AS one FROM edge_parents WHERE run_seq = ?1 AND parent = ?2')
   const parentRange = db.query('INSERT INTO edge_parents (run_seq, parent, first_seq, last_seq) VALUES (?1, ?2, ?3, ?4)')
-  const runSeq = db.query(`SELECT seq FROM runs WHERE tenant = ${TEXT} AND id = ${TEXT}`)
 
   const toLink = (r: LinkCols): Link => ({
     hash: r.hash,
@@ -222,10 +221,6 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
       }
       // The engine's batch is the transaction; a lone call gets its own (no savepoint per page).
       return db.inTransaction ? record() : db.transaction(record)()
-    },
-    /** The seq of a run of this tenant, which visits and edges are keyed by; null when unknown. */
-    runSeq(tenant: string, runId: string): number | null {
-      return (runSeq.get(tenant, runId) as { seq: number } | null)?.seq ?? null
     },
     /** Links a run visited, in visit order; `run` comes from `runSeq` (tenant-checked). */
     visits(tenant: string, run: number, f: VisitFilter, page: string | undefined, perPage: number): Page<VisitedLink> {

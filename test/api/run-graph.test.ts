@@ -11,7 +11,7 @@ const B = 'b.example'
 
 type Link = { hash: string; url: string; host: { hash: string; domain: string } }
 const newRun = async (tenant = 'acme') => (await api.post('/v1/jobs?create_run=true', job(), { tenant })).body.run.id as string
-const seqOf = (tenant: string, run: string) => api.store.runGraph.runSeq(tenant, run)!
+const seqOf = (tenant: string, run: string) => api.store.frontier.runSeq(tenant, run)!
 /** Upserts the URLs as the engine does before it records visits and edges; answers the links in order. */
 const links = async (urls: string[], tenant = 'acme'): Promise<Link[]> => (await api.put('/v1/links', { urls }, { tenant })).body.data
 

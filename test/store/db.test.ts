@@ -9,6 +9,19 @@ import { migrations } from '../../src/store/migrations'
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'trawl-db-'))
 
+/** A trawl.db as version 5 of the schema left it, with tenant t's job j and its running run r (seq 1). */
+function version5(dir: string): { raw: Database; run: number } {
+  const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
+  raw.exec('PRAGMA foreign_keys = ON')
+  raw.transaction(() => {
+    for (const sql of migrations.slice(0, 5)) raw.exec(sql)
+    raw.exec('PRAGMA user_version = 5')
+  })()
+  raw.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
+  raw.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', 1, 'j', '{}', '{}', 'running', 0)`)
+  return { raw, run: (raw.query('SELECT seq FROM runs').get() as { seq: number }).seq }
+}
+
 describe('openDatabase', () => {
   test('creates the data dir, WAL mode, foreign keys, every migration applied', () => {
     const dir = join(tempDir(), 'nested', 'data')
@@ -46,16 +59,7 @@ describe('openDatabase', () => {
   test('006 and 007 keep a version-5 database’s edges (with each parent’s seq range) and frontier (keyed by seq)', () => {
     const dir = tempDir()
     try {
-      const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
-      raw.exec('PRAGMA foreign_keys = ON')
-      raw.transaction(() => {
-        for (const sql of migrations.slice(0, 5)) raw.exec(sql)
-        raw.exec('PRAGMA user_version = 5')
-      })()
-      raw.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
-      const job = (raw.query('SELECT seq FROM jobs').get() as { seq: number }).seq
-      raw.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', ${job}, 'j', '{}', '{}', 'running', 0)`)
-      const run = (raw.query('SELECT seq FROM runs').get() as { seq: number }).seq
+      const { raw, run } = version5(dir)
       const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (?, ?, ?, 0)')
       for (const [p, c] of [['p1', 'a'], ['p1', 'b'], ['p2', 'a'], ['p2', 'c'], ['p2', 'd']] as const) edge.run(run, p, c)
       const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (?, ?, ?, 'h', 0, NULL, ?, ?)")
@@ -87,14 +91,7 @@ describe('openDatabase', () => {
   test('after 006 and 007, a parent whose old edges were not consecutive gets only its own; runs whose seqs collided keep every URL', () => {
     const dir = tempDir()
     try {
-      const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
-      raw.exec('PRAGMA foreign_keys = ON')
-      raw.transaction(() => {
-        for (const sql of migrations.slice(0, 5)) raw.exec(sql)
-        raw.exec('PRAGMA user_version = 5')
-      })()
-      raw.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
-      raw.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', 1, 'j', '{}', '{}', 'running', 0)`)
+      const { raw } = version5(dir)
       raw.exec(`INSERT INTO hosts (tenant, hash, domain, created_at) VALUES ('t', 'h', 'h.example', 0)`)
       for (const hash of ['p1', 'p2', 'a', 'b', 'c']) raw.query(`INSERT INTO links (tenant, hash, url, host_seq, created_at) VALUES ('t', ?, ?, 1, 0)`).run(hash, `http://h.example/${hash}`)
       // The old recordEdges took a second call for a parent: p1's edges straddle p2's.

@@ -1,0 +1,36 @@
+import { openBlobStore } from '../blob'
+import type { Config } from '../config'
+import { createFetcher } from '../fetch'
+import type { Logger } from '../log'
+import { ParsePool } from '../parse/pool'
+import { createStore } from '../store'
+import { openDatabase } from '../store/db'
+import type { EngineDeps } from './execution'
+
+/** What crawling needs, opened on a data dir: the store, the fetcher, the parse pool, the blob store. */
+export type Engine = EngineDeps & {
+  /** Closes them all, the database last (closing it checkpoints the WAL). Stop the runner first. */
+  close(): Promise<void>
+}
+
+/** Opens the data dir's database and blob store and starts the fetcher and parse pool (`trawl serve`, `trawl crawl`). */
+export function openEngine(config: Config, log: Logger): Engine {
+  const db = openDatabase(config.dataDir)
+  const store = createStore(db)
+  const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
+  const fetcher = createFetcher(config, log)
+  const blobs = openBlobStore(config.dataDir)
+  return {
+    store,
+    parser,
+    fetcher,
+    blobs,
+    log,
+    async close() {
+      parser.close()
+      await fetcher.close()
+      await blobs.close()
+      db.close()
+    },
+  }
+}
