@@ -231,6 +231,12 @@ describe('DiskBlobStore batching and durability', () => {
       expect(await store.head('t/o')).toBeNull()
       await Promise.all([store.delete('t/o2'), store.put('t/o2', bodyOf(1, 10), 'a/b')])
       expect(await store.head('t/o2')).not.toBeNull()
+      // Digests are taken off the thread and a large one finishes last: the later call still wins.
+      const [big, small] = [bodyOf(2, 200_000), bodyOf(3, 10)]
+      await Promise.all([store.put('t/o3', big, 'a/big'), store.put('t/o3', small, 'a/small'), store.delete('t/o4'), store.put('t/o4', big, 'a/big')])
+      expect(await store.head('t/o3')).toEqual({ size: 10, sha256: sha256(small), contentType: 'a/small' })
+      expect(await readAll((await store.get('t/o3'))!.stream)).toEqual(small)
+      expect(await store.head('t/o4')).toEqual({ size: 200_000, sha256: sha256(big), contentType: 'a/big' })
     })
   })
 
