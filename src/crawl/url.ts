@@ -64,13 +64,25 @@ export const hostHash = (normalizedHost: string) => hash32(normalizedHost)
 
 /** Host name of a normalized URL (no port), as hosts are keyed. */
 export function hostOf(normalizedUrl: string): string {
-  // Read from the text (the crawl asks for every log entry): normalizeUrl wrote it as
-  // scheme://host[:port]/path, the host already in URL's own spelling.
-  const start = normalizedUrl.indexOf('//') + 2
-  const slash = normalizedUrl.indexOf('/', start)
-  const authority = normalizedUrl.slice(start, slash < 0 ? undefined : slash)
-  if (start < 2 || authority.includes('@') || authority.includes('%')) return new URL(normalizedUrl).hostname
+  const authority = authorityOf(normalizedUrl)
+  if (authority === null) return new URL(normalizedUrl).hostname
   if (authority.startsWith('[')) return authority.slice(0, authority.indexOf(']') + 1)
   const colon = authority.indexOf(':')
   return colon < 0 ? authority : authority.slice(0, colon)
+}
+
+/** Host and port of a normalized URL, as URL's `host` spells them (the politeness queues' key). */
+export function hostPortOf(normalizedUrl: string): string {
+  return authorityOf(normalizedUrl) ?? new URL(normalizedUrl).host
+}
+
+// Read from the text (the crawl asks for every link and log entry): normalizeUrl wrote it as
+// scheme://host[:port]/path, the host already in URL's own spelling. Null when the text has
+// user info or escapes, which only URL itself reads right.
+function authorityOf(normalizedUrl: string): string | null {
+  const start = normalizedUrl.indexOf('//') + 2
+  const slash = normalizedUrl.indexOf('/', start)
+  const authority = normalizedUrl.slice(start, slash < 0 ? undefined : slash)
+  if (start < 2 || authority.includes('@') || authority.includes('%')) return null
+  return authority
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { hash32, hostHash, hostOf, linkHash, normalizeHost, normalizeUrl } from '../../src/crawl/url'
+import { hash32, hostHash, hostOf, hostPortOf, linkHash, normalizeHost, normalizeUrl } from '../../src/crawl/url'
 
 describe('normalizeUrl', () => {
   // DESIGN §3 test vectors, exactly.
@@ -52,7 +52,7 @@ describe('normalizeHost', () => {
   })
 })
 
-describe('hostOf', () => {
+describe('hostOf and hostPortOf', () => {
   test('reads the host name of a normalized URL as URL does: no port, no user info, brackets kept', () => {
     const cases = [
       'http://a.example/x',
@@ -67,5 +67,8 @@ describe('hostOf', () => {
     const hosts = cases.map((u) => hostOf(normalizeUrl(u)!))
     expect(hosts).toEqual(['a.example', 'a.example', '[::1]', '[2001:db8::1]', 'h.example', '127.0.0.1', 'xn--bcher-kva.example', 'h.example'])
     expect(hosts).toEqual(cases.map((u) => new URL(normalizeUrl(u)!).hostname))
+    const withPorts = cases.map((u) => hostPortOf(normalizeUrl(u)!))
+    expect(withPorts).toEqual(['a.example', 'a.example:8443', '[::1]', '[2001:db8::1]:8080', 'h.example:81', '127.0.0.1:3000', 'xn--bcher-kva.example', 'h.example'])
+    expect(withPorts).toEqual(cases.map((u) => new URL(normalizeUrl(u)!).host))
   })
 })
