@@ -707,9 +707,11 @@ export class RunExecution {
     let known = this.linkCache.get(raw)
     if (known === undefined) {
       const url = normalizeUrl(raw)
-      known = url === null ? null : { url, hash: linkHash(url), inScope: !this.scope.whyOut(url) && this.inCategories(url) }
+      const key = ownCopy(raw)
+      // Most links are written normalized already: the key then holds the URL for both.
+      known = url === null ? null : { url: url === raw ? key : url, hash: linkHash(url), inScope: !this.scope.whyOut(url) && this.inCategories(url) }
       if (this.linkCache.size >= LINK_CACHE_SIZE) this.linkCache.clear()
-      this.linkCache.set(ownCopy(raw), known)
+      this.linkCache.set(key, known)
     }
     return known
   }

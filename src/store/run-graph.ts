@@ -210,7 +210,7 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
      * the edges and their parent's range land together.
      */
     recordEdges(runSeq: number, parentHash: string, childHashes: readonly string[], at: number): number {
-      const children = [...new Set(childHashes)]
+      const children = distinct(childHashes)
       if (children.length === 0) return 0
       const record = () => {
         if (parentKnown.get(runSeq, parentHash)) return 0
@@ -234,4 +234,12 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
     visitQuery,
     edgeQuery,
   }
+}
+
+/** `values` without repeats, in order. A page's few dozen children are compared directly: a Set hashed every new string first. */
+function distinct(values: readonly string[]): string[] {
+  if (values.length > 64) return [...new Set(values)]
+  const out: string[] = []
+  for (const v of values) if (!out.includes(v)) out.push(v)
+  return out
 }

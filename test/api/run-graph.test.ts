@@ -33,6 +33,10 @@ describe('the engine’s write API', () => {
     expect(g.recordEdges(run, c1!.hash, [p!.hash], T0)).toBe(1)
     expect(api.db.query('SELECT depth, status FROM visits WHERE run_seq = ?').all(run)).toEqual([{ depth: 0, status: 200 }])
     expect((api.db.query('SELECT count(*) AS n FROM edges WHERE run_seq = ?').get(run) as { n: number }).n).toBe(3)
+    // Long lists too (a page of menus): each child once, in the order first met.
+    const many = Array.from({ length: 80 }, (_, i) => Bun.SHA256.hash(`c${i % 70}`, 'hex').slice(0, 32))
+    expect(g.recordEdges(run, c2!.hash, many, T0)).toBe(70)
+    expect(api.db.query('SELECT child FROM edges WHERE run_seq = ? AND parent = ? ORDER BY seq').all(run, c2!.hash).map((r) => (r as { child: string }).child)).toEqual(many.slice(0, 70))
   })
 
   test('both join the caller’s transaction', async () => {
