@@ -29,8 +29,7 @@ const ArtifactFilters = {
   run_ids: Type.Optional(QueryArray(Uuid)),
   url_hashes: Type.Optional(QueryArray(Hash)),
   blob_keys: Type.Optional(QueryArray(Type.String({ minLength: 1, maxLength: 512 }))),
-  // QueryArray is typed for string items; an enum of strings parses and validates the same way.
-  kinds: Type.Optional(QueryArray(StringEnum(ARTIFACT_KINDS) as never)),
+  kinds: Type.Optional(QueryArray(StringEnum(ARTIFACT_KINDS))),
   pipeline_ids: Type.Optional(QueryArray(Type.String({ minLength: 1, maxLength: 255 }))),
   content_types: Type.Optional(QueryArray(Type.String({ minLength: 1, maxLength: 255 }), 'media types; parameters such as charset are ignored')),
   ...CreatedFilters,

@@ -27,9 +27,9 @@ const LogQuery = Type.Object(
     page: PageQuery.page,
     per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: LOG_PER_PAGE_DEFAULT })),
     hosts: Type.Optional(QueryArray(HostName, 'exact host names')),
-    steps: Type.Optional(QueryArray(Step as never)),
-    statuses: Type.Optional(QueryArray(Status as never)),
-    error_reasons: Type.Optional(QueryArray(Reason as never)),
+    steps: Type.Optional(QueryArray(Step)),
+    statuses: Type.Optional(QueryArray(Status)),
+    error_reasons: Type.Optional(QueryArray(Reason)),
     pipeline_ids: Type.Optional(QueryArray(PipelineId)),
     ...Range,
   },
@@ -61,7 +61,7 @@ const MetricsQuery = Type.Object(
 const LatencyQuery = Type.Object(
   {
     window: Window,
-    steps: Type.Optional(QueryArray(Step as never)),
+    steps: Type.Optional(QueryArray(Step)),
     hosts: Type.Optional(QueryArray(HostName, 'exact host names')),
     ...Range,
   },

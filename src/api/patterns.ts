@@ -35,8 +35,8 @@ const SetParams = Type.Object({ patterns_id: Uuid })
 const SetFilters = {
   ...PageQuery,
   ...IdFilters,
-  categories: Type.Optional(QueryArray(StringEnum(CATEGORIES) as never)),
-  formats: Type.Optional(QueryArray(StringEnum(PATTERN_FORMATS) as never)),
+  categories: Type.Optional(QueryArray(StringEnum(CATEGORIES))),
+  formats: Type.Optional(QueryArray(StringEnum(PATTERN_FORMATS))),
   ...CreatedFilters,
 }
 const refine = (body: unknown, errors: FieldErrors) => checkPatternDef((body as { patterns?: unknown }).patterns, 'patterns', errors)

@@ -16,8 +16,8 @@ export const RunParams = Type.Object({ run_id: Uuid })
 const RunFilters = {
   ...PageQuery,
   ...IdFilters,
-  statuses: Type.Optional(QueryArray(StringEnum(RUN_STATUSES) as never)),
-  stop_reasons: Type.Optional(QueryArray(StringEnum(STOP_REASONS) as never)),
+  statuses: Type.Optional(QueryArray(StringEnum(RUN_STATUSES))),
+  stop_reasons: Type.Optional(QueryArray(StringEnum(STOP_REASONS))),
   ...CreatedFilters,
   finished_before: Type.Optional(DateTime),
   finished_after: Type.Optional(DateTime),

@@ -1,4 +1,4 @@
-import { Type, type TLiteral, type TUnion } from '@sinclair/typebox'
+import { Type, type TLiteral, type TString, type TUnion } from '@sinclair/typebox'
 import { DURATION_PATTERN } from '../util/duration'
 
 /** Schemas shared by several routes. Every default lives in src/config.ts or here, once. */
@@ -21,8 +21,8 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
 }
 
 export const MAX_FILTER_VALUES = 500
-/** A repeated query key: every value validated by the item schema. */
-export const QueryArray = <T extends ReturnType<typeof Type.String>>(item: T, description?: string) =>
+/** A repeated query key: every value validated by the item schema (a string or a StringEnum). */
+export const QueryArray = <T extends TString | TUnion<TLiteral<string>[]>>(item: T, description?: string) =>
   Type.Array(item, { maxItems: MAX_FILTER_VALUES, description })
 
 export const PER_PAGE_DEFAULT = 10
