@@ -1,6 +1,7 @@
 import type { BlobStore } from '../blob/blob-store'
 import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { Fetcher } from '../fetch/fetcher'
+import { requestOptions } from '../fetch/options-schema'
 import { retryAfterMs } from '../fetch/retry'
 import type { FetchRequest, FetchResult } from '../fetch/types'
 import { robotsAgent } from '../fetch/user-agents'
@@ -15,7 +16,7 @@ import type { Store } from '../store'
 import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
 import { parseDuration } from '../util/duration'
 import { ownCopy } from '../util/strings'
-import type { CrawlConfig } from './manifest'
+import { CRAWL_FETCH_DEFAULTS, type CrawlConfig } from './manifest'
 import { RunRecords, type LogReason } from './records'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
 import { Scope } from './scope'
@@ -126,19 +127,9 @@ export class RunExecution {
     this.inThread = this.pipelines.every(
       (p) => (p.steps ?? []).every((st) => st.kind === 'metadata' || st.kind === 'links') && (p.guards ?? []).every((g) => g.kind !== 'category') && (p.steps ?? []).length > 0,
     )
-    const f = this.cfg.fetch
     this.fetchBase = {
       method: 'GET',
-      client: f.client ?? { kind: 'standard' },
-      middleware: f.middleware ?? [],
-      user_agent: f.user_agent ?? 'trawl',
-      referrer: f.referrer,
-      headers: (f.headers ?? []) as [string, string][],
-      cookies: f.cookies ?? [],
-      proxies: f.proxies ?? [],
-      timeout_ms: parseDuration(f.timeout ?? '30s')!,
-      max_redirects: f.max_redirects ?? 5,
-      max_retries: f.max_retries ?? 2,
+      ...requestOptions(this.cfg.fetch, CRAWL_FETCH_DEFAULTS),
       max_body_bytes: this.cfg.store.max_body_bytes,
       retry_throttled: false,
     }
@@ -524,7 +515,7 @@ export class RunExecution {
       }
       const robots = robotsFromStatus(record.status === -1 ? 'unreachable' : record.status!, record.body ?? undefined)
       this.robotsSitemaps.set(host.key, robots.sitemaps)
-      const rules = robots.forAgent(robotsAgent(this.cfg.fetch.user_agent ?? 'trawl'))
+      const rules = robots.forAgent(robotsAgent(this.fetchBase.user_agent))
       host.robots = this.cfg.politeness.respect_robots ? rules : ALLOW_ALL
       if (this.cfg.politeness.respect_robots && rules.crawlDelayMs) host.delayMs = Math.max(host.delayMs, rules.crawlDelayMs)
     } finally {

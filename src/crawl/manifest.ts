@@ -15,6 +15,9 @@ const closed = { additionalProperties: false } as const
 const Regexes = Type.Array(Regex, { maxItems: 100, default: [] })
 
 /** The crawl manifest: a job's `config` (DESIGN §4). Every default is here. */
+/** A crawl follows a few redirects and retries a failed fetch twice; POST /v1/fetch does neither unless asked. */
+export const CRAWL_FETCH_DEFAULTS = { max_redirects: 5, max_retries: 2 }
+
 export const CrawlConfig = Type.Object(
   {
     seeds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192, format: 'uri' }), { maxItems: 10_000, default: [] })),
@@ -53,7 +56,7 @@ export const CrawlConfig = Type.Object(
         { ...closed, default: {} },
       ),
     ),
-    fetch: Type.Optional(Type.Object(fetchOptions({ max_redirects: 5, max_retries: 2 }), { ...closed, default: {} })),
+    fetch: Type.Optional(Type.Object(fetchOptions(CRAWL_FETCH_DEFAULTS), { ...closed, default: {} })),
     pipelines: Type.Optional(Type.Array(Pipeline, { maxItems: 32, default: [] })),
     store: Type.Optional(
       Type.Object(

@@ -1,4 +1,6 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static, type TObject } from '@sinclair/typebox'
+import { parseDuration } from '../util/duration'
+import type { FetchRequest, HeaderPair } from './types'
 import { DateTime, Duration, StringEnum } from '../http/schemas'
 
 const closed = { additionalProperties: false } as const
@@ -55,18 +57,41 @@ export const USER_AGENT_KEYWORDS = ['trawl', 'chrome', 'firefox', 'safari', 'ran
  * The fetch options every fetching surface shares (SPEC Fetch, minus url, method and body).
  * `defaults` differ: /v1/fetch keeps SPEC's (0 redirects, 0 retries), crawls are friendlier.
  */
-export function fetchOptions(defaults: { max_redirects: number; max_retries: number }) {
+/** What a fetch option left out means, everywhere (the schemas document these). */
+export const FETCH_DEFAULTS = { client: { kind: 'standard' } as const, user_agent: 'trawl', timeout: '30s' }
+/** Redirects and retries differ by caller: none for POST /v1/fetch, some for a crawl. */
+export type RedirectRetryDefaults = { max_redirects: number; max_retries: number }
+
+export function fetchOptions(defaults: RedirectRetryDefaults) {
   return {
-    client: Type.Optional({ ...Client, default: { kind: 'standard' } }),
+    client: Type.Optional({ ...Client, default: FETCH_DEFAULTS.client }),
     middleware: Type.Optional(Type.Array(Middleware, { maxItems: 32, default: [] })),
-    user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, ...ONE_LINE, default: 'trawl', description: `${USER_AGENT_KEYWORDS.join(', ')} or a user-agent string` })),
+    user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, ...ONE_LINE, default: FETCH_DEFAULTS.user_agent, description: `${USER_AGENT_KEYWORDS.join(', ')} or a user-agent string` })),
     referrer: Type.Optional(Type.String({ maxLength: 8192, ...ONE_LINE })),
     headers: Type.Optional({ ...HeaderPairs, default: [] }),
     cookies: Type.Optional(Type.Array(Cookie, { maxItems: 100, default: [] })),
     proxies: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 16, default: [], description: 'names from TRAWL_PROXIES' })),
-    timeout: Type.Optional({ ...Duration, default: '30s', description: 'whole-request timeout, 10ms to 300s' }),
+    timeout: Type.Optional({ ...Duration, default: FETCH_DEFAULTS.timeout, description: 'whole-request timeout, 10ms to 300s' }),
     max_redirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, default: defaults.max_redirects })),
     max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: defaults.max_retries })),
+  }
+}
+/** Fetch options as validated against `fetchOptions` (every one optional). */
+export type FetchOptions = Static<TObject<ReturnType<typeof fetchOptions>>>
+
+/** Validated options with every default filled in, as the fetcher takes them. */
+export function requestOptions(o: FetchOptions, defaults: RedirectRetryDefaults): Omit<FetchRequest, 'url' | 'method' | 'body'> {
+  return {
+    client: o.client ?? FETCH_DEFAULTS.client,
+    middleware: o.middleware ?? [],
+    user_agent: o.user_agent ?? FETCH_DEFAULTS.user_agent,
+    referrer: o.referrer,
+    headers: (o.headers ?? []) as HeaderPair[],
+    cookies: o.cookies ?? [],
+    proxies: o.proxies ?? [],
+    timeout_ms: parseDuration(o.timeout ?? FETCH_DEFAULTS.timeout)!,
+    max_redirects: o.max_redirects ?? defaults.max_redirects,
+    max_retries: o.max_retries ?? defaults.max_retries,
   }
 }
 export const FETCH_TIMEOUT_MS = { min: 10, max: 300_000 }

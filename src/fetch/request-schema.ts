@@ -5,10 +5,11 @@ import { StringEnum } from '../http/schemas'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import { parseDuration } from '../util/duration'
 import { looseArray, looseObject } from '../util/loose'
-import { FETCH_TIMEOUT_MS, fetchOptions } from './options-schema'
+import { FETCH_TIMEOUT_MS, fetchOptions, requestOptions } from './options-schema'
 import { METHODS, type FetchRequest } from './types'
 
 const closed = { additionalProperties: false } as const
+const FETCH_BODY_DEFAULTS = { max_redirects: 0, max_retries: 0 }
 
 /** The body of POST /v1/fetch (SPEC Fetch). */
 export const FetchBody = Type.Object(
@@ -16,7 +17,7 @@ export const FetchBody = Type.Object(
     url: Type.String({ minLength: 1, maxLength: 8192, description: 'absolute http(s) URL' }),
     method: Type.Optional(StringEnum(METHODS, { default: 'GET' })),
     body: Type.Optional(Type.String({ description: 'request body, base64' })),
-    ...fetchOptions({ max_redirects: 0, max_retries: 0 }),
+    ...fetchOptions(FETCH_BODY_DEFAULTS),
   },
   closed,
 )
@@ -54,15 +55,6 @@ export function fetchRequestOf(body: FetchBody): FetchRequest {
     url: body.url,
     method: body.method ?? 'GET',
     body: body.body === undefined ? undefined : decodeBase64(body.body)!,
-    client: body.client ?? { kind: 'standard' },
-    middleware: body.middleware ?? [],
-    user_agent: body.user_agent ?? 'trawl',
-    referrer: body.referrer,
-    headers: (body.headers ?? []) as [string, string][],
-    cookies: body.cookies ?? [],
-    proxies: body.proxies ?? [],
-    timeout_ms: parseDuration(body.timeout ?? '30s')!,
-    max_redirects: body.max_redirects ?? 0,
-    max_retries: body.max_retries ?? 0,
+    ...requestOptions(body, FETCH_BODY_DEFAULTS),
   }
 }
