@@ -1,8 +1,8 @@
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
 import { normalizeHost } from '../crawl/url'
-import { decodeCursor, encodeCursor } from '../http/cursor'
+import { decodeCursor } from '../http/cursor'
 import { ValidationError } from '../http/errors'
-import { emptyPage, INT, TEXT, type Page } from './list'
+import { emptyPage, INT, keysetPage, TEXT, type Page } from './list'
 import { epoch, formatIso } from './time'
 
 /** The vocabulary of DESIGN §5. */
@@ -203,11 +203,7 @@ export function crawlLogRepository(db: Database) {
         after = positionOf.get(cursor, run.seq) as LogPosition | undefined
         if (!after) throw ValidationError.of('page', 'is not a cursor of this run')
       }
-      const { sql, params } = listStatement(run.seq, f, after, perPage)
-      const rows = db.query(sql).all(...params) as Row[]
-      const more = rows.length > perPage
-      if (more) rows.length = perPage
-      return { data: rows.map((r) => toEntry(r, run)), next_page: more ? encodeCursor(rows[rows.length - 1]!._seq) : null }
+      return keysetPage(db, listStatement(run.seq, f, after, perPage), perPage, (r: Row) => toEntry(r, run))
     },
 
     /**

@@ -16,6 +16,18 @@ export type Page<T> = { data: T[]; next_page: string | null }
 
 export const emptyPage = <T>(): Page<T> => ({ data: [], next_page: null })
 
+/**
+ * Runs a keyset page statement (it asks for `perPage + 1` rows and selects the cursor as
+ * `_seq`): the first `perPage` rows, shaped, and the cursor after the last when there are more.
+ */
+export function keysetPage<Row, T>(db: Database, built: { sql: string; params: SQLQueryBindings[] } | null, perPage: number, shape: (row: Row) => T): Page<T> {
+  if (built === null) return emptyPage()
+  const rows = db.query(built.sql).all(...built.params) as (Row & { _seq: number })[]
+  const more = rows.length > perPage
+  if (more) rows.length = perPage
+  return { data: rows.map(shape), next_page: more ? encodeCursor(rows[rows.length - 1]!._seq) : null }
+}
+
 /** A label filter term reads at most this many index rows to judge which label is rarest. */
 const LABEL_PROBE = 1000
 
@@ -91,12 +103,7 @@ export class ListQuery {
   }
 
   page<Row, T>(db: Database, select: string, page: string | undefined, perPage: number, shape: (row: Row) => T): Page<T> {
-    const built = this.build(db, select, page, perPage)
-    if (built === null) return emptyPage()
-    const rows = db.query(built.sql).all(...built.params) as (Row & { _seq: number })[]
-    const more = rows.length > perPage
-    if (more) rows.length = perPage
-    return { data: rows.map(shape), next_page: more ? encodeCursor(rows[rows.length - 1]!._seq) : null }
+    return keysetPage(db, this.build(db, select, page, perPage), perPage, shape)
   }
 
   /**

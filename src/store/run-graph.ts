@@ -1,10 +1,10 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { hostHash, linkHash, normalizeHost, normalizeUrl } from '../crawl/url'
-import { decodeCursor, encodeCursor } from '../http/cursor'
+import { decodeCursor } from '../http/cursor'
 import type { hostRepository } from './hosts'
 import { parseLabels } from './labels'
 import type { Link } from './links'
-import { emptyPage, INT, TEXT, type Page } from './list'
+import { INT, keysetPage, TEXT, type Page } from './list'
 import { epoch, iso } from './time'
 
 /** A link as visited by one run (SPEC: depth and visited time); `status` is null when the fetch failed. */
@@ -114,12 +114,7 @@ export class RunGraphQuery {
   }
 
   page<Row extends { _seq: number }, T>(db: Database, select: string, page: string | undefined, perPage: number, shape: (row: Row) => T): Page<T> {
-    const built = this.build(select, page, perPage)
-    if (built === null) return emptyPage()
-    const rows = db.query(built.sql).all(...built.params) as Row[]
-    const more = rows.length > perPage
-    if (more) rows.length = perPage
-    return { data: rows.map(shape), next_page: more ? encodeCursor(rows[rows.length - 1]!._seq) : null }
+    return keysetPage(db, this.build(select, page, perPage), perPage, shape)
   }
 }
 
