@@ -63,6 +63,8 @@ const BACKOFF_CAP_MS = 60_000
 const MAX_SITEMAPS = 50
 const SEEN = 2
 const CATALOGED = 1
+const HOST_HASH_CACHE_SIZE = 10_000
+const UTF8 = new TextEncoder()
 const COMMIT_MS = 250
 const LINK_CACHE_SIZE = 50_000
 /** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
@@ -593,13 +595,26 @@ export class RunExecution {
 
   /** The visit and the frontier's mark, with the next batch: `status` null when there was no answer. */
   private recordVisit(c: Claimed, status: number | null) {
-    const hostKeyHash = hostHash(new URL(c.url).hostname)
+    const hostKeyHash = this.hostHashOf(hostOf(c.url))
     const at = Date.now()
     this.defer(() => {
       this.rec.visit(c, hostKeyHash, status, at)
       if (status === null) this.deps.store.frontier.failed(this.run.seq, c.seq)
       else this.deps.store.frontier.done(this.run.seq, c.seq)
     })
+  }
+
+  /** Host hashes of the run's hosts (a SHA-256 each), bounded: cleared when full. */
+  private readonly hostHashes = new Map<string, string>()
+
+  private hostHashOf(host: string): string {
+    let hash = this.hostHashes.get(host)
+    if (hash === undefined) {
+      if (this.hostHashes.size >= HOST_HASH_CACHE_SIZE) this.hostHashes.clear()
+      hash = hostHash(host)
+      this.hostHashes.set(ownCopy(host), hash)
+    }
+    return hash
   }
 
   private where(c: Claimed) {
@@ -672,7 +687,7 @@ export class RunExecution {
     if (parsed && this.cfg.store.parsed) {
       for (const p of parsed.pipelines) {
         if (p.status !== 'ran') continue
-        wanted.push({ kind: 'parsed', pipeline: p.identifier, body: new TextEncoder().encode(JSON.stringify({ url: parsed.url, base_url: parsed.base_url, content_type: parsed.content_type, charset: parsed.charset, pipeline: p })), type: 'application/json' })
+        wanted.push({ kind: 'parsed', pipeline: p.identifier, body: UTF8.encode(JSON.stringify({ url: parsed.url, base_url: parsed.base_url, content_type: parsed.content_type, charset: parsed.charset, pipeline: p })), type: 'application/json' })
       }
     }
     if (!wanted.length) return
