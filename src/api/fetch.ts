@@ -55,8 +55,7 @@ export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {
             const result = await fetcher.fetch(fetchRequestOf(item), tenant)
             budget -= result.body.byteLength
             if (budget < 0) {
-              const error = { error: 'too_large', message: `the batch's bodies together passed ${BATCH_BODY_BUDGET} bytes; fetch this item on its own` }
-              return JSON.stringify(failed(item.url, error.error, error.message))
+              return JSON.stringify(failed(item.url, 'too_large', `the batch's bodies together passed ${BATCH_BODY_BUDGET} bytes; fetch this item on its own`))
             }
             return resultJson(result, true)
           } catch (err) {

@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { applyWalPragmas, type Synchronous } from '../store/wal'
 
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
 export type BlobRow = { size: number; sha256: string; content_type: string; file: string | null }
@@ -21,29 +22,18 @@ const SCHEMA = [
   'CREATE INDEX blobs_by_file ON blobs (file) WHERE file IS NOT NULL',
 ]
 
-export type Synchronous = 'normal' | 'full'
+export type { Synchronous }
 
 /**
  * Opens `<dataDir>/blobs.db`, separate from trawl.db so that megabytes of bodies neither
- * lengthen the main database's checkpoints nor hold its single write lock.
- *
- * synchronous=NORMAL by default, as for trawl.db: in WAL mode a committed transaction is in
- * the WAL file before COMMIT returns, so it survives kill -9; only a power loss or kernel
- * crash can roll back the last transactions before a checkpoint. FULL adds an fsync per
- * commit (batched puts share it) for callers that need power-loss durability.
+ * lengthen the main database's checkpoints nor hold its single write lock. `synchronous` as
+ * applyWalPragmas says (normal survives kill -9; full adds an fsync per commit, which batched
+ * puts share, for power-loss durability).
  */
 export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   const db = new Database(join(dataDir, 'blobs.db'), { create: true, strict: true })
-  db.exec('PRAGMA journal_mode = WAL')
-  db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-  db.exec('PRAGMA busy_timeout = 5000')
-  // A batch of 64 inline bodies can put 16 MiB in the WAL; truncate it back after checkpoints.
-  db.exec('PRAGMA journal_size_limit = 67108864')
-  // Checkpoint at 16,000 WAL pages (64 MiB), not SQLite's 1,000: a crawl puts a body per page,
-  // and each checkpoint (with its fsyncs) ran on the crawl's one thread every few hundred pages.
-  db.exec('PRAGMA wal_autocheckpoint = 16000')
   // Bodies are read once and streamed out, so a large page cache buys little.
-  db.exec('PRAGMA cache_size = -2048')
+  applyWalPragmas(db, { synchronous, cacheKiB: 2048 })
   migrate(db)
   return { db, statements: prepare(db) }
 }

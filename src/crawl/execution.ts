@@ -15,7 +15,7 @@ import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
 import { parseDuration } from '../util/duration'
-import { ownCopy } from '../util/strings'
+import { BoundedCache } from '../util/bounded-cache'
 import { CRAWL_FETCH_DEFAULTS, type CrawlConfig } from './manifest'
 import { RunRecords, type LogReason } from './records'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
@@ -595,7 +595,7 @@ export class RunExecution {
 
   /** The visit and the frontier's mark, with the next batch: `status` null when there was no answer. */
   private recordVisit(c: Claimed, status: number | null) {
-    const hostKeyHash = this.hostHashOf(hostOf(c.url))
+    const hostKeyHash = this.hostHashes.get(hostOf(c.url), hostHash)
     const at = Date.now()
     this.defer(() => {
       this.rec.visit(c, hostKeyHash, status, at)
@@ -604,18 +604,8 @@ export class RunExecution {
     })
   }
 
-  /** Host hashes of the run's hosts (a SHA-256 each), bounded: cleared when full. */
-  private readonly hostHashes = new Map<string, string>()
-
-  private hostHashOf(host: string): string {
-    let hash = this.hostHashes.get(host)
-    if (hash === undefined) {
-      if (this.hostHashes.size >= HOST_HASH_CACHE_SIZE) this.hostHashes.clear()
-      hash = hostHash(host)
-      this.hostHashes.set(ownCopy(host), hash)
-    }
-    return hash
-  }
+  /** Host hashes of the run's hosts (a SHA-256 each). */
+  private readonly hostHashes = new BoundedCache<string>(HOST_HASH_CACHE_SIZE)
 
   private where(c: Claimed) {
     // Logs name the host as the catalogue does (no port); `c.host` keys politeness per origin.
@@ -704,22 +694,16 @@ export class RunExecution {
   /**
    * A link as parsed → its normalized URL, hash and whether the run's scope takes it; null for
    * no URL. Most links of a site are repeats (CRAWL-NOTES rule 6), so this saves a URL parse, a
-   * hash and the scope tests for about nineteen of a page's twenty links. Bounded: cleared
-   * when full.
+   * hash and the scope tests for about nineteen of a page's twenty links.
    */
-  private readonly linkCache = new Map<string, ChildLink | null>()
+  private readonly linkCache = new BoundedCache<ChildLink | null>(LINK_CACHE_SIZE)
 
   private childLink(raw: string): ChildLink | null {
-    let known = this.linkCache.get(raw)
-    if (known === undefined) {
-      const url = normalizeUrl(raw)
-      const key = ownCopy(raw)
+    return this.linkCache.get(raw, (key) => {
+      const url = normalizeUrl(key)
       // Most links are written normalized already: the key then holds the URL for both.
-      known = url === null ? null : { url: url === raw ? key : url, hash: linkHash(url), inScope: !this.scope.whyOut(url) && this.inCategories(url) }
-      if (this.linkCache.size >= LINK_CACHE_SIZE) this.linkCache.clear()
-      this.linkCache.set(key, known)
-    }
-    return known
+      return url === null ? null : { url: url === key ? key : url, hash: linkHash(url), inScope: !this.scope.whyOut(url) && this.inCategories(url) }
+    })
   }
 
   /** Links of the pipelines' navigators: edges for in-scope children, the new ones queued. */
@@ -803,7 +787,7 @@ export class RunExecution {
     const hash = linkHash(url)
     if (this.isSeen(hash)) {
       // Already queued (not yet fetched): the redirect fetched it, so it leaves the queue.
-      const h = this.hosts.get(new URL(url).host)
+      const h = this.hosts.get(hostPortOf(url))
       const i = h ? h.buffer.findIndex((e) => e.hash === hash) : -1
       if (h && i >= 0) {
         const [gone] = h.buffer.splice(i, 1)
@@ -864,7 +848,6 @@ function collectGarbage(now: number) {
   const after = process.memoryUsage()
   liveAfterFullGc = after.heapUsed + after.external
 }
-
 
 /** Thrown inside a commit's transaction to roll it back: another process holds the run now. */
 const LOST_LEASE = new Error('the run lease was lost')

@@ -14,9 +14,10 @@ import { looseArray as arr, looseObject as obj } from '../util/loose'
 const closed = { additionalProperties: false } as const
 const Regexes = Type.Array(Regex, { maxItems: 100, default: [] })
 
-/** The crawl manifest: a job's `config` (DESIGN §4). Every default is here. */
 /** A crawl follows a few redirects and retries a failed fetch twice; POST /v1/fetch does neither unless asked. */
 export const CRAWL_FETCH_DEFAULTS = { max_redirects: 5, max_retries: 2 }
+
+/** The crawl manifest: a job's `config` (DESIGN §4). Every default is here. */
 
 export const CrawlConfig = Type.Object(
   {

@@ -142,9 +142,11 @@ export function literalChecked(hostname: string, allowPrivate: boolean): Resolve
 
 /** Every address of a hostname, each checked (any refused address refuses the name). */
 export async function resolveAllChecked(hostname: string, allowPrivate: boolean): Promise<Resolved[]> {
-  const literal = literalChecked(hostname, allowPrivate)
-  if (literal) return literal
-  const host = hostname
+  return literalChecked(hostname, allowPrivate) ?? resolveNameChecked(hostname, allowPrivate)
+}
+
+/** Every address a host name (not an IP literal: see literalChecked) resolves to, each checked. */
+export async function resolveNameChecked(host: string, allowPrivate: boolean): Promise<Resolved[]> {
   let addresses: Resolved[]
   try {
     addresses = (await lookup(host, { all: true, verbatim: true })) as Resolved[]

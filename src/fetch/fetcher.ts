@@ -10,8 +10,7 @@ import { metaRefresh, nextMethod, REDIRECT_TYPE } from './redirects'
 import { backoffMs, retryableStatus, retryAfterMs } from './retry'
 import { exchange, fetchFailure } from './standard'
 import type { FetchRequest, FetchResult, HeaderPair, Redirect } from './types'
-import { USER_AGENT_KEYWORDS } from './options-schema'
-import { defaultHeaders, resolveUserAgent } from './user-agents'
+import { defaultHeaders, isBrowserKeyword, resolveUserAgent } from './user-agents'
 
 export type FetcherOptions = {
   allowPrivate: boolean
@@ -145,8 +144,9 @@ export class Fetcher {
 
   /** The request headers every hop starts from, before cookies and the Host header. Callers copy before changing them. */
   private baseHeaders(req: FetchRequest, plan: MiddlewarePlan): Headers {
-    // Most requests (a crawl's, a batch's) add nothing to the defaults: build those once.
-    const plain = !req.referrer && !req.headers.length && !req.middleware.length && !RANDOMIZED.has(req.user_agent)
+    // Most requests (a crawl's, a batch's) add nothing to the defaults: build those once. A browser
+    // keyword picks its string anew per request, so its headers are never kept.
+    const plain = !req.referrer && !req.headers.length && !req.middleware.length && !isBrowserKeyword(req.user_agent)
     if (plain) {
       const cached = this.plainHeaders.get(req.user_agent)
       if (cached) return cached
@@ -243,7 +243,7 @@ export class Fetcher {
         headers: [...headers] as HeaderPair[],
         cookies: req.cookies,
         proxy,
-        waitUntil: (req.client as Extract<FetchRequest['client'], { kind: 'browser' }>).wait_until ?? 'load',
+        waitUntil: req.client.kind === 'browser' ? (req.client.wait_until ?? 'load') : 'load',
         maxRedirects: req.max_redirects,
       },
       signal,
@@ -251,9 +251,6 @@ export class Fetcher {
     return { ...result, url: req.url }
   }
 }
-
-/** Keywords that pick a user agent at random per request: their headers are never cached. */
-const RANDOMIZED = new Set<string>(USER_AGENT_KEYWORDS.filter((k) => k !== 'trawl'))
 
 /** The headers of one hop: credentials stay with the origin they were given for (as browsers do). */
 function hopHeaders(base: Headers, url: URL, first: URL, jar: CookieJar): Headers {

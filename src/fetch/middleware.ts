@@ -43,7 +43,7 @@ export function planMiddleware(list: Middleware[]): MiddlewarePlan {
   for (const mw of list) {
     switch (mw.kind) {
       case 'set_headers':
-        edits.push((h) => applyHeaderPairs(h, mw.headers as HeaderPair[]))
+        edits.push((h) => applyHeaderPairs(h, mw.headers))
         break
       case 'remove_headers':
         edits.push((h) => mw.names.forEach((n) => h.delete(n)))

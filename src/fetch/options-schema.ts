@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import { parseDuration } from '../util/duration'
-import type { FetchRequest, HeaderPair } from './types'
+import type { FetchRequest } from './types'
 import { DateTime, Duration, StringEnum } from '../http/schemas'
 
 const closed = { additionalProperties: false } as const
@@ -53,15 +53,15 @@ export const Middleware = Type.Union([
 
 export const USER_AGENT_KEYWORDS = ['trawl', 'chrome', 'firefox', 'safari', 'random'] as const
 
+/** What a fetch option left out means, everywhere (the schemas document these). */
+const FETCH_DEFAULTS = { client: { kind: 'standard' } as const, user_agent: 'trawl', timeout: '30s' }
+/** Redirects and retries differ by caller: none for POST /v1/fetch, some for a crawl. */
+type RedirectRetryDefaults = { max_redirects: number; max_retries: number }
+
 /**
  * The fetch options every fetching surface shares (SPEC Fetch, minus url, method and body).
  * `defaults` differ: /v1/fetch keeps SPEC's (0 redirects, 0 retries), crawls are friendlier.
  */
-/** What a fetch option left out means, everywhere (the schemas document these). */
-export const FETCH_DEFAULTS = { client: { kind: 'standard' } as const, user_agent: 'trawl', timeout: '30s' }
-/** Redirects and retries differ by caller: none for POST /v1/fetch, some for a crawl. */
-export type RedirectRetryDefaults = { max_redirects: number; max_retries: number }
-
 export function fetchOptions(defaults: RedirectRetryDefaults) {
   return {
     client: Type.Optional({ ...Client, default: FETCH_DEFAULTS.client }),
@@ -77,7 +77,7 @@ export function fetchOptions(defaults: RedirectRetryDefaults) {
   }
 }
 /** Fetch options as validated against `fetchOptions` (every one optional). */
-export type FetchOptions = Static<TObject<ReturnType<typeof fetchOptions>>>
+type FetchOptions = Static<TObject<ReturnType<typeof fetchOptions>>>
 
 /** Validated options with every default filled in, as the fetcher takes them. */
 export function requestOptions(o: FetchOptions, defaults: RedirectRetryDefaults): Omit<FetchRequest, 'url' | 'method' | 'body'> {
@@ -86,7 +86,7 @@ export function requestOptions(o: FetchOptions, defaults: RedirectRetryDefaults)
     middleware: o.middleware ?? [],
     user_agent: o.user_agent ?? FETCH_DEFAULTS.user_agent,
     referrer: o.referrer,
-    headers: (o.headers ?? []) as HeaderPair[],
+    headers: o.headers ?? [],
     cookies: o.cookies ?? [],
     proxies: o.proxies ?? [],
     timeout_ms: parseDuration(o.timeout ?? FETCH_DEFAULTS.timeout)!,

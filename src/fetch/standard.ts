@@ -1,4 +1,4 @@
-import { fetchableScheme, literalChecked, resolveAllChecked, type Resolved } from './address-guard'
+import { fetchableScheme, literalChecked, resolveNameChecked, type Resolved } from './address-guard'
 import { FetchError } from './errors'
 
 export type { Resolved }
@@ -30,7 +30,7 @@ export type Exchange = {
 export async function exchange(x: Exchange): Promise<{ response: Response; headers: [string, string][] }> {
   if (!fetchableScheme(x.url)) throw new FetchError('blocked_address', `${x.url.protocol} URLs cannot be fetched, only http and https`)
   const literal = literalChecked(x.url.hostname, x.allowPrivate)
-  const addresses = literal ?? (await untilAborted(resolveAllChecked(x.url.hostname, x.allowPrivate), x.signal))
+  const addresses = literal ?? (await untilAborted(resolveNameChecked(x.url.hostname, x.allowPrivate), x.signal))
   const resolved = addresses[(x.attempt ?? 0) % addresses.length]!
   // The caller's per-hop copy: adding Host to it here saves a copy per request.
   const requestHeaders = x.headers

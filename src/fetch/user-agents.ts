@@ -17,6 +17,9 @@ const SAFARI = ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605
 export const TRAWL_USER_AGENT = `trawl/${VERSION}`
 
 type Family = 'trawl' | 'chrome' | 'firefox' | 'safari' | 'custom'
+/** Keywords that claim a browser; each picks one of several strings at random per request. */
+const BROWSER_KEYWORDS: ReadonlySet<string> = new Set(['chrome', 'firefox', 'safari', 'random'])
+export const isBrowserKeyword = (value: string) => BROWSER_KEYWORDS.has(value)
 const pick = (list: string[]) => list[Math.floor(Math.random() * list.length)]!
 
 /** The user-agent string for a keyword (or the string itself), and the browser family it claims. */
@@ -45,8 +48,7 @@ export function resolveUserAgent(value: string): { userAgent: string; family: Fa
  * browser (`Mozilla`), `trawl` and custom strings are themselves.
  */
 export function robotsAgent(value: string): string {
-  const { family } = resolveUserAgent(value)
-  return family === 'trawl' || family === 'custom' ? value : 'Mozilla'
+  return isBrowserKeyword(value) ? 'Mozilla' : value
 }
 
 const HTML_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'

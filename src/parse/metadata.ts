@@ -18,7 +18,7 @@ export type Metadata = {
   json_ld: unknown[]
 }
 
-/** Collects metadata; `attach` adds its handlers, `metadata()` answers after the pass. */
+/** Collects metadata: `attachMetadata` routes a rewriter's handlers to it, `metadata()` answers after the pass. */
 export class MetadataCollector {
   /** True when `<meta name="robots">` says nofollow or none. */
   robotsNofollow = false
@@ -35,15 +35,6 @@ export class MetadataCollector {
 
   /** `lang` is the raw `lang` of the `<html>` tag, which the scan reads from the source. */
   constructor(private readonly htmlLang: string | null) {}
-
-  /**
-   * Adds the handlers. Raw stylesheet and script URLs go to `asset` (resolved by the caller
-   * after the pass), so that each <link> and <script> is matched by one selector (every
-   * selector costs time on every element of the page).
-   */
-  attach(rewriter: HTMLRewriter, asset: (raw: string) => void): HTMLRewriter {
-    return attachMetadata(rewriter, () => this, asset)
-  }
 
   titleElement(): void {
     // Only the first <title> counts, even when empty. (An SVG <title> before the document's
@@ -128,7 +119,9 @@ export class MetadataCollector {
 /**
  * The metadata handlers, for the collector `current()` answers at each call: a rewriter built
  * once can then serve every document (the scan reuses one; building its handlers cost a crawl
- * tens of microseconds a page).
+ * tens of microseconds a page). Raw stylesheet and script URLs go to `asset` (resolved by the
+ * caller after the pass), so that each <link> and <script> is matched by one selector (every
+ * selector costs time on every element of the page).
  */
 export function attachMetadata(rewriter: HTMLRewriter, current: () => MetadataCollector, asset: (raw: string) => void): HTMLRewriter {
   return rewriter

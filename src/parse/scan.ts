@@ -95,9 +95,10 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   const pass: Pass = { documentUrl, base: documentUrl, baseSeen: false, marked: 0, assetRefs: new Set(), meta: new MetadataCollector(htmlLang(input)) }
 
   let out: string
-  let navigators: (Found | 'anchors' | undefined)[] = (opts.navigators ?? []).map(() => 'anchors')
+  let navigators: (Found | 'anchors' | undefined)[]
+  const selectors = opts.navigators ?? []
   // Anchor navigators read the marked links and add no handler (the crawl's default navigator).
-  if ((opts.navigators ?? []).every((selector) => ANCHORS_ONLY.test(selector.trim()))) {
+  if (selectors.every(anchorsOnly)) {
     shared ??= scanHandlers(new HTMLRewriter(), () => sharedPass!)
     sharedPass = pass
     try {
@@ -105,9 +106,10 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     } finally {
       sharedPass = null
     }
+    navigators = selectors.map(() => 'anchors')
   } else {
     const rewriter = scanHandlers(new HTMLRewriter(), () => pass)
-    navigators = opts.navigators!.map((selector) => navigate(rewriter, selector, () => pass.marked))
+    navigators = selectors.map((selector) => navigate(rewriter, selector, () => pass.marked))
     out = rewriter.transform(input)
   }
 
@@ -140,9 +142,11 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   }
 }
 
+const anchorsOnly = (selector: string) => ANCHORS_ONLY.test(selector.trim())
+
 /** Adds the handlers of one navigator selector; undefined when HTMLRewriter cannot run it. */
 function navigate(rewriter: HTMLRewriter, selector: string, marked: () => number): Found | 'anchors' | undefined {
-  if (ANCHORS_ONLY.test(selector.trim())) return 'anchors'
+  if (anchorsOnly(selector)) return 'anchors'
   if (!rewriterSupports(selector)) return undefined
   const found: Found = []
   const sink = sinkRecord()

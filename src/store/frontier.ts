@@ -60,15 +60,11 @@ export function frontierRepository(db: Database) {
 
   return {
     /**
-     * Inserts URLs with seqs from `firstSeq`; answers how many were inserted. The caller dedupes
-     * by URL (the engine's map of the run's hashes): the frontier is keyed by seq.
+     * Inserts URLs with seqs from `firstSeq`. The caller dedupes by URL (the engine's map of the
+     * run's hashes): the frontier is keyed by seq.
      */
-    enqueue(runSeq: number, entries: FrontierEntry[], firstSeq: number, state = QUEUED): number {
-      let added = 0
-      entries.forEach((e, i) => {
-        added += insert.run(runSeq, e.hash, e.url, e.host, e.depth, e.parent, e.kind, state, firstSeq + i).changes
-      })
-      return added
+    enqueue(runSeq: number, entries: FrontierEntry[], firstSeq: number, state = QUEUED): void {
+      entries.forEach((e, i) => insert.run(runSeq, e.hash, e.url, e.host, e.depth, e.parent, e.kind, state, firstSeq + i))
     },
     done: (runSeq: number, seq: number) => void setState.run(runSeq, seq, DONE),
     failed: (runSeq: number, seq: number) => void setState.run(runSeq, seq, FAILED),

@@ -115,5 +115,3 @@ export class BrowserClient {
     return launching
   }
 }
-
-
