@@ -577,9 +577,12 @@ export class RunExecution {
       http_status: result.status,
       latency_ms: latency,
     })
-    // Where redirects ended is the same page: it is marked seen so no one fetches it again.
-    const final = normalizeUrl(result.final_url)
-    if (final && final !== c.url) this.markSeen(final, c.depth, c.parent)
+    // Where redirects ended is the same page, and every hop of the chain led there: each is
+    // marked seen so no one fetches it again.
+    for (const url of [...result.redirects.map((r) => r.url), result.final_url]) {
+      const seen = normalizeUrl(url)
+      if (seen && seen !== c.url) this.markSeen(seen, c.depth, c.parent)
+    }
 
     let parsed: ParseResult | null = null
     if (c.kind === PAGE && ok && result.content_type && documentKind(result.content_type)) parsed = await this.parse(c, result)

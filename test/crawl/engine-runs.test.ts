@@ -179,6 +179,30 @@ describe('maxActive 1', () => {
     }
   })
 
+  test('pending runs start oldest first, whichever tenant or job they belong to', async () => {
+    const a = crawlSite({ calendar: '/cal/', delayMs: 100 })
+    const sites = [crawlSite({ calendar: '/cal/' }), crawlSite({ calendar: '/cal/' }), crawlSite({ calendar: '/cal/' })]
+    try {
+      const idA = await env.start(calendarRun(a, 4))
+      await env.until(idA, (r) => r.status === 'running')
+      // Created in this order while the one slot is taken: the newest is of another tenant.
+      const waiting = [
+        { id: await env.start(calendarRun(sites[0]!, 2)), tenant: undefined },
+        { id: await env.start(calendarRun(sites[1]!, 2)), tenant: undefined },
+        { id: await env.start(calendarRun(sites[2]!, 2), { tenant: 'other' }), tenant: 'other' },
+      ]
+      await env.finished(idA)
+      const runs = []
+      for (const w of waiting) runs.push(await env.finished(w.id, 10_000, w.tenant))
+      for (let i = 1; i < runs.length; i++) expect(Date.parse(runs[i]!.started_at)).toBeGreaterThanOrEqual(Date.parse(runs[i - 1]!.finished_at))
+      expect(sites.map((s) => s.pageRequests().length)).toEqual([2, 2, 2])
+      for (let i = 1; i < sites.length; i++) expect(sites[i]!.requests[0]!.at).toBeGreaterThan(span(sites[i - 1]!).last)
+    } finally {
+      await a.close()
+      for (const site of sites) await site.close()
+    }
+  })
+
   test('a pending run stopped by hand never starts', async () => {
     const a = crawlSite({ calendar: '/cal/', delayMs: 100 })
     const b = crawlSite({ calendar: '/cal/' })

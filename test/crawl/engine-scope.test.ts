@@ -150,6 +150,29 @@ describe('redirects', () => {
       },
     ))
 
+  test('a chain within fetch.max_redirects ends at its last page; every hop counts as seen, so links to them fetch nothing', () =>
+    withSite(
+      crawlSite({
+        pages: {
+          '/': { links: ['/r1', '/side'] },
+          '/r1': { redirect: '/r2', redirectStatus: 301 },
+          '/r2': { redirect: '/r3', redirectStatus: 302 },
+          '/r3': { redirect: '/end', redirectStatus: 307 },
+          '/end': { links: ['/r2'] },
+          '/side': { links: ['/r3', '/end', '/r1'] },
+        },
+      }),
+      async (site) => {
+        const run = await env.crawl({ seeds: [site.url('/')], politeness: { per_host_concurrency: 1 } })
+        for (const path of ['/', '/r1', '/r2', '/r3', '/end', '/side']) expect({ path, hits: site.hits(path) }).toEqual({ path, hits: 1 })
+        expect(run.stats).toMatchObject({ failed: 0, queued: 0 })
+        // The chain is one visit, under the URL that was linked; its raw artifact is the last page's body.
+        expect((await env.visits(run.id)).map((v) => pathOf(v.url)).sort()).toEqual(['/', '/r1', '/side'])
+        const raw = (await env.artifacts(run.id, 'kinds=raw')).find((a) => a.url_hash === linkHash(site.url('/r1')))
+        expect((await env.api.call('GET', `/v1/artifacts/${raw.id}/blob`)).text).toBe(new TextDecoder().decode(site.bodyOf('/end')))
+      },
+    ))
+
   test('a chain longer than fetch.max_redirects ends as redirect_limit', () =>
     withSite(
       crawlSite({ pages: { '/': { links: ['/r1'] }, '/r1': { redirect: '/r2' }, '/r2': { redirect: '/r3' }, '/r3': { redirect: '/end' }, '/end': {} } }),
