@@ -15,6 +15,8 @@ export type ContextSnapshot = { sets: readonly PatternSetDef[]; maps: Record<str
 export type MatchTask = { set: PatternSetDef & { host: { domain: string } }; paths: readonly string[] }
 export type WorkerTask = { id: number } & ({ kind: 'parse'; input: ParseInput; context: ContextSnapshot } | { kind: 'match'; task: MatchTask })
 export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; code: ParseFailure['code'] | null; message: string }
+/** What a worker posts once its modules have loaded, before any reply. */
+export type WorkerReady = { ready: true }
 
 /** Resolves, on the main thread, every lookup the pipelines of `input` can make. */
 export function snapshotContext(input: ParseInput, ctx: ParseContext): ContextSnapshot {
@@ -47,14 +49,21 @@ export class PoolError extends Error {}
 
 type Work = { kind: 'parse'; input: ParseInput; context: ContextSnapshot } | { kind: 'match'; task: MatchTask }
 type Task = { id: number; work: Work; doing: string; resolve: (r: unknown) => void; reject: (e: Error) => void }
-type Slot = { worker: Worker; current: { task: Task; timer: Timer } | null }
+type Slot = { worker: Worker; ready: boolean; current: { task: Task; timer: Timer } | null }
+
+/**
+ * How long a new worker may take to load its modules. From source that is a few hundred
+ * milliseconds of transpiling, more on a loaded machine; it is not the task's work, so it does
+ * not count against the task's limit, but a worker that never comes up must not hold its task.
+ */
+const STARTUP_LIMIT_MS = 30_000
 
 /**
  * A fixed number of worker threads, each doing one task at a time. Tasks wait in the pool, in
  * one queue per lane (a tenant), and idle workers take them lanes in turn: a tenant's 64-item
  * batch does not make another tenant's single parse wait for all of it. A task's time limit
- * starts when a worker takes it, so waiting never counts against it, and replacing a worker
- * that ran out of time fails only the task it was doing.
+ * starts when a ready worker takes it, so neither waiting in the queue nor a new worker's start
+ * counts against it, and replacing a worker that ran out of time fails only the task it was doing.
  */
 export class ParsePool {
   private readonly slots: Slot[] = []
@@ -113,21 +122,34 @@ export class ParsePool {
   }
 
   private start(slot: Slot, task: Task) {
-    const timer = setTimeout(() => {
-      // The only way to stop runaway work is to end its thread.
-      this.retire(slot, new ParseTimeout(`${task.doing} took longer than ${this.timeoutMs / 1000}s`))
-    }, this.timeoutMs)
+    // A worker still loading holds the message until it is up; its task's clock starts then.
+    const timer = slot.ready ? this.taskTimer(slot, task) : setTimeout(() => this.retire(slot, new PoolError('the parse worker did not start')), STARTUP_LIMIT_MS)
     slot.current = { task, timer }
     slot.worker.postMessage({ id: task.id, ...task.work } satisfies WorkerTask)
   }
 
+  private taskTimer(slot: Slot, task: Task): Timer {
+    return setTimeout(() => {
+      // The only way to stop runaway work is to end its thread.
+      this.retire(slot, new ParseTimeout(`${task.doing} took longer than ${this.timeoutMs / 1000}s`))
+    }, this.timeoutMs)
+  }
+
   private spawn(): Slot {
     const worker = new Worker(WORKER_URL)
-    const slot: Slot = { worker, current: null }
+    const slot: Slot = { worker, ready: false, current: null }
     this.slots.push(slot)
     worker.unref() // an idle pool must not keep a process (a test run, a CLI command) alive
-    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+    worker.onmessage = (event: MessageEvent<WorkerReply | WorkerReady>) => {
       const reply = event.data
+      if ('ready' in reply) {
+        slot.ready = true
+        if (slot.current) {
+          clearTimeout(slot.current.timer)
+          slot.current.timer = this.taskTimer(slot, slot.current.task)
+        }
+        return
+      }
       const running = slot.current
       if (!running || running.task.id !== reply.id) return // retired meanwhile
       clearTimeout(running.timer)

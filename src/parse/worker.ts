@@ -4,7 +4,7 @@
  */
 import { matchPaths } from '../extract/patterns'
 import { parseDocument, ParseFailure } from './pipeline'
-import { contextOf, type WorkerReply, type WorkerTask } from './pool'
+import { contextOf, type WorkerReady, type WorkerReply, type WorkerTask } from './pool'
 
 declare const self: Worker
 
@@ -20,3 +20,6 @@ self.onmessage = async (event: MessageEvent<WorkerTask>) => {
   }
   self.postMessage(reply)
 }
+
+// Loaded: the pool starts the clock of a task sent meanwhile from here, not from the spawn.
+self.postMessage({ ready: true } satisfies WorkerReady)

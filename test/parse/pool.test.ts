@@ -67,6 +67,17 @@ describe('ParsePool', () => {
     expect((again.pipelines[0]!.steps[1] as { metadata: { title: string } }).metadata.title).toBe('again')
   })
 
+  test("a new worker's start does not count against its first task's limit", async () => {
+    // Loading the worker's modules from source takes a few hundred milliseconds, far over this
+    // limit; the small match itself takes a millisecond or two.
+    const p = pool(1, 100)
+    const set = { category: 'products', patterns: { format: 'url_pattern' as const, patterns: ['/p/:id'] }, host: { domain: 'shop.example' } }
+    const started = performance.now()
+    const results = await p.match({ set, paths: ['/p/1'] })
+    expect(results.map((r) => [r.url, r.matched])).toEqual([['https://shop.example/p/1', true]])
+    expect(performance.now() - started).toBeGreaterThan(100) // the start really was over the limit
+  })
+
   test('a worker that dies mid-parse fails its task at once, not at the time limit', async () => {
     const p = pool(1, 60_000)
     const pending = p.parse(input(BIG), NO_LOOKUPS).catch((e) => e)
