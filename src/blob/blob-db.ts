@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { applyWalPragmas, type Synchronous } from '../store/wal'
 
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
-export type BlobRow = { size: number; sha256: string; content_type: string; file: string | null }
+export type BlobRow = { size: number; checksum: string; content_type: string; file: string | null }
 
 // `file` comes before `body`: SQLite reads a row's columns in order, so metadata lookups stop
 // before the inline body's overflow pages. A rowid table (not WITHOUT ROWID) because rows of
@@ -12,7 +12,7 @@ const SCHEMA = [
   `CREATE TABLE blobs (
     key TEXT PRIMARY KEY,
     size INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
+    checksum TEXT NOT NULL,
     content_type TEXT NOT NULL,
     file TEXT,
     body BLOB,
@@ -38,26 +38,30 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   return { db, statements: prepare(db) }
 }
 
+const VERSION = 2
+
 function migrate(db: Database) {
   const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
-  if (version > 1) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (1); upgrade trawl`)
-  if (version === 1) return
+  if (version > VERSION) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (${VERSION}); upgrade trawl`)
+  if (version === VERSION) return
   db.transaction(() => {
-    for (const sql of SCHEMA) db.exec(sql)
-    db.exec('PRAGMA user_version = 1')
+    if (version === 0) for (const sql of SCHEMA) db.exec(sql)
+    // Version 1 named the column sha256; its values stay as they were (bare SHA-256 hex).
+    else db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
+    db.exec(`PRAGMA user_version = ${VERSION}`)
   })()
 }
 
 function prepare(db: Database) {
   return {
-    head: db.query<BlobRow, [string]>('SELECT size, sha256, content_type, file FROM blobs WHERE key = ?'),
+    head: db.query<BlobRow, [string]>('SELECT size, checksum, content_type, file FROM blobs WHERE key = ?'),
     get: db.query<BlobRow & { body: Uint8Array | null }, [string]>(
-      'SELECT size, sha256, content_type, file, body FROM blobs WHERE key = ?',
+      'SELECT size, checksum, content_type, file, body FROM blobs WHERE key = ?',
     ),
     fileOf: db.query<{ file: string | null }, [string]>('SELECT file FROM blobs WHERE key = ?'),
     upsert: db.query<never, [string, number, string, string, string | null, Uint8Array | null]>(
-      `INSERT INTO blobs (key, size, sha256, content_type, file, body) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
+      `INSERT INTO blobs (key, size, checksum, content_type, file, body) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET size = excluded.size, checksum = excluded.checksum,
          content_type = excluded.content_type, file = excluded.file, body = excluded.body`,
     ),
     delete: db.query<{ file: string | null }, [string]>('DELETE FROM blobs WHERE key = ? RETURNING file'),

@@ -3,7 +3,8 @@
  * implements the same interface, and both run one contract suite (test/blob/contract.ts).
  */
 
-export type BlobInfo = { size: number; sha256: string; contentType: string }
+/** `checksum` as src/blob/checksum.ts takes it (`xxh64:…`; bare SHA-256 hex on blobs stored before). */
+export type BlobInfo = { size: number; checksum: string; contentType: string }
 
 export interface BlobStore {
   /**

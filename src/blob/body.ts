@@ -1,8 +1,9 @@
 import { BlobError } from './blob-store'
+import { Checksum, checksumOf } from './checksum'
 import type { TempFile } from './files'
 
 /** A body taken in: small ones in memory, larger ones already written to a temp file. */
-export type ReadBody = { size: number; sha256: string } & ({ inline: Uint8Array; file: null } | { inline: null; file: TempFile })
+export type ReadBody = { size: number; checksum: string } & ({ inline: Uint8Array; file: null } | { inline: null; file: TempFile })
 
 export type ReadLimits = {
   inlineMax: number
@@ -14,7 +15,7 @@ export type ReadLimits = {
 const tooLarge = (max: number) => new BlobError('too_large', `blob body is larger than ${max} bytes`)
 
 /**
- * Reads a body once, hashing as it goes. A stream is held in memory only up to `inlineMax`;
+ * Reads a body once, taking its checksum as it goes. A stream is held in memory only up to `inlineMax`;
  * past that it continues into a temp file, so a 1 GiB body costs a write buffer, not 1 GiB.
  */
 export async function readBody(body: Uint8Array | ReadableStream<Uint8Array>, limits: ReadLimits): Promise<ReadBody> {
@@ -25,8 +26,8 @@ export async function readBody(body: Uint8Array | ReadableStream<Uint8Array>, li
 
 async function readBytes(body: Uint8Array, limits: ReadLimits): Promise<ReadBody> {
   if (body.byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes)
-  const sha256 = Bun.SHA256.hash(body, 'hex')
-  if (body.byteLength <= limits.inlineMax) return { size: body.byteLength, sha256, inline: body, file: null }
+  const checksum = checksumOf(body)
+  if (body.byteLength <= limits.inlineMax) return { size: body.byteLength, checksum, inline: body, file: null }
   const file = await limits.spill()
   try {
     await file.write(body)
@@ -34,12 +35,12 @@ async function readBytes(body: Uint8Array, limits: ReadLimits): Promise<ReadBody
     await file.abort()
     throw ioError(e)
   }
-  return { size: body.byteLength, sha256, inline: null, file }
+  return { size: body.byteLength, checksum, inline: null, file }
 }
 
 async function readStream(body: ReadableStream<Uint8Array>, limits: ReadLimits): Promise<ReadBody> {
   const reader = body.getReader()
-  const hasher = new Bun.CryptoHasher('sha256')
+  const hasher = new Checksum()
   const held: Uint8Array[] = []
   let size = 0
   let file: TempFile | null = null
@@ -70,9 +71,9 @@ async function readStream(body: ReadableStream<Uint8Array>, limits: ReadLimits):
   } finally {
     reader.releaseLock()
   }
-  const sha256 = hasher.digest('hex')
-  if (!file) return { size, sha256, inline: concat(held, size), file: null }
-  return { size, sha256, inline: null, file }
+  const checksum = hasher.digest()
+  if (!file) return { size, checksum, inline: concat(held, size), file: null }
+  return { size, checksum, inline: null, file }
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {

@@ -4,6 +4,7 @@ import { CommitBatcher } from './batcher'
 import { openBlobDb, type BlobRow, type BlobStatements, type Synchronous } from './blob-db'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
 import { ioError, readBody } from './body'
+import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
 import type { Database } from 'bun:sqlite'
 
@@ -27,8 +28,6 @@ type Op =
   | { kind: 'delete'; key: string }
 /** Whether the key had a row before the operation, and the file that row pointed at. */
 type Outcome = { existed: boolean; oldFile: string | null }
-/** An operation waiting for its body's digest before it may join a batch. */
-type Held = { op: Op; ready: boolean; error?: unknown; resolve: (o: Outcome) => void; reject: (e: unknown) => void }
 
 /**
  * The default store: bodies up to `inlineMax` as rows of `<dataDir>/blobs.db`, larger ones
@@ -44,8 +43,6 @@ export class DiskBlobStore implements BlobStore {
   private readonly inlineMax: number
   private readonly maxBytes: number
   private readonly inFlight = new Set<Promise<unknown>>()
-  /** Operations in call order whose turn waits on an earlier put's digest. */
-  private readonly held: Held[] = []
   private closed = false
   /** Orphans removed when the store was opened. */
   readonly swept: { temps: number; orphans: number }
@@ -75,12 +72,11 @@ export class DiskBlobStore implements BlobStore {
     return this.track(() => {
       assertValidKey(key)
       if (typeof contentType !== 'string') throw new TypeError('blob content type must be a string')
-      // The hot path (a small page body): its SHA-256 is taken on the runtime's thread pool
-      // (WebCrypto), not on this thread, where it cost a crawl about 45 µs a page; the put
-      // keeps its place relative to deletes called after it.
+      // The hot path (a small page body) reaches the batch queue without an await, so it
+      // costs no extra turn and keeps its place relative to deletes called after it.
       if (body instanceof Uint8Array && body.byteLength <= Math.min(this.inlineMax, this.maxBytes)) {
-        const info: BlobInfo = { size: body.byteLength, sha256: '', contentType }
-        return this.settlePut({ kind: 'put', key, info, file: null, body }, sha256Hex(body))
+        const info: BlobInfo = { size: body.byteLength, checksum: checksumOf(body), contentType }
+        return this.commitPut(key, info, null, body)
       }
       return this.putSpilling(key, body, contentType)
     })
@@ -92,7 +88,7 @@ export class DiskBlobStore implements BlobStore {
       maxBytes: this.maxBytes,
       spill: () => this.files.create(this.files.newName(key)).catch((e) => Promise.reject(ioError(e))),
     })
-    const info: BlobInfo = { size: read.size, sha256: read.sha256, contentType }
+    const info: BlobInfo = { size: read.size, checksum: read.checksum, contentType }
     if (!read.file) return this.commitPut(key, info, null, read.inline)
     // The file is durable under its final name before the row that points at it commits,
     // so a committed row never points at a missing or partial file.
@@ -103,52 +99,16 @@ export class DiskBlobStore implements BlobStore {
     return this.commitPut(key, info, file, null)
   }
 
-  private commitPut(key: string, info: BlobInfo, file: string | null, body: Uint8Array | null): Promise<BlobInfo> {
-    return this.settlePut({ kind: 'put', key, info, file, body }, null)
-  }
-
-  private async settlePut(op: Op & { kind: 'put' }, digest: Promise<string> | null): Promise<BlobInfo> {
+  private async commitPut(key: string, info: BlobInfo, file: string | null, body: Uint8Array | null): Promise<BlobInfo> {
     let outcome: Outcome
     try {
-      outcome = await this.submit(op, digest)
+      outcome = await this.batcher.submit({ kind: 'put', key, info, file, body })
     } catch (e) {
-      if (op.file) await this.files.remove(op.file).catch(() => {})
+      if (file) await this.files.remove(file).catch(() => {})
       throw ioError(e)
     }
     if (outcome.oldFile) await this.files.remove(outcome.oldFile).catch(() => {}) // else swept at next open
-    return op.info
-  }
-
-  /**
-   * Hands `op` to the batcher in call order: after every earlier operation, and for a put whose
-   * digest is still being taken, once it is known.
-   */
-  private submit(op: Op, digest: Promise<string> | null): Promise<Outcome> {
-    if (digest === null && this.held.length === 0) return this.batcher.submit(op)
-    return new Promise<Outcome>((resolve, reject) => {
-      const held: Held = { op, ready: digest === null, resolve, reject }
-      this.held.push(held)
-      digest?.then(
-        (sha256) => {
-          if (op.kind === 'put') op.info.sha256 = sha256
-          held.ready = true
-          this.release()
-        },
-        (e) => {
-          held.ready = true
-          held.error = e
-          this.release()
-        },
-      )
-    })
-  }
-
-  private release() {
-    while (this.held.length > 0 && this.held[0]!.ready) {
-      const held = this.held.shift()!
-      if (held.error !== undefined) held.reject(held.error)
-      else this.batcher.submit(held.op).then(held.resolve, held.reject)
-    }
+    return info
   }
 
   async get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null> {
@@ -175,7 +135,7 @@ export class DiskBlobStore implements BlobStore {
   delete(key: string): Promise<boolean> {
     return this.track(async () => {
       assertValidKey(key)
-      const outcome = await this.submit({ kind: 'delete', key }, null).catch((e) => Promise.reject(ioError(e)))
+      const outcome = await this.batcher.submit({ kind: 'delete', key }).catch((e) => Promise.reject(ioError(e)))
       if (outcome.oldFile) await this.files.remove(outcome.oldFile).catch(() => {}) // else swept at next open
       return outcome.existed
     })
@@ -200,8 +160,8 @@ export class DiskBlobStore implements BlobStore {
       return { existed: gone !== null, oldFile: gone?.file ?? null }
     }
     const old = this.sql.fileOf.get(op.key)
-    const { size, sha256, contentType } = op.info
-    this.sql.upsert.run(op.key, size, sha256, contentType, op.file, op.body)
+    const { size, checksum, contentType } = op.info
+    this.sql.upsert.run(op.key, size, checksum, contentType, op.file, op.body)
     return { existed: old !== null, oldFile: old?.file ?? null }
   }
 
@@ -224,14 +184,8 @@ export class DiskBlobStore implements BlobStore {
   }
 }
 
-/** The body's SHA-256 in hex, taken off this thread (WebCrypto runs digests on a worker pool). */
-function sha256Hex(body: Uint8Array): Promise<string> {
-  if (!(body.buffer instanceof ArrayBuffer)) return Promise.resolve(Bun.SHA256.hash(body, 'hex'))
-  return crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>).then((digest) => Buffer.from(digest).toString('hex'))
-}
-
 function toInfo(row: BlobRow): BlobInfo {
-  return { size: row.size, sha256: row.sha256, contentType: row.content_type }
+  return { size: row.size, checksum: row.checksum, contentType: row.content_type }
 }
 
 function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {

@@ -61,7 +61,7 @@ export class RunRecords {
       pipeline_id: pipelineId,
       content_type: contentType,
       size: info.size,
-      sha256: info.sha256,
+      checksum: info.checksum,
       created_at: createdAt,
     })
   }

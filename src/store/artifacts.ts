@@ -19,10 +19,10 @@ export type Artifact = {
   created_at: string
 }
 
-/** What the engine records once the blob is stored (`size` and `sha256` from the put). */
+/** What the engine records once the blob is stored (`size` and `checksum` from the put). */
 export type NewArtifact = Omit<Artifact, 'created_at'> & {
   tenant: string
-  sha256: string
+  checksum: string
   /** Epoch milliseconds. */
   created_at: number
 }
@@ -72,7 +72,7 @@ function keyed(q: ListQuery, column: string, values: string[] | undefined): List
  */
 export function artifactRepository(db: Database) {
   const insert = db.query(
-    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
   const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${COLUMNS.replaceAll('t.', '')}`)
@@ -96,7 +96,7 @@ export function artifactRepository(db: Database) {
      * inside its own batch transaction; a duplicate (tenant, id) throws.
      */
     insert(a: NewArtifact): void {
-      insert.run(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.sha256, a.created_at)
+      insert.run(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.checksum, a.created_at)
     },
     get(tenant: string, id: string): Artifact | null {
       const row = byId.get(tenant, id) as Row | null

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { checksumOf } from '../../src/blob/checksum'
 import type { NewArtifact } from '../../src/store/artifacts'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
 
@@ -29,12 +30,12 @@ async function record(over: Partial<NewArtifact> & { body?: Uint8Array } = {}): 
     pipeline_id: null,
     content_type: 'text/html; charset=utf-8',
     size: 0,
-    sha256: '',
+    checksum: '',
     created_at: T0,
     ...rest,
   }
   const info = await api.blobs.put(row.blob_key, body, row.content_type)
-  const stored = { ...row, size: info.size, sha256: info.sha256 }
+  const stored = { ...row, size: info.size, checksum: info.checksum }
   api.store.artifacts.insert(stored)
   return stored
 }
@@ -219,7 +220,7 @@ describe('GET /v1/artifacts/{artifact_id}/blob', () => {
     expect(Math.max(...chunks.map((c) => c.byteLength))).toBeLessThanOrEqual(256 * 1024)
     const got = Buffer.concat(chunks)
     expect(got.byteLength).toBe(big.byteLength)
-    expect(Bun.SHA256.hash(got, 'hex')).toBe(a.sha256)
+    expect(checksumOf(got)).toBe(a.checksum)
   })
 
   test('over a real socket: a small blob carries Content-Length, a large one arrives whole', async () => {
@@ -267,9 +268,9 @@ describe('pagination', () => {
         made.push(id)
         api.store.artifacts.insert({
           tenant: 'acme', id, run_id: run, url_hash: hashA, blob_key: `p/${id}`, kind: i % 2 ? 'parsed' : 'raw',
-          pipeline_id: i % 2 ? 'default' : null, content_type: 'text/html', size: 1, sha256: '0', created_at: T0 + i,
+          pipeline_id: i % 2 ? 'default' : null, content_type: 'text/html', size: 1, checksum: '0', created_at: T0 + i,
         })
-        if (i % 25 === 0) api.store.artifacts.insert({ tenant: 'other', id, run_id: run, url_hash: hashA, blob_key: `q/${id}`, kind: 'raw', pipeline_id: null, content_type: 'text/html', size: 1, sha256: '0', created_at: T0 })
+        if (i % 25 === 0) api.store.artifacts.insert({ tenant: 'other', id, run_id: run, url_hash: hashA, blob_key: `q/${id}`, kind: 'raw', pipeline_id: null, content_type: 'text/html', size: 1, checksum: '0', created_at: T0 })
       }
     })
     const walk = async (extra: string, path = `/v1/artifacts?run_ids=${run}&per_page=9`) => {

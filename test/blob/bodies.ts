@@ -48,7 +48,7 @@ export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8
   }
   return out
 }
-export const sha256 = (bytes: Uint8Array) => Bun.SHA256.hash(bytes, 'hex')
+export { checksumOf } from '../../src/blob/checksum'
 
 /** The body the crash child writes under `t/crash/N`. */
 export const crashBody = (n: number) => bodyOf(n, n % 8 === 0 ? 300_000 + n : 1000 + (n % 3000))

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { DiskBlobStore, type DiskBlobStoreOptions } from '../../src/blob/disk'
 import { openBlobStore } from '../../src/blob'
-import { bodyOf, crashBody, failingStream, readAll, sha256, streamOf } from './bodies'
+import { bodyOf, crashBody, failingStream, readAll, checksumOf, streamOf } from './bodies'
 import { blobStoreContract, expectBlobError } from './contract'
 
 const dirs: string[] = []
@@ -49,12 +49,12 @@ function blobFiles(dir: string): string[] {
 }
 const temps = (dir: string) => blobFiles(dir).filter((f) => f.split('/').pop()!.startsWith('.tmp-'))
 
-type Row = { key: string; size: number; sha256: string; file: string | null; body: Uint8Array | null }
+type Row = { key: string; size: number; checksum: string; file: string | null; body: Uint8Array | null }
 /** The row of `key`, read through a second connection (WAL lets it see committed data). */
 function rowOf(dir: string, key: string): Row | null {
   const db = new Database(join(dir, 'blobs.db'), { readonly: true })
   try {
-    return db.query('SELECT key, size, sha256, file, body FROM blobs WHERE key = ?').get(key) as Row | null
+    return db.query('SELECT key, size, checksum, file, body FROM blobs WHERE key = ?').get(key) as Row | null
   } finally {
     db.close()
   }
@@ -81,6 +81,29 @@ describe('DiskBlobStore layout', () => {
     }, dir)
   })
 
+
+  test('a version-1 blobs.db (column sha256) opens with its rows, their hashes kept as checksums', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-blob-v1-'))
+    try {
+      const raw = new Database(join(dir, 'blobs.db'), { create: true, strict: true })
+      raw.exec(`CREATE TABLE blobs (key TEXT PRIMARY KEY, size INTEGER NOT NULL, sha256 TEXT NOT NULL, content_type TEXT NOT NULL,
+        file TEXT, body BLOB, CHECK ((file IS NULL) <> (body IS NULL)))`)
+      raw.exec('CREATE INDEX blobs_by_file ON blobs (file) WHERE file IS NOT NULL')
+      const body = bodyOf(9, 100)
+      const old = Bun.SHA256.hash(body, 'hex')
+      raw.query("INSERT INTO blobs (key, size, sha256, content_type, file, body) VALUES ('t/old', 100, ?, 'a/b', NULL, ?)").run(old, body)
+      raw.exec('PRAGMA user_version = 1')
+      raw.close()
+      const store = new DiskBlobStore(dir)
+      expect(await store.head('t/old')).toEqual({ size: 100, checksum: old, contentType: 'a/b' })
+      expect(await readAll((await store.get('t/old'))!.stream)).toEqual(body)
+      expect(await store.put('t/new', body, 'a/b')).toEqual({ size: 100, checksum: checksumOf(body), contentType: 'a/b' })
+      await store.close()
+      expect(rowOf(dir, 't/new')!.checksum).toBe(checksumOf(body))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
   test('bodies up to inlineMax are rows with the body and no file; one byte more is a file', async () => {
     await withStore({ inlineMax: 1000 }, async (store, dir) => {
       await store.put('t/small', bodyOf(1, 1000), 'text/html')
@@ -93,9 +116,9 @@ describe('DiskBlobStore layout', () => {
       const large = rowOf(dir, 't/large')!
       expect(large.body).toBeNull()
       expect(large.size).toBe(1001)
-      expect(large.sha256).toBe(sha256(bodyOf(2, 1001)))
+      expect(large.checksum).toBe(checksumOf(bodyOf(2, 1001)))
       expect(blobFiles(dir)).toEqual([large.file!])
-      expect(sha256(readFileSync(join(dir, 'blobs', large.file!)))).toBe(sha256(bodyOf(2, 1001)))
+      expect(checksumOf(readFileSync(join(dir, 'blobs', large.file!)))).toBe(checksumOf(bodyOf(2, 1001)))
     })
   })
 
@@ -104,7 +127,7 @@ describe('DiskBlobStore layout', () => {
       await store.put('t/at', new Uint8Array(256 * 1024), 'x/y')
       await store.put('t/over', new Uint8Array(256 * 1024 + 1), 'x/y')
       expect(rowOf(dir, 't/at')!.file).toBeNull()
-      const h = sha256(new TextEncoder().encode('t/over'))
+      const h = Bun.SHA256.hash('t/over', 'hex') // file names shard by the key's SHA-256
       expect(rowOf(dir, 't/over')!.file).toStartWith(`${h.slice(0, 2)}/${h.slice(2, 4)}/`)
     })
   })
@@ -194,7 +217,7 @@ describe('DiskBlobStore batching and durability', () => {
       const after = store.stats
       expect(after.ops - before.ops).toBe(200)
       expect(after.commits - before.commits).toBeLessThanOrEqual(8)
-      expect(infos.every((info, i) => info.sha256 === sha256(bodyOf(i, 3000)))).toBe(true)
+      expect(infos.every((info, i) => info.checksum === checksumOf(bodyOf(i, 3000)))).toBe(true)
     }, dir)
     await withStore({}, async (store) => {
       for (let i = 0; i < 200; i++) expect(await readAll((await store.get(`t/b/${i}`))!.stream)).toEqual(bodyOf(i, 3000))
@@ -234,9 +257,9 @@ describe('DiskBlobStore batching and durability', () => {
       // Digests are taken off the thread and a large one finishes last: the later call still wins.
       const [big, small] = [bodyOf(2, 200_000), bodyOf(3, 10)]
       await Promise.all([store.put('t/o3', big, 'a/big'), store.put('t/o3', small, 'a/small'), store.delete('t/o4'), store.put('t/o4', big, 'a/big')])
-      expect(await store.head('t/o3')).toEqual({ size: 10, sha256: sha256(small), contentType: 'a/small' })
+      expect(await store.head('t/o3')).toEqual({ size: 10, checksum: checksumOf(small), contentType: 'a/small' })
       expect(await readAll((await store.get('t/o3'))!.stream)).toEqual(small)
-      expect(await store.head('t/o4')).toEqual({ size: 200_000, sha256: sha256(big), contentType: 'a/big' })
+      expect(await store.head('t/o4')).toEqual({ size: 200_000, checksum: checksumOf(big), contentType: 'a/big' })
     })
   })
 
@@ -290,7 +313,7 @@ describe('DiskBlobStore batching and durability', () => {
           expect(got).not.toBeNull()
           const bytes = await readAll(got!.stream)
           expect(bytes).toEqual(crashBody(n))
-          expect(got!.info.sha256).toBe(sha256(bytes))
+          expect(got!.info.checksum).toBe(checksumOf(bytes))
         }
         // Blobs committed but not yet acknowledged may exist too, but only whole.
         const db = new Database(join(dir, 'blobs.db'), { readonly: true })

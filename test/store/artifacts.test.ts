@@ -31,7 +31,7 @@ function artifact(over: Partial<NewArtifact> = {}): NewArtifact {
     pipeline_id: null,
     content_type: 'text/html; charset=utf-8',
     size: 42,
-    sha256: 'f'.repeat(64),
+    checksum: 'xxh64:' + 'f'.repeat(16),
     created_at: T0,
     ...over,
   }

@@ -110,6 +110,27 @@ describe('openDatabase', () => {
     db.close()
   })
 
+  test('008 renames artifacts.sha256 to checksum and keeps the stored values', () => {
+    const dir = tempDir()
+    const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
+    migrate(raw, 7)
+    const old = 'ab'.repeat(32)
+    raw.query(
+      `INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, sha256, created_at)
+       VALUES ('t', 'a1', 'r', 'h', 'k', 'raw', NULL, 'text/html', 3, ?, 0)`,
+    ).run(old)
+    raw.close()
+    const db = openDatabase(dir)
+    try {
+      expect(db.query("SELECT id, checksum FROM artifacts WHERE tenant = 't'").all()).toEqual([{ id: 'a1', checksum: old }])
+      const columns = (db.query('PRAGMA table_info(artifacts)').all() as { name: string }[]).map((c) => c.name)
+      expect(columns).toContain('checksum')
+      expect(columns).not.toContain('sha256')
+    } finally {
+      db.close()
+    }
+  })
+
   test('a database from a newer binary is refused rather than misread', () => {
     const dir = tempDir()
     const raw = new Database(join(dir, 'trawl.db'), { create: true })
