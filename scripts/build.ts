@@ -11,6 +11,7 @@ const args = [
   'build',
   'src/main.ts',
   'src/parse/worker.ts', // parse worker threads (src/parse/pool.ts) load it from inside the binary
+  'src/store/checkpoint-worker.ts', // the checkpoint thread (src/store/checkpointer.ts), likewise
   '--compile',
   '--minify-syntax',
   '--minify-whitespace',

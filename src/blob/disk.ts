@@ -63,6 +63,11 @@ export class DiskBlobStore implements BlobStore {
     })
   }
 
+  /** The path of blobs.db (the engine's checkpoint thread opens it too). */
+  get databaseFile(): string {
+    return this.db.filename
+  }
+
   /** Transactions committed and operations they carried since open (tests, metrics). */
   get stats(): { commits: number; ops: number } {
     return { ...this.batcher.counts }

@@ -1,13 +1,14 @@
-import { openBlobStore } from '../blob'
+import { DiskBlobStore, openBlobStore } from '../blob'
 import type { Config } from '../config'
 import { createFetcher } from '../fetch'
 import type { Logger } from '../log'
 import { ParsePool } from '../parse/pool'
 import { createStore } from '../store'
+import { Checkpointer } from '../store/checkpointer'
 import { openDatabase } from '../store/db'
 import type { EngineDeps } from './execution'
 
-/** What crawling needs, opened on a data dir: the store, the fetcher, the parse pool, the blob store. */
+/** What crawling needs, opened on a data dir: the store, the fetcher, the parse pool, the blob store (and a checkpoint thread for the two databases). */
 export type Engine = EngineDeps & {
   /** Closes them all, the database last (closing it checkpoints the WAL). Stop the runner first. */
   close(): Promise<void>
@@ -20,6 +21,8 @@ export function openEngine(config: Config, log: Logger): Engine {
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const fetcher = createFetcher(config, log)
   const blobs = openBlobStore(config.dataDir)
+  // A crawl commits steadily to both databases; their checkpoints run on a thread of their own.
+  const checkpointer = new Checkpointer([db.filename, ...(blobs instanceof DiskBlobStore ? [blobs.databaseFile] : [])])
   return {
     store,
     parser,
@@ -28,6 +31,7 @@ export function openEngine(config: Config, log: Logger): Engine {
     log,
     async close() {
       parser.close()
+      await checkpointer.close()
       await fetcher.close()
       await blobs.close()
       db.close()

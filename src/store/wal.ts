@@ -18,7 +18,9 @@ export function applyWalPragmas(db: Database, opts: { synchronous: Synchronous; 
   // Checkpoint at 16,000 WAL pages (64 MiB) rather than SQLite's 1,000: a crawl dirties the same
   // index pages batch after batch (and puts a body per page), and a rarer checkpoint copies each
   // page back once, with fewer fsyncs on the crawl's one thread. It cut a recorded 20,000-page
-  // crawl's SQLite time by about a fifth (decision 65); 64,000 was slower (decision 67).
+  // crawl's SQLite time by about a fifth (decision 65); 64,000 was slower (decision 67). Under
+  // openEngine a checkpoint thread copies most frames in between, and this checkpoint, finding
+  // only the latest ones, is what lets the WAL restart from its beginning (decision 69).
   db.exec('PRAGMA wal_autocheckpoint = 16000')
   // ...and give the disk back afterwards: a checkpointed WAL is truncated to 64 MiB at most.
   db.exec('PRAGMA journal_size_limit = 67108864')

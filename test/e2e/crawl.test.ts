@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import type { Subprocess } from 'bun'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { BINARY, childEnv, cleanup, ensureBinary, http, startTrawl, runBinary, tempDir, type Trawl } from '../helpers/binary'
 
@@ -338,6 +338,29 @@ describe('trawl serve settings', () => {
     expect((await visitedUrls(trawl.api, b)).length).toBe(5)
     await trawl.stop()
   }, 40_000)
+
+  test("the checkpoint thread runs in the binary: a finished crawl's rows reach trawl.db and blobs.db while serve is up", async () => {
+    // SQLite's own checkpoint waits for 64 MiB of WAL, which this small crawl never writes; the
+    // thread copies the frames back within a pass or two of the last commit.
+    const s = site(60, 0)
+    const trawl = await startTrawl({ env: OPEN })
+    const runId = await createRun(trawl.api, s.url(0), WHOLE(4))
+    await finished(trawl.api, runId, 20_000)
+    for (const file of ['trawl.db', 'blobs.db']) {
+      const path = join(trawl.dataDir, file)
+      await waitFor(`${file} to hold every page of its WAL`, () => {
+        const reader = new Database(path, { readonly: true })
+        try {
+          const { page_count } = reader.query('PRAGMA page_count').get() as { page_count: number }
+          const { page_size } = reader.query('PRAGMA page_size').get() as { page_size: number }
+          return statSync(path).size === page_count * page_size && page_count > 10
+        } finally {
+          reader.close()
+        }
+      }, 5_000)
+    }
+    await trawl.stop()
+  }, 30_000)
 })
 
 // ------------------------------------------------------------------ trawl crawl

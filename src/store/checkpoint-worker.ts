@@ -1,0 +1,36 @@
+/**
+ * The checkpoint thread (src/store/checkpointer.ts): copies committed WAL frames of each
+ * database back into it, so that the thread that writes does not. It never writes rows and
+ * holds no transaction between passes.
+ */
+import { Database } from 'bun:sqlite'
+import type { CheckpointerMessage } from './checkpointer'
+
+declare const self: Worker
+
+let timer: Timer | undefined
+let dbs: Database[] = []
+
+self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
+  const message = event.data
+  if (message.kind !== 'start') {
+    clearTimeout(timer)
+    for (const db of dbs) db.close()
+    dbs = []
+    self.postMessage({ kind: 'stopped' } satisfies CheckpointerMessage)
+    return
+  }
+  dbs = message.paths.map((path) => new Database(path, { strict: true }))
+  const checkpoints = dbs.map((db) => db.query('PRAGMA wal_checkpoint(PASSIVE)'))
+  const pass = () => {
+    for (const checkpoint of checkpoints) {
+      try {
+        checkpoint.get()
+      } catch {
+        // Busy (another checkpoint is running) or the file is going away: next pass.
+      }
+    }
+    timer = setTimeout(pass, message.everyMs)
+  }
+  timer = setTimeout(pass, message.everyMs)
+}
