@@ -1,4 +1,4 @@
-import { decodeDocument } from '../parse/charset'
+import { decodeDocument, decoderOf } from '../parse/charset'
 import { mimeEssence } from '../parse/document'
 import { decodeAttr } from '../parse/html-values'
 import type { Redirect } from './types'
@@ -15,7 +15,6 @@ export function nextMethod(status: number, method: string): { method: string; ke
 
 /** Longest wait a meta refresh may ask for and still count as a redirect rather than a reload timer. */
 export const MAX_REFRESH_DELAY_S = 30
-const LATIN1 = new TextDecoder('latin1')
 /** Only the head of a document is searched; a refresh further down is not a redirect a crawler should take. */
 const HEAD_BYTES = 64 * 1024
 
@@ -28,7 +27,7 @@ export async function metaRefresh(body: Uint8Array, contentType: string | null, 
   if (essence !== 'text/html' && essence !== 'application/xhtml+xml') return null
   const head = body.subarray(0, HEAD_BYTES)
   // Cheap precheck: most pages have no refresh at all.
-  if (!/http-equiv\s*=\s*["']?refresh/i.test(LATIN1.decode(head))) return null
+  if (!/http-equiv\s*=\s*["']?refresh/i.test(decoderOf('windows-1252').decode(head))) return null
   const { text } = decodeDocument(head, contentType ?? undefined)
   let content: string | null = null
   let inNoscript = 0

@@ -1,5 +1,6 @@
 import { fetchableScheme, literalChecked, resolveNameChecked, type Resolved } from './address-guard'
 import { FetchError } from './errors'
+import { untilAborted } from '../util/abort'
 
 export type { Resolved }
 export type Exchange = {
@@ -103,16 +104,3 @@ export function fetchFailure(err: unknown, x: Pick<Exchange, 'signal' | 'proxy' 
 
 /** Failures of the connection itself, worth another try; anything else would fail the same way again. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ECONNRESET', 'ConnectionClosed', 'EPIPE', 'FailedToOpenSocket', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'ConnectionTimedOut'])
-
-/**
- * `promise`, or a rejection (the signal's reason, or `error()`) as soon as the signal aborts:
- * for work that cannot be cancelled, such as a DNS lookup, which the caller stops waiting for.
- */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, error: () => unknown = () => signal.reason): Promise<T> {
-  if (signal.aborted) return Promise.reject(error())
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(error())
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}

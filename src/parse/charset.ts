@@ -21,10 +21,20 @@ function bomCharset(bytes: Uint8Array): string | null {
   return null
 }
 
+// Labels that name an encoding, normalized, and the encoding's name. WHATWG defines a fixed set
+// of some 220 labels, so this stays small whatever documents say; labels that name nothing are
+// not kept.
+const encodings = new Map<string, string>()
+
 /** The WHATWG name of the encoding a label names ("latin1" → "windows-1252"), or null. */
 function encodingOf(label: string): string | null {
+  const key = label.trim().toLowerCase()
+  const known = encodings.get(key)
+  if (known !== undefined) return known
   try {
-    return new TextDecoder(label.trim().toLowerCase() as 'utf-8').encoding // any WHATWG label is valid at run time; bun-types lists only a few
+    const encoding = new TextDecoder(key as 'utf-8').encoding // any WHATWG label is valid at run time; bun-types lists only a few
+    encodings.set(key, encoding)
+    return encoding
   } catch {
     return null
   }
@@ -56,7 +66,8 @@ const META = /meta/i
 
 // TextDecoders without `stream` keep no state between calls: one per encoding serves every document.
 const decoders = new Map<string, TextDecoder>()
-function decoderOf(encoding: string): TextDecoder {
+/** The shared decoder of a WHATWG encoding name (a label as TextDecoder takes it). */
+export function decoderOf(encoding: string): TextDecoder {
   let d = decoders.get(encoding)
   if (!d) decoders.set(encoding, (d = new TextDecoder(encoding as 'utf-8')))
   return d

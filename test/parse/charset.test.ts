@@ -46,6 +46,16 @@ describe('decodeDocument', () => {
     expect(decodeDocument(utf8('<meta charset="klingon"><p>é'), 'text/html; charset=bogus')).toEqual({ text: '<meta charset="klingon"><p>é', charset: 'utf-8' })
   })
 
+  test('labels answer the same every time, known or not, in any case and spacing (they are remembered)', () => {
+    const page = (label: string) => latin1(`<meta charset="${label}"><p>\x80</p>`)
+    for (let i = 0; i < 3; i++) {
+      expect(decodeDocument(page(' LATIN1 '), 'text/html').charset).toBe('windows-1252')
+      expect(decodeDocument(page('latin1'), 'text/html').charset).toBe('windows-1252')
+      expect(decodeDocument(page('no-such-charset'), 'text/html').charset).toBe('utf-8')
+      expect(decodeDocument(page('x'), 'text/html; charset=Shift_JIS').charset).toBe('shift_jis')
+    }
+  })
+
   test('a meta tag claiming UTF-16 is read as UTF-8', () => {
     expect(decodeDocument(utf8('<meta charset="utf-16"><p>é'), undefined).charset).toBe('utf-8')
   })

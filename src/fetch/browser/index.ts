@@ -1,4 +1,4 @@
-import { untilAborted } from '../standard'
+import { untilAborted } from '../../util/abort'
 import type { Logger } from '../../log'
 import { FetchError } from '../errors'
 import type { FetchResult } from '../types'
