@@ -19,13 +19,11 @@ export type Artifact = {
   created_at: string
 }
 
+/** A row as read: the API shape with its time as stored (epoch milliseconds). */
+type Row = Omit<Artifact, 'created_at'> & { created_at: number }
+
 /** What the engine records once the blob is stored (`size` and `checksum` from the put). */
-export type NewArtifact = Omit<Artifact, 'created_at'> & {
-  tenant: string
-  checksum: string
-  /** Epoch milliseconds. */
-  created_at: number
-}
+export type NewArtifact = Row & { tenant: string; checksum: string }
 
 export type ArtifactFilter = {
   include_ids?: string[]
@@ -40,7 +38,6 @@ export type ArtifactFilter = {
   created_after?: string
 }
 
-type Row = Omit<Artifact, 'created_at'> & { created_at: number }
 const COLUMNS = 't.id, t.run_id, t.url_hash, t.blob_key, t.kind, t.pipeline_id, t.content_type, t.size, t.created_at'
 const toArtifact = (r: Row): Artifact => ({
   id: r.id,

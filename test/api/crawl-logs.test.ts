@@ -413,6 +413,20 @@ describe('OpenAPI', () => {
     expect(Object.keys(metrics['query:filters'].schema.properties).sort()).toEqual(['error_reason', 'host', 'http_status', 'pipeline_id', 'status', 'step'])
     const latency = params('/v1/runs/{run_id}/latency')
     expect(Object.keys(latency).filter((k) => k.startsWith('query:')).sort()).toEqual(['query:hosts', 'query:occurred_after', 'query:occurred_before', 'query:steps', 'query:window'])
-    expect(doc.paths['/v1/runs/{run_id}/latency'].get.responses['200']).toBeDefined()
+    // The response shapes are documented, not only the parameters.
+    const body = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema
+    const metricsBody = body('/v1/runs/{run_id}/metrics')
+    expect(metricsBody.required).toEqual(['window', 'group_by', 'buckets'])
+    expect(metricsBody.properties.group_by.items.enum.sort()).toEqual(['error_reason', 'host', 'http_status', 'pipeline_id', 'status', 'step'])
+    const bucket = metricsBody.properties.buckets.items
+    expect(bucket.required).toEqual(['start', 'end', 'count', 'groups'])
+    expect(bucket.properties.start).toMatchObject({ type: 'string', format: 'date-time' })
+    expect(bucket.properties.groups.items).toMatchObject({ type: 'object', required: ['count'], properties: { count: { type: 'integer' } } })
+    const latencyBody = body('/v1/runs/{run_id}/latency')
+    expect(latencyBody.required).toEqual(['window', 'buckets'])
+    const steps = latencyBody.properties.buckets.items.properties.steps.items
+    expect(steps.required).toEqual(['step', 'count', 'p50', 'p90', 'p95', 'p99', 'max'])
+    expect(steps.properties.step.enum).toContain('fetch')
+    expect(body('/v1/runs/{run_id}/logs').properties.data.items.required).toContain('occurred_at')
   })
 })

@@ -51,6 +51,41 @@ describe('maxActive 2', () => {
     }
   })
 
+  test('two runs of one job crawl side by side, each with its own frontier and records', async () => {
+    const site = crawlSite({ pages: tree(3, 2).pages, delayMs: 40 }) // 13 pages
+    try {
+      const config = { seeds: [site.url('/')], limits: { max_depth: 10, max_urls: 100 }, politeness: { per_host_concurrency: 2 } }
+      const job = await env.api.post('/v1/jobs', { name: 'twice', config })
+      expect(job.status).toBe(201)
+      const first = await env.api.post(`/v1/jobs/${job.body.id}/runs`, {})
+      const second = await env.api.post(`/v1/jobs/${job.body.id}/runs`, {})
+      expect([first.status, second.status]).toEqual([201, 201])
+      env.runner.notify()
+      const [a, b] = [first.body.id as string, second.body.id as string]
+      const runA = await env.finished(a, 15_000)
+      const runB = await env.finished(b, 15_000)
+      // The same job, crawled twice at once: every page twice over, once by each run.
+      const pages = site.pageRequests()
+      expect(pages.length).toBe(26)
+      const byPath = new Map<string, number>()
+      for (const r of pages) byPath.set(r.path, (byPath.get(r.path) ?? 0) + 1)
+      expect([...byPath.values()].every((n) => n === 2)).toBe(true)
+      // Side by side: both runs asked for the seed before either had fetched half the site.
+      const seeds = pages.filter((r) => r.path === '/').map((r) => r.at)
+      expect(Math.max(...seeds)).toBeLessThan(pages[12]!.at)
+      for (const [id, run] of [[a, runA], [b, runB]] as const) {
+        expect(run.stop_reason).toBe('max_empty_evaluations')
+        expect(run.stats).toMatchObject({ visited: 13, failed: 0, queued: 0 })
+        const visits = await env.visits(id)
+        expect(new Set(visits.map((v) => v.url)).size).toBe(13)
+        expect(visits.length).toBe(13)
+        expect((await env.artifacts(id, 'kinds=raw')).length).toBe(13)
+      }
+    } finally {
+      await site.close()
+    }
+  })
+
   test('a runner shut down mid-run leaves the run running; the next runner finishes it from its frontier', async () => {
     const t = tree(4, 2) // 21 pages
     const site = crawlSite({ pages: t.pages, delayMs: 100 })
