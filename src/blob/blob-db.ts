@@ -45,9 +45,12 @@ function migrate(db: Database) {
   if (version > VERSION) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (${VERSION}); upgrade trawl`)
   if (version === VERSION) return
   db.transaction(() => {
-    if (version === 0) for (const sql of SCHEMA) db.exec(sql)
-    // Version 1 named the column sha256; its values stay as they were (bare SHA-256 hex).
-    else db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
+    if (version === 0) {
+      for (const sql of SCHEMA) db.exec(sql)
+    } else {
+      // Version 1 named the column sha256; its values stay as they were (bare SHA-256 hex).
+      db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
+    }
     db.exec(`PRAGMA user_version = ${VERSION}`)
   })()
 }

@@ -18,13 +18,15 @@ const render = (h: bigint) => PREFIX + h.toString(16).padStart(16, '0')
 
 /** The checksum of a whole body. */
 export function checksumOf(bytes: Uint8Array): string {
+  // One block, the common case: also what makes an empty body the XXH64 of nothing, which the
+  // loop below (no block at all) would not.
   if (bytes.byteLength <= BLOCK) return render(Bun.hash.xxHash64(bytes, 0n))
   let h = 0n
   for (let off = 0; off < bytes.byteLength; off += BLOCK) h = Bun.hash.xxHash64(bytes.subarray(off, off + BLOCK), h)
   return render(h)
 }
 
-/** The same checksum taken over a body that arrives in chunks of any size. */
+/** The same checksum taken over a body that arrives in chunks of any size; digest() once, at the end. */
 export class Checksum {
   private h = 0n
   private blocks = 0

@@ -22,7 +22,9 @@ export function openEngine(config: Config, log: Logger): Engine {
   const fetcher = createFetcher(config, log)
   const blobs = openBlobStore(config.dataDir)
   // A crawl commits steadily to both databases; their checkpoints run on a thread of their own.
-  const checkpointer = new Checkpointer([db.filename, ...(blobs instanceof DiskBlobStore ? [blobs.databaseFile] : [])])
+  const checkpointer = new Checkpointer([db.filename, ...(blobs instanceof DiskBlobStore ? [blobs.databaseFile] : [])], {
+    onFailure: (message) => log.warn('the checkpoint thread stopped; SQLite checkpoints on the writing thread instead', { error: message }),
+  })
   return {
     store,
     parser,

@@ -1,5 +1,6 @@
 import type { DataMapDef } from '../extract/data-map'
 import type { PathMatch, PatternSetDef } from '../extract/patterns'
+import { workerUrl } from '../util/worker-url'
 import { baseUrlOf, dataMapIds, ParseFailure, type ParseContext, type ParseInput, type ParseResult } from './pipeline'
 
 /**
@@ -35,11 +36,8 @@ export const contextOf = (snapshot: ContextSnapshot): ParseContext => ({
   dataMap: (id) => (Object.hasOwn(snapshot.maps, id) ? snapshot.maps[id]! : null),
 })
 
-// From source, worker.ts sits beside this file. In the compiled binary this file is bundled into
-// the main entry at the root of the embedded tree (src/), and scripts/build.ts embeds worker.ts
-// as a second entry at parse/worker.ts under that root. test/e2e parses through the binary.
-const EMBEDDED = /\/\$bunfs\/|~BUN/ // the binary's embedded root: /$bunfs/ on unix, B:/~BUN/ on windows
-const WORKER_URL = new URL(EMBEDDED.test(import.meta.url) ? './parse/worker.ts' : './worker.ts', import.meta.url).href
+// scripts/build.ts embeds worker.ts in the binary; test/e2e parses through the binary.
+const WORKER_URL = workerUrl(import.meta.url, 'parse', 'worker.ts')
 
 /** A task that ran out of time; the worker doing it is replaced. */
 export class ParseTimeout extends Error {}
@@ -75,6 +73,8 @@ export class ParsePool {
     private readonly size: number,
     /** A task taking longer than this is abandoned and its worker replaced. */
     private readonly timeoutMs: number,
+    /** A new worker not loaded after this long fails the task it was given (tests shorten it). */
+    private readonly startupMs = STARTUP_LIMIT_MS,
   ) {}
 
   /** Parses `input` on a worker; the context lookups are made here first. */
@@ -123,9 +123,13 @@ export class ParsePool {
 
   private start(slot: Slot, task: Task) {
     // A worker still loading holds the message until it is up; its task's clock starts then.
-    const timer = slot.ready ? this.taskTimer(slot, task) : setTimeout(() => this.retire(slot, new PoolError('the parse worker did not start')), STARTUP_LIMIT_MS)
+    const timer = slot.ready ? this.taskTimer(slot, task) : this.startupTimer(slot)
     slot.current = { task, timer }
     slot.worker.postMessage({ id: task.id, ...task.work } satisfies WorkerTask)
+  }
+
+  private startupTimer(slot: Slot): Timer {
+    return setTimeout(() => this.retire(slot, new PoolError('the parse worker did not start')), this.startupMs)
   }
 
   private taskTimer(slot: Slot, task: Task): Timer {

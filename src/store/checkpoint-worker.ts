@@ -11,16 +11,28 @@ declare const self: Worker
 let timer: Timer | undefined
 let dbs: Database[] = []
 
+const closeAll = () => {
+  for (const db of dbs) db.close()
+  dbs = []
+}
+
 self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   const message = event.data
-  if (message.kind !== 'start') {
+  if (message.kind === 'stop') {
     clearTimeout(timer)
-    for (const db of dbs) db.close()
-    dbs = []
+    closeAll()
     self.postMessage({ kind: 'stopped' } satisfies CheckpointerMessage)
     return
   }
-  dbs = message.paths.map((path) => new Database(path, { strict: true }))
+  if (message.kind !== 'start') return
+  try {
+    // The writers created and migrated these files; a missing one is an error, never a new file.
+    for (const path of message.paths) dbs.push(new Database(path, { readwrite: true, create: false, strict: true }))
+  } catch (err) {
+    closeAll()
+    self.postMessage({ kind: 'failed', message: err instanceof Error ? err.message : String(err) } satisfies CheckpointerMessage)
+    return
+  }
   const checkpoints = dbs.map((db) => db.query('PRAGMA wal_checkpoint(PASSIVE)'))
   const pass = () => {
     for (const checkpoint of checkpoints) {

@@ -38,11 +38,16 @@ describe('Checkpointer', () => {
     write(500)
     const before = statSync(path).size
     expect(before).toBeLessThan(100_000) // the rows are only in the WAL so far
-    const checkpointer = new Checkpointer([path], 10)
+    const checkpointer = new Checkpointer([path], { everyMs: 10 })
     try {
       await until(() => statSync(path).size > 500 * 4000)
-      // Every frame is copied back: a new write from here starts the WAL over (readers stay right).
+      expect(checkpointer.running).toBe(true)
+      await checkpointer.close() // after the pass under way, if any
       expect(db.query('SELECT count(*) AS n, sum(length(body)) AS bytes FROM t').get()).toEqual({ n: 500, bytes: 2_000_000 })
+      // Every frame was copied back, so the next write starts the WAL over instead of growing it.
+      const wal = statSync(`${path}-wal`).size
+      write(1)
+      expect(statSync(`${path}-wal`).size).toBe(wal)
     } finally {
       await checkpointer.close()
       db.close()
@@ -51,7 +56,7 @@ describe('Checkpointer', () => {
 
   test("steady small commits keep the WAL bounded: the writer's autocheckpoint still restarts it", async () => {
     const { db, path, write } = walDb(200)
-    const checkpointer = new Checkpointer([path], 5)
+    const checkpointer = new Checkpointer([path], { everyMs: 5 })
     let largest = 0
     try {
       for (let i = 0; i < 600; i++) {
@@ -70,7 +75,7 @@ describe('Checkpointer', () => {
 
   test('close ends the thread and its connection: the last writer to close removes the WAL', async () => {
     const { db, path, write } = walDb(0)
-    const checkpointer = new Checkpointer([path], 10)
+    const checkpointer = new Checkpointer([path], { everyMs: 10 })
     write(50)
     await until(() => statSync(path).size > 50 * 4000)
     await checkpointer.close()
@@ -80,5 +85,21 @@ describe('Checkpointer', () => {
     const again = new Database(path, { readonly: true })
     expect(again.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 50 })
     again.close()
+  })
+
+  test('a database it cannot open is reported, never created, and close does not wait', async () => {
+    const { db, path } = walDb(0)
+    const missing = join(tmpdir(), `trawl-ckpt-missing-${process.pid}.db`)
+    const failures: string[] = []
+    const checkpointer = new Checkpointer([path, missing], { everyMs: 10, onFailure: (m) => failures.push(m) })
+    await until(() => failures.length > 0)
+    expect(failures[0]).toContain('unable to open database file')
+    expect(checkpointer.running).toBe(false)
+    expect(existsSync(missing)).toBe(false)
+    const started = performance.now()
+    await checkpointer.close()
+    expect(performance.now() - started).toBeLessThan(1000)
+    db.close()
+    expect(existsSync(`${path}-wal`)).toBe(false) // the connection it had opened was closed too
   })
 })

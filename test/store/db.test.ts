@@ -33,6 +33,8 @@ describe('openDatabase', () => {
       expect((db.query('PRAGMA journal_mode').get() as any).journal_mode).toBe('wal')
       expect((db.query('PRAGMA foreign_keys').get() as any).foreign_keys).toBe(1)
       expect((db.query('PRAGMA busy_timeout').get() as any).timeout).toBe(5000)
+      // The writer's own checkpoint, which lets the WAL restart beside the checkpoint thread (decision 69).
+      expect(db.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 16000 })
       expect((db.query('PRAGMA user_version').get() as any).user_version).toBe(migrations.length)
       const tables = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as any[]).map((r) => r.name)
       expect(tables).toEqual(expect.arrayContaining(['hosts', 'jobs', 'labels', 'links', 'runs']))
