@@ -4,6 +4,8 @@
  * and giving up on a host after 5 consecutive network failures.
  */
 import { describe, expect, test } from 'bun:test'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, type CrawlSite, type PageSpec, withSite } from '../helpers/crawl-site'
 
@@ -26,6 +28,38 @@ describe('concurrency', () => {
       expect(run.stats.visited).toBe(13)
       expect(site.maxPagesAtOnce()).toBe(3)
     }))
+
+  test('per_host_concurrency bounds TCP connections too, counted by a node:http server', async () => {
+    // The fixture site counts requests; this server counts sockets open at once, which is what a
+    // site's connection limit sees. Keep-alive reuses them: no request needs a fourth.
+    let open = 0
+    let mostOpen = 0
+    let sockets = 0
+    const server = createServer((req, res) => {
+      const n = Number(/^\/p(\d+)$/.exec(req.url ?? '')?.[1] ?? 0)
+      const body = req.url === '/' ? Array.from({ length: 12 }, (_, i) => `<a href="/p${i + 1}">p${i + 1}</a>`).join(' ') : `<p>page ${n}</p>`
+      setTimeout(() => {
+        res.writeHead(req.url === '/robots.txt' ? 404 : 200, { 'content-type': 'text/html' })
+        res.end(body)
+      }, 100)
+    })
+    server.on('connection', (socket) => {
+      sockets++
+      mostOpen = Math.max(mostOpen, ++open)
+      socket.on('close', () => open--)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (server.address() as AddressInfo).port
+      const run = await env.crawl({ seeds: [`http://127.0.0.1:${port}/`], politeness: { per_host_concurrency: 3, concurrency: 16 } })
+      expect(run.stats.visited).toBe(13)
+      expect(mostOpen).toBe(3) // reached, never exceeded
+      expect(sockets).toBeLessThanOrEqual(3 + 1) // robots.txt's socket may close before the pages start
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
 
   test('the default per_host_concurrency is 2', () =>
     withSite(crawlSite({ pages: star(8), delayMs: 120 }), async (site) => {
