@@ -1,7 +1,7 @@
 import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
 import { ListenError, type Config } from './config'
-import { openEngine } from './crawl/engine'
+import { openCrawlResources } from './crawl/resources'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
 import type { Logger } from './log'
@@ -35,10 +35,9 @@ export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Pro
 
 /** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
 export async function startServer(config: Config, log: Logger): Promise<Server> {
-  // `opened`, not `engine`: the API's `engine` dependency is the runner that drives runs.
-  const opened = openEngine(config, log)
-  const { store, parser, fetcher, blobs } = opened
-  const runner = new Runner(opened, config.maxActiveRuns)
+  const resources = openCrawlResources(config, log)
+  const { store, parser, fetcher, blobs } = resources
+  const runner = new Runner(resources, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine: runner })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
@@ -50,7 +49,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES))
   } catch (err) {
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
-    await opened.close()
+    await resources.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
@@ -67,7 +66,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
         // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
         // go back to the queue), then close the database so the WAL is checkpointed.
         await Promise.all([management.stop(), scrape.stop(), runner.stop()])
-        await opened.close()
+        await resources.close()
       })()),
   }
 }

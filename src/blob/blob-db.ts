@@ -22,8 +22,6 @@ const SCHEMA = [
   'CREATE INDEX blobs_by_file ON blobs (file) WHERE file IS NOT NULL',
 ]
 
-export type { Synchronous }
-
 /**
  * Opens `<dataDir>/blobs.db`, separate from trawl.db so that megabytes of bodies neither
  * lengthen the main database's checkpoints nor hold its single write lock. `synchronous` as

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
 import type { Outcome } from '../crawl/execution'
-import { openEngine } from '../crawl/engine'
+import { openCrawlResources } from '../crawl/resources'
 import { Runner } from '../crawl/runner'
 import { normalizeUrl } from '../crawl/url'
 import { createLogger } from '../log'
@@ -49,14 +49,14 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   if (!Value.Check(CrawlConfig, jobConfig) || problems.size) throw new ConfigError('crawl: the job config is not valid')
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
-  const engine = openEngine(config, log)
-  const { store } = engine
+  const resources = openCrawlResources(config, log)
+  const { store } = resources
   const { run } = store.transaction(() => {
     const job = store.jobs.create(tenant, { id: crypto.randomUUID(), name: `crawl ${seed}`.slice(0, 255), config: jobConfig, labels: {} })
     return { run: store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) }) }
   })
   const runSeq = store.frontier.runSeq(tenant, run.id)!
-  const runner = new Runner(engine, 1, runSeq)
+  const runner = new Runner(resources, 1, runSeq)
   const finished = new Promise<Outcome>((resolve) => {
     runner.onFinish = (seq, outcome) => {
       if (seq === runSeq && 'finished' in outcome) resolve(outcome)
@@ -91,7 +91,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   out.write(
     `${final.status === 'finished' ? `finished: ${final.stop_reason}` : `left ${final.status}`} after ${seconds.toFixed(1)}s: visited ${final.stats.visited}, failed ${final.stats.failed}, queued ${final.stats.queued}, ${formatBytes(final.stats.bytes)}\n`,
   )
-  await engine.close()
+  await resources.close()
   return 'finished' in outcome || final.status === 'finished' ? 0 : 1
 }
 

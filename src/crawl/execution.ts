@@ -43,6 +43,8 @@ type Host = {
   failures: number
   /** Consecutive 429/503 answers, for the backoff's exponent. */
   throttled: number
+  /** The catalogue's hash of the host name (no port), which visits record: taken once per host. */
+  hash?: string
   /**
    * The host's queued URLs in discovery order, held here as well as in the frontier: the
    * frontier is what a restart resumes from; this is what the dispatcher reads, so dispatching
@@ -63,7 +65,6 @@ const BACKOFF_CAP_MS = 60_000
 const MAX_SITEMAPS = 50
 const SEEN = 2
 const CATALOGED = 1
-const HOST_HASH_CACHE_SIZE = 10_000
 const UTF8 = new TextEncoder()
 const COMMIT_MS = 250
 const LINK_CACHE_SIZE = 50_000
@@ -174,7 +175,7 @@ export class RunExecution {
     try {
       // A deleted run took its rows with it, and a run another process took over (this one
       // stalled past its lease) is not ours to write: its seqs may now name other URLs.
-      if (!store.frontier.status(this.run.seq) || !store.frontier.holds(this.run.seq, this.owner)) {
+      if (!store.frontier.holds(this.run.seq, this.owner)) {
         this.writes = []
         this.rec.close()
         return outcome
@@ -591,14 +592,14 @@ export class RunExecution {
     }
     await this.store(c, result, parsed)
     if (parsed) this.discover(c, parsed)
-    this.recordVisit(c, result.status)
+    this.recordVisit(host, c, result.status)
     this.counters.visited++
     this.counters.queued--
   }
 
   /** The visit and the frontier's mark, with the next batch: `status` null when there was no answer. */
-  private recordVisit(c: Claimed, status: number | null) {
-    const hostKeyHash = this.hostHashes.get(hostOf(c.url), hostHash)
+  private recordVisit(host: Host, c: Claimed, status: number | null) {
+    const hostKeyHash = (host.hash ??= hostHash(hostOf(c.url)))
     const at = Date.now()
     this.defer(() => {
       this.rec.visit(c, hostKeyHash, status, at)
@@ -606,9 +607,6 @@ export class RunExecution {
       else this.deps.store.frontier.done(this.run.seq, c.seq)
     })
   }
-
-  /** Host hashes of the run's hosts (a SHA-256 each). */
-  private readonly hostHashes = new BoundedCache<string>(HOST_HASH_CACHE_SIZE)
 
   private where(c: Claimed) {
     // Logs name the host as the catalogue does (no port); `c.host` keys politeness per origin.
@@ -621,7 +619,7 @@ export class RunExecution {
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
     if (network) host.failures++
     this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
-    this.recordVisit(c, null)
+    this.recordVisit(host, c, null)
     this.counters.failed++
     this.counters.queued--
     if (host.failures >= MAX_HOST_FAILURES) {
@@ -799,11 +797,12 @@ export class RunExecution {
       }
       return
     }
+    const cataloged = this.known.get(hash) === CATALOGED
     this.known.set(hash, SEEN)
     const seq = ++this.nextSeq
-    const entry = this.entry(url, depth, parent, PAGE)
+    const entry = this.entry(url, depth, parent, PAGE, hash)
     this.defer(() => {
-      this.rec.links([url])
+      if (!cataloged) this.rec.links([url])
       this.deps.store.frontier.enqueue(this.run.seq, [entry], seq, DONE)
     })
   }

@@ -18,7 +18,6 @@ const Regexes = Type.Array(Regex, { maxItems: 100, default: [] })
 export const CRAWL_FETCH_DEFAULTS = { max_redirects: 5, max_retries: 2 }
 
 /** The crawl manifest: a job's `config` (DESIGN §4). Every default is here. */
-
 export const CrawlConfig = Type.Object(
   {
     seeds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192, format: 'uri' }), { maxItems: 10_000, default: [] })),

@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox'
 import { parseDuration } from '../util/duration'
 import type { FetchRequest } from './types'
+import { BROWSER_KEYWORDS } from './user-agents'
 import { DateTime, Duration, StringEnum } from '../http/schemas'
 
 const closed = { additionalProperties: false } as const
@@ -51,7 +52,7 @@ export const Middleware = Type.Union([
   ),
 ])
 
-export const USER_AGENT_KEYWORDS = ['trawl', 'chrome', 'firefox', 'safari', 'random'] as const
+export const USER_AGENT_KEYWORDS = ['trawl', ...BROWSER_KEYWORDS] as const
 
 /** What a fetch option left out means, everywhere (the schemas document these). */
 const FETCH_DEFAULTS = { client: { kind: 'standard' } as const, user_agent: 'trawl', timeout: '30s' }

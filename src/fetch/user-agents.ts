@@ -18,8 +18,9 @@ export const TRAWL_USER_AGENT = `trawl/${VERSION}`
 
 type Family = 'trawl' | 'chrome' | 'firefox' | 'safari' | 'custom'
 /** Keywords that claim a browser; each picks one of several strings at random per request. */
-const BROWSER_KEYWORDS: ReadonlySet<string> = new Set(['chrome', 'firefox', 'safari', 'random'])
-export const isBrowserKeyword = (value: string) => BROWSER_KEYWORDS.has(value)
+export const BROWSER_KEYWORDS = ['chrome', 'firefox', 'safari', 'random'] as const
+const BROWSER_KEYWORD_SET: ReadonlySet<string> = new Set(BROWSER_KEYWORDS)
+export const isBrowserKeyword = (value: string) => BROWSER_KEYWORD_SET.has(value)
 const pick = (list: string[]) => list[Math.floor(Math.random() * list.length)]!
 
 /** The user-agent string for a keyword (or the string itself), and the browser family it claims. */

@@ -217,7 +217,7 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
       // The engine's batch is the transaction; a lone call gets its own (no savepoint per page).
       return db.inTransaction ? record() : db.transaction(record)()
     },
-    /** Links a run visited, in visit order; `run` comes from `runSeq` (tenant-checked). */
+    /** Links a run visited, in visit order; `run` comes from `frontier.runSeq` (tenant-checked). */
     visits(tenant: string, run: number, f: VisitFilter, page: string | undefined, perPage: number): Page<VisitedLink> {
       return visitQuery(tenant, run, f).page(db, VISIT_COLUMNS, page, perPage, toVisit)
     },

@@ -19,7 +19,7 @@ export function applyWalPragmas(db: Database, opts: { synchronous: Synchronous; 
   // index pages batch after batch (and puts a body per page), and a rarer checkpoint copies each
   // page back once, with fewer fsyncs on the crawl's one thread. It cut a recorded 20,000-page
   // crawl's SQLite time by about a fifth (decision 65); 64,000 was slower (decision 67). Under
-  // openEngine a checkpoint thread copies most frames in between, and this checkpoint, finding
+  // openCrawlResources a checkpoint thread copies most frames in between, and this checkpoint, finding
   // only the latest ones, is what lets the WAL restart from its beginning (decision 69).
   db.exec('PRAGMA wal_autocheckpoint = 16000')
   // ...and give the disk back afterwards: a checkpointed WAL is truncated to 64 MiB at most.

@@ -24,6 +24,24 @@ function walDb(autoFrames: number) {
   return { db, path, write }
 }
 
+type WalDb = ReturnType<typeof walDb>
+
+/**
+ * A WAL database (autocheckpoint at `autoFrames`), `before` run on it, then a checkpoint thread
+ * started on it for `fn`; both closed after.
+ */
+async function withCheckpointer(autoFrames: number, everyMs: number, before: (x: WalDb) => void, fn: (x: WalDb & { checkpointer: Checkpointer }) => Promise<void>) {
+  const x = walDb(autoFrames)
+  before(x)
+  const checkpointer = new Checkpointer([x.path], { everyMs })
+  try {
+    await fn({ ...x, checkpointer })
+  } finally {
+    await checkpointer.close()
+    x.db.close()
+  }
+}
+
 async function until(what: () => boolean, ms = 5000) {
   const end = Date.now() + ms
   while (!what()) {
@@ -33,32 +51,29 @@ async function until(what: () => boolean, ms = 5000) {
 }
 
 describe('Checkpointer', () => {
-  test('copies committed frames into the database file without the writer checkpointing', async () => {
-    const { db, path, write } = walDb(0) // the writer never checkpoints
-    write(500)
-    const before = statSync(path).size
-    expect(before).toBeLessThan(100_000) // the rows are only in the WAL so far
-    const checkpointer = new Checkpointer([path], { everyMs: 10 })
-    try {
-      await until(() => statSync(path).size > 500 * 4000)
-      expect(checkpointer.running).toBe(true)
-      await checkpointer.close() // after the pass under way, if any
-      expect(db.query('SELECT count(*) AS n, sum(length(body)) AS bytes FROM t').get()).toEqual({ n: 500, bytes: 2_000_000 })
-      // Every frame was copied back, so the next write starts the WAL over instead of growing it.
-      const wal = statSync(`${path}-wal`).size
-      write(1)
-      expect(statSync(`${path}-wal`).size).toBe(wal)
-    } finally {
-      await checkpointer.close()
-      db.close()
-    }
-  })
+  test('copies committed frames into the database file without the writer checkpointing', () =>
+    withCheckpointer(
+      0, // the writer never checkpoints
+      10,
+      ({ path, write }) => {
+        write(500)
+        expect(statSync(path).size).toBeLessThan(100_000) // the rows are only in the WAL so far
+      },
+      async ({ db, path, write, checkpointer }) => {
+        await until(() => statSync(path).size > 500 * 4000)
+        expect(checkpointer.running).toBe(true)
+        await checkpointer.close() // after the pass under way, if any
+        expect(db.query('SELECT count(*) AS n, sum(length(body)) AS bytes FROM t').get()).toEqual({ n: 500, bytes: 2_000_000 })
+        // Every frame was copied back, so the next write starts the WAL over instead of growing it.
+        const wal = statSync(`${path}-wal`).size
+        write(1)
+        expect(statSync(`${path}-wal`).size).toBe(wal)
+      },
+    ))
 
-  test("steady small commits keep the WAL bounded: the writer's autocheckpoint still restarts it", async () => {
-    const { db, path, write } = walDb(200)
-    const checkpointer = new Checkpointer([path], { everyMs: 5 })
-    let largest = 0
-    try {
+  test("steady small commits keep the WAL bounded: the writer's autocheckpoint still restarts it", () =>
+    withCheckpointer(200, 5, () => {}, async ({ db, path, write }) => {
+      let largest = 0
       for (let i = 0; i < 600; i++) {
         write(5)
         if (i % 20 === 0) await Bun.sleep(1) // let the thread run passes between commits, as a crawl does
@@ -67,11 +82,7 @@ describe('Checkpointer', () => {
       // 3000 rows of 4 KiB went through it: 12 MB; the WAL never grew far past 200 frames.
       expect(largest).toBeLessThan(2 * 200 * 4200)
       expect(db.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 3000 })
-    } finally {
-      await checkpointer.close()
-      db.close()
-    }
-  })
+    }))
 
   test('close ends the thread and its connection: the last writer to close removes the WAL', async () => {
     const { db, path, write } = walDb(0)

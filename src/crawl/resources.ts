@@ -9,13 +9,13 @@ import { openDatabase } from '../store/db'
 import type { EngineDeps } from './execution'
 
 /** What crawling needs, opened on a data dir: the store, the fetcher, the parse pool, the blob store (and a checkpoint thread for the two databases). */
-export type Engine = EngineDeps & {
+export type CrawlResources = EngineDeps & {
   /** Closes them all, the database last (closing it checkpoints the WAL). Stop the runner first. */
   close(): Promise<void>
 }
 
 /** Opens the data dir's database and blob store and starts the fetcher and parse pool (`trawl serve`, `trawl crawl`). */
-export function openEngine(config: Config, log: Logger): Engine {
+export function openCrawlResources(config: Config, log: Logger): CrawlResources {
   const db = openDatabase(config.dataDir)
   const store = createStore(db)
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
