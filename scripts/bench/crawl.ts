@@ -7,7 +7,7 @@
 // a crash.
 //
 //   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2]
-//                              [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
+//                              [--rounds 3] [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
 //                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
 //
 // The site: `pages` pages, `/` and /p/1 ... /p/<pages-1>, made from `seed` (same seed, same
@@ -19,6 +19,12 @@
 // `../p/7`, `http://127.0.0.1:P/p/7`, `//127.0.0.1:P/p/7`, `/p/7#top`, `./7#s2`, plus one
 // link to another host. Page i links to 2i+1 and 2i+2, so every page is reachable from / within
 // log2(pages) hops. Bodies are 3-20 KB of text (skewed small: mean ~9 KB); robots.txt is a 404.
+//
+// Rounds: wget2 and trawl take turns `rounds` times (wget2, trawl, wget2, trawl, ...), then
+// Crawlee runs once. The speed target is a ratio to wget2 "in the same run", and this VM's speed
+// drifts by a third or more from minute to minute (the same wget2 crawl took 3.4k-4.9k pages/s
+// within an hour), so each trawl round is divided by the wget2 round just before it and the
+// verdict takes the median of those ratios. The memory verdict takes trawl's highest peak.
 //
 // Each crawler runs in its own process, one after the other, timed by this driver: wall seconds
 // from spawn to exit; CPU seconds (user+sys) and peak RSS from the kernel's rusage of the child
@@ -56,6 +62,8 @@ type Site = { dir: string; pages: number; bytes: number; port: number; base: str
 type Server = { kind: 'nginx' | 'bun'; pid: number; stop: () => Promise<void>; errors: () => string[] }
 type Result = {
   crawler: string
+  /** Which turn of wget2 and trawl (1-based); absent for Crawlee and the scalability run. */
+  round?: number
   pages: number
   expected: number
   seconds: number
@@ -333,6 +341,8 @@ const result = (crawler: string, m: Measured, pages: number, expected: number, n
 
 async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl', concurrency = 16): Promise<Result> {
   const dataDir = join(work, `trawl-data-${site.pages}`)
+  // Each round crawls into an empty data dir, as the first did.
+  rmSync(dataDir, { recursive: true, force: true })
   let visited = 0
   const curve: { visited: number; rssMb: number }[] = []
   const otherStderr: string[] = []
@@ -455,6 +465,7 @@ async function runCrawlee(site: Site, work: string, server: Server, concurrency:
 
 async function runWget2(site: Site, work: string, server: Server, threads: number, timeoutS: number): Promise<Result> {
   const dir = join(work, 'wget2')
+  rmSync(dir, { recursive: true, force: true })
   const m = await measure([Bun.which('wget2')!, '--recursive', '--level=inf', '--no-parent', '--no-host-directories', `--directory-prefix=${dir}`, `--max-threads=${threads}`, '-q', `${site.base}/`], {
     server,
     timeoutS,
@@ -486,23 +497,51 @@ const f0 = (n: number | undefined | null) => (n === undefined || n === null || !
 const f1 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? '—' : n.toFixed(1))
 const f2 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? '—' : n.toFixed(2))
 
+const isWget2 = (r: Result) => r.crawler.startsWith('wget2')
+/** The wget2 result a result is compared with: the same round's, or the first. */
+const wget2For = (results: Result[], r: Result) => results.find((w) => isWget2(w) && w.round === r.round) ?? results.find(isWget2)
+const label = (r: Result) => (r.round === undefined ? r.crawler : `${r.crawler}, round ${r.round}`)
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
 function printTable(results: Result[]) {
-  const wget = results.find((r) => r.crawler.startsWith('wget2'))
   console.log('| crawler | pages | seconds | pages/s | CPU s | pages per CPU-s | peak RSS MB | ratio to wget2 pages/s | server CPU s |')
   console.log('|---|---|---|---|---|---|---|---|---|')
-  for (const r of results)
+  for (const r of results) {
+    const wget = wget2For(results, r)
     console.log(
-      `| ${r.crawler} | ${r.pages}${r.pages !== r.expected ? ` of ${r.expected}` : ''} | ${f1(r.seconds)} | ${f0(r.pagesPerSec)} | ${f1(r.cpuSeconds)} | ${f0(r.pages / r.cpuSeconds)} | ${f0(r.peakRssMb)} | ${wget && wget.pagesPerSec > 0 ? f2(r.pagesPerSec / wget.pagesPerSec) : '—'} | ${f1(r.serverCpuSeconds)} |`,
+      `| ${label(r)} | ${r.pages}${r.pages !== r.expected ? ` of ${r.expected}` : ''} | ${f1(r.seconds)} | ${f0(r.pagesPerSec)} | ${f1(r.cpuSeconds)} | ${f0(r.pages / r.cpuSeconds)} | ${f0(r.peakRssMb)} | ${wget && wget.pagesPerSec > 0 ? f2(r.pagesPerSec / wget.pagesPerSec) : '—'} | ${f1(r.serverCpuSeconds)} |`,
     )
+  }
   for (const r of results) {
     if (r.firstTenthPagesPerSec !== undefined)
-      console.log(`${r.crawler}: first tenth ${f0(r.firstTenthPagesPerSec)} pages/s, last tenth ${f0(r.lastTenthPagesPerSec)} pages/s (last/first ${f2(r.lastTenthPagesPerSec! / r.firstTenthPagesPerSec)})`)
-    if (r.rssCurveMb?.length) console.log(`${r.crawler}: RSS MB at each tenth of the crawl: ${r.rssCurveMb.map((c) => f0(c.rssMb)).join(', ')}`)
+      console.log(`${label(r)}: first tenth ${f0(r.firstTenthPagesPerSec)} pages/s, last tenth ${f0(r.lastTenthPagesPerSec)} pages/s (last/first ${f2(r.lastTenthPagesPerSec! / r.firstTenthPagesPerSec)})`)
+    if (r.rssCurveMb?.length) console.log(`${label(r)}: RSS MB at each tenth of the crawl: ${r.rssCurveMb.map((c) => f0(c.rssMb)).join(', ')}`)
     if (r.recorded)
       console.log(
-        `${r.crawler}: recorded ${r.recorded.visits} visits (${r.recorded.visits200} with 200), ${r.recorded.frontierUrls} frontier URLs, ${r.recorded.edges} edges, ${r.recorded.links} links, ${r.recorded.artifacts} artifacts, ${r.recorded.crawlLogs} log rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
+        `${label(r)}: recorded ${r.recorded.visits} visits (${r.recorded.visits200} with 200), ${r.recorded.frontierUrls} frontier URLs, ${r.recorded.edges} edges, ${r.recorded.links} links, ${r.recorded.artifacts} artifacts, ${r.recorded.crawlLogs} log rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
       )
-    for (const n of r.notes) console.log(`${r.crawler}: ${n}`)
+    for (const n of r.notes) console.log(`${label(r)}: ${n}`)
+  }
+}
+
+/** The issue's targets for the main site, judged: speed against wget2 and memory against Crawlee. */
+function printVerdicts(results: Result[]) {
+  const trawl = results.filter((r) => r.crawler === 'trawl')
+  const ratios = trawl.flatMap((t) => {
+    const w = wget2For(results, t)
+    return w && w.pagesPerSec > 0 && t.pages === t.expected ? [t.pagesPerSec / w.pagesPerSec] : []
+  })
+  if (ratios.length) {
+    const m = median(ratios)
+    console.log(`trawl pages/s ÷ wget2 pages/s of the same round: ${ratios.map(f2).join(', ')}; median ${f2(m)} (target ≥ 0.25): ${m >= 0.25 ? 'met' : 'NOT met'}`)
+  }
+  const crawlee = results.find((r) => r.crawler.startsWith('Crawlee') && r.pages === r.expected)
+  if (crawlee && trawl.length) {
+    const peak = Math.max(...trawl.map((t) => t.peakRssMb))
+    console.log(`trawl's highest peak RSS ÷ Crawlee's: ${f0(peak)} / ${f0(crawlee.peakRssMb)} MB = ${f2(peak / crawlee.peakRssMb)} (target ≤ 0.33): ${peak * 3 <= crawlee.peakRssMb ? 'met' : 'NOT met'}`)
   }
 }
 
@@ -517,6 +556,7 @@ async function main() {
       seed: { type: 'string', default: '1' },
       server: { type: 'string', default: 'auto' },
       timeout: { type: 'string', default: '900' },
+      rounds: { type: 'string', default: '3' },
       binary: { type: 'string', default: join(ROOT, 'dist', 'trawl') },
       keep: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -532,6 +572,8 @@ async function main() {
   const timeoutS = Number(values.timeout)
   const concurrency = Number(values.concurrency)
   const threads = Number(values.threads)
+  const rounds = Number(values.rounds)
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds: a whole number of at least 1')
   const only = new Set((values.only ?? 'trawl,crawlee,wget2').split(',').map((s) => s.trim()))
   for (const o of only) if (!['trawl', 'crawlee', 'wget2'].includes(o)) throw new Error(`--only: trawl, crawlee or wget2, got "${o}"`)
   if (!['auto', 'nginx', 'bun'].includes(values.server!)) throw new Error(`--server: auto, nginx or bun, got "${values.server}"`)
@@ -557,7 +599,8 @@ async function main() {
     const load = loadavg()[0]!
     console.log(`crawl bench: ${cpus().length} cores, load average ${load.toFixed(2)}${load > 1 ? ' (the machine is busy: numbers will be low and noisy)' : ''}`)
 
-    const runSite = async (n: number, which: string[]): Promise<{ site: Site; server: Server; results: Result[] }> => {
+    // `which`: crawlers in order, each with the round it belongs to (if any).
+    const runSite = async (n: number, which: { name: string; round?: number }[]): Promise<{ site: Site; server: Server; results: Result[] }> => {
       const port = await freePort()
       const dir = join(work, `site-${n}`)
       const g0 = performance.now()
@@ -568,30 +611,34 @@ async function main() {
         `site: ${n} pages, ${(site.bytes / 1024 / 1024).toFixed(1)} MB (mean ${(site.bytes / n / 1024).toFixed(1)} KB), ${LINKS} links a page, generated in ${((performance.now() - g0) / 1000).toFixed(1)}s, served by ${server.kind} at ${site.base}`,
       )
       const results: Result[] = []
-      for (const name of which) {
+      for (const { name, round } of which) {
         if (skip[name]) continue
-        process.stdout.write(`running ${name} ... `)
+        process.stdout.write(`running ${name}${round === undefined ? '' : ` (round ${round})`} ... `)
         const r =
           name === 'trawl'
             ? await runTrawl(binary, site, dir, server, timeoutS, 'trawl', concurrency)
             : name === 'crawlee'
               ? await runCrawlee(site, dir, server, concurrency, timeoutS)
               : await runWget2(site, dir, server, threads, timeoutS)
-        console.log(`${r.pages} pages in ${r.seconds.toFixed(1)}s`)
+        console.log(`${r.pages} pages in ${r.seconds.toFixed(1)}s (${r.pagesPerSec.toFixed(0)} pages/s)`)
+        if (round !== undefined) r.round = round
         results.push(r)
       }
       return { site, server, results }
     }
 
-    // wget2 first (also warms the page cache for the others), then trawl, then Crawlee.
-    const main = await runSite(
-      pages,
-      ['wget2', 'trawl', 'crawlee'].filter((n) => only.has(n)),
-    )
+    // wget2 first (also warms the page cache for the others), then trawl, `rounds` times; then
+    // Crawlee once (it takes minutes, and only its memory is judged).
+    const turns: { name: string; round?: number }[] = []
+    for (let round = 1; round <= rounds; round++)
+      for (const name of ['wget2', 'trawl'].filter((n) => only.has(n))) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
+    if (only.has('crawlee')) turns.push({ name: 'crawlee' })
+    const main = await runSite(pages, turns)
     console.log(
       `\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`,
     )
     printTable(main.results)
+    printVerdicts(main.results)
     report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
     await main.server.stop()
     servers.splice(servers.indexOf(main.server), 1)
@@ -599,7 +646,7 @@ async function main() {
 
     if (second && !skip.trawl) {
       console.log(`\nscalability: trawl alone on ${second} pages`)
-      const big = await runSite(second, ['trawl'])
+      const big = await runSite(second, [{ name: 'trawl' }])
       const r = big.results[0]!
       printTable(big.results)
       const ratio = (r.lastTenthPagesPerSec ?? NaN) / (r.firstTenthPagesPerSec ?? NaN)
