@@ -1,7 +1,8 @@
 // End-to-end: the crawl engine in the compiled binary (DESIGN §1 shutdown, §5 run engine).
 // What this guards: a run survives `kill -9` and SIGTERM of `trawl serve` without fetching a
 // page twice except the ones in flight at the moment, `paused` survives a restart, the one-shot
-// `trawl crawl` command (summary, progress, Ctrl-C, bad arguments), the address guard's default
+// `trawl crawl` command (summary, progress, Ctrl-C, bad arguments), two serve processes on one
+// data dir (each run held by one of them; a killed holder's run taken over), the address guard's default
 // for crawls and TRAWL_MAX_ACTIVE_RUNS. Only 127.0.0.1 fixture sites started here are contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
@@ -294,6 +295,78 @@ describe('trawl serve restarts mid-crawl', () => {
 })
 
 // ------------------------------------------------------------------ serve settings
+
+/** Ids of the runs a serve process started (its `run started` log lines). */
+const runsStarted = (t: Trawl) => new Set([...t.stderr().matchAll(/ run started run="([^"]+)"/g)].map((m) => m[1]!))
+
+describe('two trawl serve processes on one data dir', () => {
+  test('each run is crawled by one process at a time: four runs split two and two (TRAWL_MAX_ACTIVE_RUNS=2), every page fetched once', async () => {
+    // Slow pages one at a time: a run lasts seconds, so a process holding two cannot take a third
+    // before the other process's runner (polling every 500 ms) has claimed the rest.
+    const four = [0, 1, 2, 3].map(() => site(20, 100))
+    const env = { ...OPEN, TRAWL_MAX_ACTIVE_RUNS: '2' }
+    const a = await startTrawl({ env })
+    const b = await startTrawl({ dataDir: a.dataDir, env })
+    const ids: string[] = []
+    for (const s of four) ids.push(await createRun(a.api, s.url(0), WHOLE(1)))
+
+    for (const [i, id] of ids.entries()) {
+      const run = await finished(b.api, id, 40_000)
+      expect(run.stop_reason).toBe('max_empty_evaluations')
+      expect(run.stats).toMatchObject({ visited: 20, queued: 0, failed: 0 })
+      expect((await visitedUrls(b.api, id)).sort()).toEqual(four[i]!.pages().sort())
+    }
+    // No page was fetched by both: each exactly once, robots.txt once per run.
+    for (const s of four) {
+      expect([...s.hits].filter(([p, c]) => p.startsWith('/p/') && c !== 1)).toEqual([])
+      expect(s.pageHits()).toBe(20)
+      expect(s.hits.get('/robots.txt')).toBe(1)
+    }
+    // Who crawled what: each run started in one process only, two in each.
+    const byA = runsStarted(a)
+    const byB = runsStarted(b)
+    expect([...byA].filter((id) => byB.has(id))).toEqual([])
+    expect([...byA, ...byB].sort()).toEqual(ids.slice().sort())
+    expect([byA.size, byB.size]).toEqual([2, 2])
+    expect((await a.stop()).code).toBe(0)
+    expect((await b.stop()).code).toBe(0)
+  }, 60_000)
+
+  test('kill -9 of the process crawling a run: the other process, already up, takes it over and finishes it, no page visited twice', async () => {
+    const s = site(200, 30)
+    const concurrency = 4
+    const a = await startTrawl({ env: OPEN })
+    const b = await startTrawl({ dataDir: a.dataDir, env: OPEN })
+    const runId = await createRun(a.api, s.url(0), WHOLE(concurrency))
+    await waitFor('a third of the site to be fetched', () => s.pageHits() >= 70, 20_000, 5)
+    // The run went to whichever runner claimed it first; that one is killed.
+    const [holder, other] = runsStarted(a).has(runId) ? [a, b] : [b, a]
+    expect(runsStarted(other).has(runId)).toBe(false)
+    const killAt = Date.now()
+    await holder.kill9()
+    const atKill = new Map(s.hits)
+    const hitsAtKill = s.pageHits()
+    expect(hitsAtKill).toBeLessThan(s.n)
+
+    // The dead holder's pid is gone, so the other process need not wait out the 15 s lease.
+    await waitFor('a fetch by the other process', () => s.pageHits() > hitsAtKill, 5_000, 10)
+    expect(Date.now() - killAt).toBeLessThan(5_000)
+    const run = await finished(other.api, runId, 40_000)
+    expect(run.stop_reason).toBe('max_empty_evaluations')
+    expect(run.stats).toMatchObject({ visited: s.n, queued: 0, failed: 0 })
+    expect(runsStarted(other).has(runId)).toBe(true)
+
+    const visited = await visitedUrls(other.api, runId)
+    expect([...counts(visited)].filter(([, c]) => c > 1)).toEqual([])
+    expect(visited.slice().sort()).toEqual(s.pages().sort())
+    // Fetched again: only pages in flight at the kill (asked for before it, at most `concurrency`).
+    const twice = [...s.hits].filter(([p, c]) => p.startsWith('/p/') && c > 1)
+    expect(twice.filter(([, c]) => c > 2)).toEqual([])
+    expect(twice.length).toBeLessThanOrEqual(concurrency)
+    for (const [p] of twice) expect(atKill.get(p)).toBe(1)
+    expect((await other.stop()).code).toBe(0)
+  }, 60_000)
+})
 
 describe('trawl serve settings', () => {
   test('by default a crawl of a 127.0.0.1 seed finishes without reaching it: its fetches are logged as blocked_address', async () => {
