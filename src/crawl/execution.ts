@@ -683,12 +683,19 @@ export class RunExecution {
     }
     if (!wanted.length) return
     const started = Date.now()
-    try {
-      const rows = await Promise.all(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
-      for (const row of rows) this.defer(row)
-      this.rec.log({ ...this.where(c), step: 'store', status: 'ok', latency_ms: Date.now() - started })
-    } catch (err) {
-      this.rec.log({ ...this.where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: (err as Error).message, latency_ms: Date.now() - started })
+    // Each artifact stands alone: one the store refused does not drop the others' rows (their
+    // blobs are stored already, and a row is what lets them be listed and deleted).
+    const settled = await Promise.allSettled(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
+    const refused: string[] = []
+    settled.forEach((s, i) => {
+      if (s.status === 'fulfilled') this.defer(s.value)
+      else refused.push(`${wanted[i]!.kind}${wanted[i]!.pipeline ? ` (${wanted[i]!.pipeline})` : ''}: ${(s.reason as Error)?.message ?? String(s.reason)}`)
+    })
+    const latency = Date.now() - started
+    if (!refused.length) this.rec.log({ ...this.where(c), step: 'store', status: 'ok', error_detail: wanted.length === 1 ? '1 artifact' : `${wanted.length} artifacts`, latency_ms: latency })
+    else {
+      const detail = `${refused.length} of ${wanted.length} artifacts not stored: ${refused.join('; ')}`
+      this.rec.log({ ...this.where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: detail.slice(0, 2000), latency_ms: latency })
     }
   }
 

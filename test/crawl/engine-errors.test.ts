@@ -1,9 +1,11 @@
 /**
  * Error pages in a crawl (DESIGN §5-6): 404 and 500 answers (500 retried by the fetcher), pages
- * slower than fetch.timeout, bodies over store.max_body_bytes, and content that is not parsed
- * (its raw artifact still stored with its content type).
+ * slower than fetch.timeout, bodies over store.max_body_bytes, a body the blob store refuses
+ * (store_error), and content that is not parsed (its raw artifact still stored with its content type).
  */
 import { describe, expect, test } from 'bun:test'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { linkHash } from '../../src/crawl/url'
 import { useCrawlEnv, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
@@ -86,6 +88,43 @@ describe('slow and large pages', () => {
       const err = await env.logs(run.id, 'steps=fetch&statuses=error')
       expect(err.map((l) => [l.url, l.error_reason])).toEqual([[site.url('/big'), 'too_large']])
       expect(run.stats.failed).toBe(1)
+    }))
+})
+
+describe('a body the blob store cannot keep', () => {
+  test('store_error: the artifact the store refused is logged with why, the page\'s other artifact keeps its row, and the crawl goes on', () =>
+    withSite(crawlSite({ pages: { '/': { links: ['/huge', '/ok'] }, '/huge': { html: 'x'.repeat(300_000) }, '/ok': {} } }), async (site) => {
+      // Bodies over 256 KiB are files under <data>/blobs/; a file in the way of that directory
+      // makes the disk store refuse them (as a full or read-only disk would), whoever runs the test.
+      const blobsDir = join(env.api.dir, 'blobs')
+      rmSync(blobsDir, { recursive: true, force: true })
+      writeFileSync(blobsDir, 'in the way')
+      try {
+        const run = await env.crawl({ seeds: [site.url('/')] })
+        const stores = await env.logs(run.id, 'steps=store')
+        const byUrl = new Map(stores.map((l) => [l.url, l]))
+        expect(stores).toHaveLength(3)
+        expect(byUrl.get(site.url('/huge'))).toMatchObject({ status: 'error', error_reason: 'store_error' })
+        expect(byUrl.get(site.url('/huge')).error_detail).toMatch(/^1 of 2 artifacts not stored: raw: .*(ENOTDIR|not a directory)/i)
+        for (const path of ['/', '/ok']) {
+          expect(byUrl.get(site.url(path))).toMatchObject({ status: 'ok', error_detail: '2 artifacts' })
+          expect(byUrl.get(site.url(path)).error_reason).toBeUndefined()
+        }
+
+        // The page was fetched and parsed: a visit, its links followed, and its parsed artifact kept.
+        expect(run.stats).toMatchObject({ visited: 3, failed: 0 })
+        const artifacts = await env.artifacts(run.id)
+        const kinds = (path: string) => artifacts.filter((a) => a.url_hash === linkHash(site.url(path))).map((a) => a.kind).sort()
+        expect(kinds('/huge')).toEqual(['parsed'])
+        expect(kinds('/')).toEqual(['parsed', 'raw'])
+        expect(kinds('/ok')).toEqual(['parsed', 'raw'])
+        const parsed = artifacts.find((a) => a.url_hash === linkHash(site.url('/huge')))!
+        const blob = await blobBytes(parsed.id)
+        expect(blob.type).toBe('application/json')
+        expect(JSON.parse(new TextDecoder().decode(blob.bytes)).url).toBe(site.url('/huge'))
+      } finally {
+        rmSync(blobsDir, { force: true })
+      }
     }))
 })
 
