@@ -1,7 +1,7 @@
 // End-to-end: the crawl engine in the compiled binary (DESIGN §1 shutdown, §5 run engine).
 // What this guards: a run survives `kill -9` and SIGTERM of `trawl serve` without fetching a
 // page twice except the ones in flight at the moment, `paused` survives a restart, the one-shot
-// `trawl crawl` command (summary, progress, Ctrl-C, bad arguments), two serve processes on one
+// `trawl crawl` command (summary, progress on a pipe and on a terminal, Ctrl-C, bad arguments), two serve processes on one
 // data dir (each run held by one of them; a killed holder's run taken over), the address guard's default
 // for crawls and TRAWL_MAX_ACTIVE_RUNS. Only 127.0.0.1 fixture sites started here are contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -508,6 +508,39 @@ describe('trawl crawl', () => {
     expect(runs.body.data).toHaveLength(1)
     expect(runs.body.data[0].stop_reason).toBe('max_depth')
     await trawl.stop()
+  }, 40_000)
+
+  test('on a terminal the progress line is redrawn in place (carriage return, erase line), then ends with a newline before the summary', async () => {
+    const s = site(120, 40)
+    let seen = ''
+    const decoder = new TextDecoder()
+    // A pseudo-terminal: the child's stdout and stderr are both the terminal, as in a shell.
+    const terminal = new Bun.Terminal({ cols: 200, rows: 24, data: (_t, bytes) => void (seen += decoder.decode(bytes, { stream: true })) })
+    try {
+      const proc = Bun.spawn([BINARY, 'crawl', s.url(0), '--max-urls', '60', '--max-depth', '20', '--concurrency', '2', '--per-host-concurrency', '2', '--data-dir', tempDir()], {
+        cwd: tempDir(),
+        env: childEnv(OPEN),
+        terminal,
+      })
+      procs.add(proc)
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+      expect(await proc.exited).toBe(0)
+      clearTimeout(timer)
+      procs.delete(proc)
+      await waitFor('the summary on the terminal', () => /finished: max_urls after/.test(seen), 5_000, 20)
+    } finally {
+      terminal.close()
+    }
+    // The terminal turns each \n into \r\n; what matters is how progress is drawn between them.
+    const text = seen.replaceAll('\r\n', '\n')
+    const progress = [...text.matchAll(/\r\x1b\[K(visited \d+\s+queued \d+\s+failed \d+\s+\d+(\.\d+)? pages\/s)/g)].map((m) => m[1]!)
+    expect(progress.length, JSON.stringify(text)).toBeGreaterThanOrEqual(2) // 60 pages, two at a time, 40 ms each: well over a second
+    // Redrawn in place: no progress line stands on a line of its own.
+    expect(text).not.toMatch(/^visited \d+\s+queued/m)
+    const visitedCounts = progress.map((l) => Number(/^visited (\d+)/.exec(l)![1]))
+    expect(visitedCounts).toEqual(visitedCounts.slice().sort((a, b) => a - b))
+    // The last redraw is closed by a newline, and the summary starts a line of its own.
+    expect(text).toMatch(/pages\/s\n(.*\n)*finished: max_urls after \d+(\.\d+)?s: visited 60, failed 0, queued \d+, .+\n/)
   }, 40_000)
 
   test('Ctrl-C stops the run with stop reason manual; nothing is fetched after it', async () => {
