@@ -1,9 +1,10 @@
 // End-to-end: the crawl engine in the compiled binary (DESIGN §1 shutdown, §5 run engine).
 // What this guards: a run survives `kill -9` and SIGTERM of `trawl serve` without fetching a
-// page twice except the ones in flight at the moment, `paused` survives a restart, the one-shot
-// `trawl crawl` command (summary, progress on a pipe and on a terminal, Ctrl-C, bad arguments), two serve processes on one
-// data dir (each run held by one of them; a killed holder's run taken over), the address guard's default
-// for crawls and TRAWL_MAX_ACTIVE_RUNS. Only 127.0.0.1 fixture sites started here are contacted.
+// page twice except the ones in flight at the moment, `paused` survives a restart, two serve
+// processes on one data dir (each run held by one of them; a killed holder's run taken over),
+// the one-shot `trawl crawl` command (summary, progress on a pipe and on a terminal, Ctrl-C, bad
+// arguments), the address guard's default for crawls and TRAWL_MAX_ACTIVE_RUNS. Only 127.0.0.1
+// fixture sites started here are contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import type { Subprocess } from 'bun'
