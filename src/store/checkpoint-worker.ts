@@ -21,7 +21,7 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   if (message.kind === 'stop') {
     clearTimeout(timer)
     closeAll()
-    self.postMessage({ kind: 'stopped' } satisfies CheckpointerMessage)
+    self.postMessage({ kind: 'stopped', passes: stats() } satisfies CheckpointerMessage)
     return
   }
   if (message.kind !== 'start') return
@@ -34,15 +34,32 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     return
   }
   const checkpoints = dbs.map((db) => db.query('PRAGMA wal_checkpoint(PASSIVE)'))
+  // Each database's WAL length and frames copied at the last pass: unchanged means no commit
+  // since. An idle process (serve with nothing to crawl) then wakes less and less often, up to
+  // IDLE_MAX_MS apart; the first pass that finds new frames goes back to `everyMs`.
+  const seen = checkpoints.map(() => '')
+  let delay = message.everyMs
+  let passes = 0
   const pass = () => {
-    for (const checkpoint of checkpoints) {
+    passes++
+    let moved = false
+    checkpoints.forEach((checkpoint, i) => {
       try {
-        checkpoint.get()
+        const r = checkpoint.get() as { log: number; checkpointed: number } | null
+        const now = r ? `${r.log}/${r.checkpointed}` : ''
+        if (now !== seen[i]) moved = true
+        seen[i] = now
       } catch {
         // Busy (another checkpoint is running) or the file is going away: next pass.
+        moved = true
       }
-    }
-    timer = setTimeout(pass, message.everyMs)
+    })
+    delay = moved ? message.everyMs : Math.min(delay * 2, Math.max(IDLE_MAX_MS, message.everyMs))
+    timer = setTimeout(pass, delay)
   }
-  timer = setTimeout(pass, message.everyMs)
+  stats = () => passes
+  timer = setTimeout(pass, delay)
 }
+
+const IDLE_MAX_MS = 5000
+let stats = () => 0

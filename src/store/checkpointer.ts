@@ -3,7 +3,7 @@ import { workerUrl } from '../util/worker-url'
 export type CheckpointerMessage =
   | { kind: 'start'; paths: string[]; everyMs: number }
   | { kind: 'stop' }
-  | { kind: 'stopped' }
+  | { kind: 'stopped'; passes: number }
   | { kind: 'failed'; message: string }
 
 // scripts/build.ts embeds the worker in the binary; test/e2e/crawl.test.ts checks it runs there.
@@ -13,7 +13,8 @@ const WORKER_URL = workerUrl(import.meta.url, 'store', 'checkpoint-worker.ts')
  * Checkpoints on a thread of their own. A checkpoint copies WAL frames back into the database
  * and syncs both files; done by SQLite's autocheckpoint on the writer's thread, that was about a
  * tenth of a crawl's time (decision 69). This thread runs a PASSIVE checkpoint of each database
- * every `everyMs` through its own connections, which WAL allows beside a writer.
+ * every `everyMs` through its own connections, which WAL allows beside a writer. While nothing
+ * is committed the passes space out, doubling up to 5 s apart; a commit brings them back.
  *
  * The writers keep their autocheckpoint (applyWalPragmas). A WAL is reused from its start only
  * when a write begins with every frame copied back, which frames committed during a pass from
@@ -28,6 +29,8 @@ export class Checkpointer {
   private readonly worker: Worker
   private exited = false
   private stopping: Promise<void> | null = null
+  /** How many passes the thread made, known once `close()` has settled (tests). */
+  passes: number | null = null
 
   constructor(paths: readonly string[], opts: { everyMs?: number; onFailure?: (message: string) => void } = {}) {
     this.worker = new Worker(WORKER_URL)
@@ -70,7 +73,10 @@ export class Checkpointer {
       // A thread that cannot answer (stuck in I/O) must not hold shutdown for long.
       const guard = setTimeout(done, 5000)
       this.worker.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
-        if (event.data.kind === 'stopped') done()
+        if (event.data.kind === 'stopped') {
+          this.passes = event.data.passes
+          done()
+        }
       }
       this.worker.addEventListener('close', done)
       this.worker.postMessage({ kind: 'stop' } satisfies CheckpointerMessage)

@@ -84,6 +84,30 @@ describe('Checkpointer', () => {
       expect(db.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 3000 })
     }))
 
+  test('an idle database is looked at less and less often (doubling up to 5 s apart); commits bring the passes back', async () => {
+    const idle = walDb(0)
+    const quiet = new Checkpointer([idle.path], { everyMs: 10 })
+    await Bun.sleep(700)
+    await quiet.close()
+    // Every 10 ms would be ~70 passes; spacing out doubles from 10 ms: 10, 20, 40 … 320.
+    expect(quiet.passes).toBeGreaterThanOrEqual(3)
+    expect(quiet.passes).toBeLessThanOrEqual(12)
+    idle.db.close()
+
+    const busy = walDb(0)
+    const checkpointer = new Checkpointer([busy.path], { everyMs: 10 })
+    await Bun.sleep(700) // spaced out by now
+    const end = Date.now() + 1200
+    while (Date.now() < end) {
+      busy.write(1)
+      await Bun.sleep(5)
+    }
+    await checkpointer.close()
+    // The first pass that saw the commits went back to every 10 ms for the rest of them.
+    expect(checkpointer.passes).toBeGreaterThanOrEqual(25)
+    busy.db.close()
+  })
+
   test('close ends the thread and its connection: the last writer to close removes the WAL', async () => {
     const { db, path, write } = walDb(0)
     const checkpointer = new Checkpointer([path], { everyMs: 10 })
