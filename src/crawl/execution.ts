@@ -692,7 +692,7 @@ export class RunExecution {
       else refused.push(`${wanted[i]!.kind}${wanted[i]!.pipeline ? ` (${wanted[i]!.pipeline})` : ''}: ${(s.reason as Error)?.message ?? String(s.reason)}`)
     })
     const latency = Date.now() - started
-    if (!refused.length) this.rec.log({ ...this.where(c), step: 'store', status: 'ok', error_detail: wanted.length === 1 ? '1 artifact' : `${wanted.length} artifacts`, latency_ms: latency })
+    if (!refused.length) this.rec.log({ ...this.where(c), step: 'store', status: 'ok', latency_ms: latency })
     else {
       const detail = `${refused.length} of ${wanted.length} artifacts not stored: ${refused.join('; ')}`
       this.rec.log({ ...this.where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: detail.slice(0, 2000), latency_ms: latency })
