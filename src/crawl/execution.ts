@@ -215,6 +215,7 @@ export class RunExecution {
       if (row.not_before > now) h.delayed.push({ entry: row, at: row.not_before })
       else h.buffer.push(row)
     }
+    for (const { host, failures } of frontier.hostFailures(this.run.seq)) this.host(host).failures = failures
   }
 
   private async seed() {
@@ -557,7 +558,7 @@ export class RunExecution {
     }
     const latency = Date.now() - started
     if (this.leaving && 'left' in this.leaving && this.leaving.left !== 'paused') return
-    host.failures = 0
+    if (host.failures > 0) this.setFailures(host, 0)
     if ((result.status === 429 || result.status === 503) && c.attempts + 1 < MAX_ATTEMPTS) {
       const wait = this.backoff(host, result)
       const notBefore = Date.now() + wait
@@ -617,7 +618,7 @@ export class RunExecution {
     const { frontier } = this.deps.store
     const reason = this.reasonOf(err)
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
-    if (network) host.failures++
+    if (network) this.setFailures(host, host.failures + 1)
     this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
     this.recordVisit(host, c, null)
     this.counters.failed++
@@ -632,6 +633,12 @@ export class RunExecution {
         this.counters.queued--
       }
     }
+  }
+
+  /** A host's consecutive failures, kept in run_hosts with the page's rows: a resumed run goes on counting. */
+  private setFailures(host: Host, failures: number) {
+    host.failures = failures
+    this.defer(() => this.deps.store.frontier.saveHostFailures(this.run.seq, host.key, failures))
   }
 
   /** 429/503: the host waits Retry-After (capped) or an exponential backoff before its next request. */

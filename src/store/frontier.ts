@@ -36,6 +36,10 @@ export function frontierRepository(db: Database) {
   const putRobots = db.query(
     'INSERT INTO run_hosts (run_seq, host, robots_status, robots_body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_seq, host) DO UPDATE SET robots_status = ?3, robots_body = ?4',
   )
+  const hostFailures = db.query('SELECT host, failures FROM run_hosts WHERE run_seq = ?1 AND failures > 0')
+  const putHostFailures = db.query(
+    'INSERT INTO run_hosts (run_seq, host, failures) VALUES (?1, ?2, ?3) ON CONFLICT (run_seq, host) DO UPDATE SET failures = ?3',
+  )
   const counters = db.query('SELECT queued, visited, failed, bytes, fetched, depth_cut FROM runs WHERE seq = ?1')
   const saveCounters = db.query('UPDATE runs SET queued = ?2, visited = ?3, failed = ?4, bytes = ?5, fetched = ?6, depth_cut = ?7 WHERE seq = ?1')
   const claimable = db.query(
@@ -83,6 +87,10 @@ export function frontierRepository(db: Database) {
     failQueued: (runSeq: number) => failQueued.run(runSeq).changes,
     robots: (runSeq: number, host: string) => (getRobots.get(runSeq, host) as RobotsRecord | null) ?? null,
     saveRobots: (runSeq: number, host: string, rec: RobotsRecord) => void putRobots.run(runSeq, host, rec.status, rec.body),
+    /** Hosts of the run with consecutive failed fetches (network errors), and how many. */
+    hostFailures: (runSeq: number) => hostFailures.all(runSeq) as { host: string; failures: number }[],
+    /** A host's count of consecutive failed fetches; a row without robots.txt yet keeps it null. */
+    saveHostFailures: (runSeq: number, host: string, failures: number) => void putHostFailures.run(runSeq, host, failures),
     counters: (runSeq: number) => counters.get(runSeq) as RunCounters,
     saveCounters: (runSeq: number, c: RunCounters) => void saveCounters.run(runSeq, c.queued, c.visited, c.failed, c.bytes, c.fetched, c.depth_cut),
     /** Runs a runner may take: running ones nobody holds first (resuming), then pending ones, oldest first. */

@@ -205,4 +205,27 @@ describe('a host that keeps failing', () => {
       for (const l of logs) expect(pathOf(l.url)).toMatch(/^\/d\d$/)
     })
   })
+
+  test('its count of failures survives a restart: the resumed run gives up after 5 in all, not 5 more', async () => {
+    const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('') })
+    const dead = probe.port
+    await probe.stop(true)
+    await withSite(crawlSite({ pages: star(10, (i) => `http://127.0.0.1:${dead}/d${i}`) }), async (site) => {
+      // One attempt every 400 ms: the restart comes after the third or fourth failure.
+      const id = await env.start({ seeds: [site.url('/')], politeness: { per_host_concurrency: 1, delay: '400ms', respect_robots: false }, fetch: { max_retries: 0 } })
+      const failedSoFar = async () => (await env.logs(id, 'steps=fetch&statuses=error&error_reasons=connect')).length
+      for (let t0 = Date.now(); (await failedSoFar()) < 3; await Bun.sleep(20)) if (Date.now() - t0 > 10_000) throw new Error('no third failure')
+      await env.restart()
+      // What the first execution left for the next: the dead host's count so far.
+      const saved = env.api.store.frontier.hostFailures(env.api.store.frontier.runSeq('acme', id)!)
+      expect(saved.map((h) => h.host)).toEqual([`127.0.0.1:${dead}`])
+      expect(saved[0]!.failures).toBeGreaterThanOrEqual(3)
+      expect(saved[0]!.failures).toBeLessThan(5)
+      const run = await env.finished(id, 20_000)
+      expect(run.stats).toMatchObject({ visited: 1, failed: 10, queued: 0 })
+      const reasons = (await env.logs(id, 'steps=fetch&statuses=error')).map((l) => l.error_reason)
+      expect(reasons.filter((r) => r === 'connect')).toHaveLength(5)
+      expect(reasons.filter((r) => r === 'host_unreachable')).toHaveLength(5)
+    })
+  })
 })
