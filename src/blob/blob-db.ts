@@ -39,10 +39,14 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
 const VERSION = 2
 
 function migrate(db: Database) {
-  const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
-  if (version > VERSION) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (${VERSION}); upgrade trawl`)
-  if (version === VERSION) return
+  const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
+  if (versionOf() === VERSION) return
+  // The version is read again under the write lock: two processes opening one data dir at once
+  // must not both migrate.
   db.transaction(() => {
+    const version = versionOf()
+    if (version > VERSION) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (${VERSION}); upgrade trawl`)
+    if (version === VERSION) return
     if (version === 0) {
       for (const sql of SCHEMA) db.exec(sql)
     } else {
@@ -50,7 +54,7 @@ function migrate(db: Database) {
       db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
     }
     db.exec(`PRAGMA user_version = ${VERSION}`)
-  })()
+  }).immediate()
 }
 
 function prepare(db: Database) {

@@ -118,7 +118,7 @@ export function artifactRepository(db: Database) {
       return db.transaction(() => {
         const keys = new Set((removeRun.all(tenant, runId) as { blob_key: string }[]).map((r) => r.blob_key))
         return [...keys].filter((key) => anyUser.get(key) === null)
-      })()
+      }).immediate()
     },
     /** Newest first, like every other list. */
     list(tenant: string, f: ArtifactFilter, page: string | undefined, perPage: number): Page<Artifact> {

@@ -416,7 +416,7 @@ export class LogWriter {
     if (batch.length === 0) return
     this.db.transaction(() => {
       for (const row of batch) this.insert.run(...row)
-    })()
+    }).immediate()
     this.stats.flushes++
     this.stats.written += batch.length
   }

@@ -70,7 +70,7 @@ export function dataMapRepository(db: Database, hosts: ReturnType<typeof hostRep
         const now = Math.max(Date.now(), row.updated_at + 1)
         update.run(patch.schema_id ?? row.schema_id, patch.map ? JSON.stringify(patch.map) : row.map, now, row.seq)
         return toDataMap(getRow(tenant, id)!)
-      })()
+      }).immediate()
     },
     /** Deletes; false when it did not exist. */
     delete(tenant: string, id: string): boolean {

@@ -19,14 +19,22 @@ export function openDatabase(dataDir: string): Database {
  * `target` (every one; tests stop earlier to build an old database).
  */
 export function migrate(db: Database, target = migrations.length) {
-  const current = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
-  if (current > migrations.length) {
-    throw new Error(`database schema version ${current} is newer than this binary knows (${migrations.length}); upgrade trawl`)
-  }
-  for (let version = current; version < target; version++) {
-    db.transaction(() => {
+  const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
+  const newer = (v: number) => new Error(`database schema version ${v} is newer than this binary knows (${migrations.length}); upgrade trawl`)
+  const current = versionOf()
+  if (current > migrations.length) throw newer(current)
+  if (current >= target) return
+  // Each step reads the version again under the write lock (an immediate transaction): two
+  // processes opening one data dir at once must not both apply a migration.
+  for (;;) {
+    const applied = db.transaction(() => {
+      const version = versionOf()
+      if (version > migrations.length) throw newer(version)
+      if (version >= target) return false
       db.exec(migrations[version]!)
       db.exec(`PRAGMA user_version = ${version + 1}`)
-    })()
+      return true
+    }).immediate()
+    if (!applied) return
   }
 }

@@ -37,7 +37,7 @@ export function hostRepository(db: Database) {
           ensure(tenant, domain, now)
           return toHost(byHash.get(tenant, hostHash(domain)) as HostRow)
         })
-      })()
+      }).immediate()
     },
     get(tenant: string, hash: string): (Host & { seq: number }) | null {
       const row = byHash.get(tenant, hash) as (HostRow & { seq: number }) | null

@@ -27,7 +27,7 @@ export function createStore(db: Database) {
     frontier: frontierRepository(db),
     /** Runs `fn` in one transaction (nested calls join it as savepoints). */
     transaction<T>(fn: () => T): T {
-      return db.transaction(fn)()
+      return db.transaction(fn).immediate()
     },
   }
 }

@@ -54,7 +54,7 @@ export function jobRepository(db: Database) {
         update.run(patch.name ?? row.name, patch.config ? JSON.stringify(patch.config) : row.config, JSON.stringify(labels), Date.now(), row.seq)
         if (patch.labels) indexLabels(db, 'job', tenant, row.seq, labels)
         return toJob(getRow(tenant, id)!)
-      })()
+      }).immediate()
     },
     /** Deletes the job and, by cascade, its runs; answers false when it did not exist. */
     delete(tenant: string, id: string): boolean {
@@ -65,7 +65,7 @@ export function jobRepository(db: Database) {
         unindexLabels(db, 'job', '?', row.seq)
         remove.run(row.seq)
         return true
-      })()
+      }).immediate()
     },
     /** Seqs of this tenant's jobs with these ids (to list their runs). */
     seqsOf(tenant: string, ids: string[]): number[] {

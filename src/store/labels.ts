@@ -42,7 +42,7 @@ export function labelRepository(db: Database, kind: LabelKind, table: 'hosts' | 
       write.run(JSON.stringify(labels), row.seq)
       indexLabels(db, kind, tenant, row.seq, labels)
       return labels
-    })()
+    }).immediate()
   return {
     get(tenant: string, hash: string): Labels | null {
       const row = read.get(tenant, hash) as { labels: string } | null

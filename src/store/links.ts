@@ -48,7 +48,7 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
   return {
     /** Inserts the normalized URLs that are new (and their hosts); answers every one, in order. */
     upsert(tenant: string, urls: string[]): Link[] {
-      return db.transaction(() => insertAll(tenant, urls, Date.now()).map((hash) => toLink(byHash.get(tenant, hash) as LinkRow)))()
+      return db.transaction(() => insertAll(tenant, urls, Date.now()).map((hash) => toLink(byHash.get(tenant, hash) as LinkRow))).immediate()
     },
     /** Inserts the normalized URLs that are new and their hosts, answering nothing (the crawl's hot path). */
     ensure(tenant: string, urls: string[], now = Date.now()) {

@@ -67,7 +67,7 @@ export function patternRepository(db: Database, hosts: ReturnType<typeof hostRep
         if (!row) return null
         replace.run(patterns.format, JSON.stringify(patterns.patterns), Date.now(), row.seq)
         return toSet(getRow(tenant, id)!)
-      })()
+      }).immediate()
     },
     /** Answers false when the set did not exist. */
     delete(tenant: string, id: string): boolean {

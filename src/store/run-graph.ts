@@ -215,7 +215,7 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
         return added.changes
       }
       // The engine's batch is the transaction; a lone call gets its own (no savepoint per page).
-      return db.inTransaction ? record() : db.transaction(record)()
+      return db.inTransaction ? record() : db.transaction(record).immediate()
     },
     /** Links a run visited, in visit order; `run` comes from `frontier.runSeq` (tenant-checked). */
     visits(tenant: string, run: number, f: VisitFilter, page: string | undefined, perPage: number): Page<VisitedLink> {

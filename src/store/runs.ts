@@ -102,7 +102,7 @@ export function runRepository(db: Database) {
         const row = getRow(tenant, run.id)!
         indexLabels(db, 'run', tenant, row.seq, job.labels)
         return toRun(row)
-      })()
+      }).immediate()
     },
     get(tenant: string, id: string): Run | null {
       const row = getRow(tenant, id)
@@ -117,7 +117,7 @@ export function runRepository(db: Database) {
         unindexLabels(db, 'run', '?', row.seq)
         remove.run(row.seq)
         return true
-      })()
+      }).immediate()
     },
     /** Applies a state move; null when the run does not exist, 409 when its state does not fit. */
     move(tenant: string, id: string, move: RunMove): Run | null {
@@ -127,7 +127,7 @@ export function runRepository(db: Database) {
         const { changes } = moves[move].run(Date.now(), row.seq)
         if (changes === 0) throw conflict(`cannot ${MOVES[move].verb} a ${row.status} run`)
         return toRun(getRow(tenant, id)!)
-      })()
+      }).immediate()
     },
     /** Runs of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs' runs. */
     list(tenant: string, f: RunFilter, page: string | undefined, perPage: number, jobSeqs?: number[]): Page<Run> {

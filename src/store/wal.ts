@@ -11,9 +11,11 @@ export type Synchronous = 'normal' | 'full'
  * must stay flat (decisions 64, 66).
  */
 export function applyWalPragmas(db: Database, opts: { synchronous: Synchronous; cacheKiB: number }) {
+  // First: another process opening the same data dir may hold a lock while this one switches
+  // to WAL, and without a busy timeout that is an error at once.
+  db.exec('PRAGMA busy_timeout = 5000')
   db.exec('PRAGMA journal_mode = WAL')
   db.exec(`PRAGMA synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-  db.exec('PRAGMA busy_timeout = 5000')
   db.exec(`PRAGMA cache_size = -${opts.cacheKiB}`)
   // Checkpoint at 16,000 WAL pages (64 MiB) rather than SQLite's 1,000: a crawl dirties the same
   // index pages batch after batch (and puts a body per page), and a rarer checkpoint copies each

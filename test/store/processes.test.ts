@@ -1,0 +1,106 @@
+/**
+ * Several processes on one data dir (DESIGN §5: each run is held by one process, but any
+ * process may serve the API beside it). Every write transaction begins IMMEDIATE: a deferred one
+ * that read first and then wrote failed at once with SQLITE_BUSY_SNAPSHOT whenever another
+ * process had committed in between (no busy timeout applies to that), and a crawl ended
+ * `unknown` over it. Migrations read the schema version under the write lock, so processes
+ * opening a new data dir together apply each migration once.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { openDatabase } from '../../src/store/db'
+import { createStore } from '../../src/store'
+import { migrations } from '../../src/store/migrations'
+
+const SRC = resolve(import.meta.dir, '../../src')
+const dirs: string[] = []
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'trawl-procs-'))
+  dirs.push(d)
+  return d
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+/** Another bun process running `code` with the store modules imported; answers its exit and output. */
+function otherProcess(code: string) {
+  const script = `
+    import { openDatabase } from ${JSON.stringify(join(SRC, 'store/db.ts'))}
+    import { createStore } from ${JSON.stringify(join(SRC, 'store/index.ts'))}
+    import { openBlobStore } from ${JSON.stringify(join(SRC, 'blob/index.ts'))}
+    ${code}
+  `
+  const proc = Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'pipe' })
+  return (async () => {
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    return { code, stdout, stderr }
+  })()
+}
+
+describe('two processes writing one trawl.db', () => {
+  test("read-then-write transactions never fail because the other process committed in between", async () => {
+    const dir = tempDir()
+    const store = createStore(openDatabase(dir))
+    store.jobs.create('acme', { id: 'mine', name: 'n0', config: {}, labels: {} })
+    // The other process commits a job at a time, as fast as it can, for 1.5 s.
+    const writer = otherProcess(`
+      const store = createStore(openDatabase(${JSON.stringify(dir)}))
+      const end = Date.now() + 1500
+      let n = 0
+      while (Date.now() < end) store.transaction(() => store.jobs.create('other', { id: 'j' + n++, name: 'x', config: {}, labels: {} }))
+      console.log(n)
+    `)
+    // Here: updates, each reading the row and then writing it in one transaction.
+    const failures: string[] = []
+    let updates = 0
+    const end = Date.now() + 1500
+    await Bun.sleep(200) // the other process is up and writing
+    while (Date.now() < end) {
+      try {
+        store.jobs.update('acme', 'mine', { name: `n${++updates}` })
+      } catch (err) {
+        failures.push(`${(err as { code?: string }).code}: ${(err as Error).message}`)
+      }
+      if (updates % 50 === 0) await Bun.sleep(0)
+    }
+    const other = await writer
+    expect(other.stderr).toBe('')
+    expect(other.code).toBe(0)
+    const written = Number(other.stdout.trim())
+    expect(written).toBeGreaterThan(100)
+    expect([...new Set(failures)]).toEqual([])
+    expect(updates).toBeGreaterThan(100)
+    expect(store.jobs.get('acme', 'mine')!.name).toBe(`n${updates}`)
+    expect((store.db.query("SELECT count(*) AS n FROM jobs WHERE tenant = 'other'").get() as { n: number }).n).toBe(written)
+    store.db.close()
+  }, 20_000)
+})
+
+describe('processes opening one new data dir at once', () => {
+  test('each migration is applied once: every process starts, and both databases reach their version', async () => {
+    const dir = tempDir()
+    const opened = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        otherProcess(`
+          const db = openDatabase(${JSON.stringify(dir)})
+          const blobs = openBlobStore(${JSON.stringify(dir)})
+          await blobs.close()
+          db.close()
+          console.log('ok')
+        `),
+      ),
+    )
+    for (const o of opened) expect(o).toEqual({ code: 0, stdout: 'ok\n', stderr: '' })
+    const db = new Database(join(dir, 'trawl.db'), { readonly: true })
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
+    expect((db.query("SELECT count(*) AS n FROM sqlite_master WHERE name = 'frontier'").get() as { n: number }).n).toBe(1)
+    db.close()
+    const blobs = new Database(join(dir, 'blobs.db'), { readonly: true })
+    expect(blobs.query('PRAGMA user_version').get()).toEqual({ user_version: 2 })
+    blobs.close()
+  }, 30_000)
+})
