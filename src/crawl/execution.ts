@@ -173,14 +173,14 @@ export class RunExecution {
     }
     const outcome = this.leaving!
     try {
-      // A deleted run took its rows with it, and a run another process took over (this one
-      // stalled past its lease) is not ours to write: its seqs may now name other URLs.
-      if (!store.frontier.holds(this.run.seq, this.owner)) {
-        this.writes = []
-        this.rec.close()
-        return outcome
-      }
       store.transaction(() => {
+        // A deleted run took its rows with it, and a run another process took over (this one
+        // stalled past its lease) is not ours to write: its seqs may now name other URLs. Asked
+        // under the write lock, so no other process can take the lease between this and the rows.
+        if (!store.frontier.holds(this.run.seq, this.owner)) {
+          this.writes = []
+          return
+        }
         for (const w of this.writes.splice(0)) w()
         this.rec.flush()
         // Leases of anything still in flight go back to the queue for whoever runs this next.

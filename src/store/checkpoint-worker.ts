@@ -34,32 +34,34 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     return
   }
   const checkpoints = dbs.map((db) => db.query('PRAGMA wal_checkpoint(PASSIVE)'))
-  // Each database's WAL length and frames copied at the last pass: unchanged means no commit
-  // since. An idle process (serve with nothing to crawl) then wakes less and less often, up to
-  // IDLE_MAX_MS apart; the first pass that finds new frames goes back to `everyMs`.
-  const seen = checkpoints.map(() => '')
+  // PRAGMA data_version on a connection changes when another connection commits. While no
+  // database changed and every WAL frame is copied back, passes space out, doubling up to
+  // IDLE_MAX_MS apart (an idle `serve`); a pass that finds a commit goes back to `everyMs`.
+  const versions = dbs.map((db) => db.query('PRAGMA data_version'))
+  const seen = versions.map(() => -1)
   let delay = message.everyMs
   let passes = 0
   const pass = () => {
     passes++
-    let moved = false
+    let busy = false
     checkpoints.forEach((checkpoint, i) => {
       try {
-        const r = checkpoint.get() as { log: number; checkpointed: number } | null
-        const now = r ? `${r.log}/${r.checkpointed}` : ''
-        if (now !== seen[i]) moved = true
-        seen[i] = now
+        const version = (versions[i]!.get() as { data_version: number }).data_version
+        if (version !== seen[i]) busy = true
+        seen[i] = version
+        const r = checkpoint.get() as { busy: number; log: number; checkpointed: number } | null
+        if (r && (r.busy || r.checkpointed < r.log)) busy = true
       } catch {
         // Busy (another checkpoint is running) or the file is going away: next pass.
-        moved = true
+        busy = true
       }
     })
-    delay = moved ? message.everyMs : Math.min(delay * 2, Math.max(IDLE_MAX_MS, message.everyMs))
+    delay = busy ? message.everyMs : Math.min(delay * 2, Math.max(IDLE_MAX_MS, message.everyMs))
     timer = setTimeout(pass, delay)
   }
   stats = () => passes
   timer = setTimeout(pass, delay)
 }
 
-const IDLE_MAX_MS = 5000
+const IDLE_MAX_MS = 1000
 let stats = () => 0

@@ -14,7 +14,8 @@ const WORKER_URL = workerUrl(import.meta.url, 'store', 'checkpoint-worker.ts')
  * and syncs both files; done by SQLite's autocheckpoint on the writer's thread, that was about a
  * tenth of a crawl's time (decision 69). This thread runs a PASSIVE checkpoint of each database
  * every `everyMs` through its own connections, which WAL allows beside a writer. While nothing
- * is committed the passes space out, doubling up to 5 s apart; a commit brings them back.
+ * is committed the passes space out, doubling up to 1 s apart; the next pass after a commit
+ * goes back to `everyMs`.
  *
  * The writers keep their autocheckpoint (applyWalPragmas). A WAL is reused from its start only
  * when a write begins with every frame copied back, which frames committed during a pass from

@@ -11,10 +11,20 @@ export type Synchronous = 'normal' | 'full'
  * must stay flat (decisions 64, 66).
  */
 export function applyWalPragmas(db: Database, opts: { synchronous: Synchronous; cacheKiB: number }) {
-  // First: another process opening the same data dir may hold a lock while this one switches
-  // to WAL, and without a busy timeout that is an error at once.
+  // First: another process opening the same data dir may hold a lock meanwhile.
   db.exec('PRAGMA busy_timeout = 5000')
-  db.exec('PRAGMA journal_mode = WAL')
+  // Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY at once
+  // (no busy handler) while another connection opening the same new file holds a lock: retried.
+  const deadline = Date.now() + 5000
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL')
+      break
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+      Bun.sleepSync(2)
+    }
+  }
   db.exec(`PRAGMA synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
   db.exec(`PRAGMA cache_size = -${opts.cacheKiB}`)
   // Checkpoint at 16,000 WAL pages (64 MiB) rather than SQLite's 1,000: a crawl dirties the same

@@ -211,8 +211,8 @@ describe('a host that keeps failing', () => {
     const dead = probe.port
     await probe.stop(true)
     await withSite(crawlSite({ pages: star(10, (i) => `http://127.0.0.1:${dead}/d${i}`) }), async (site) => {
-      // One attempt every 400 ms: the restart comes after the third or fourth failure.
-      const id = await env.start({ seeds: [site.url('/')], politeness: { per_host_concurrency: 1, delay: '400ms', respect_robots: false }, fetch: { max_retries: 0 } })
+      // One attempt a second: the restart comes after the third failure, well before the fifth.
+      const id = await env.start({ seeds: [site.url('/')], politeness: { per_host_concurrency: 1, delay: '1s', respect_robots: false }, fetch: { max_retries: 0 } })
       const failedSoFar = async () => (await env.logs(id, 'steps=fetch&statuses=error&error_reasons=connect')).length
       for (let t0 = Date.now(); (await failedSoFar()) < 3; await Bun.sleep(20)) if (Date.now() - t0 > 10_000) throw new Error('no third failure')
       await env.restart()

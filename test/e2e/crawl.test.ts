@@ -302,9 +302,9 @@ const runsStarted = (t: Trawl) => new Set([...t.stderr().matchAll(/ run started 
 
 describe('two trawl serve processes on one data dir', () => {
   test('each run is crawled by one process at a time: four runs split two and two (TRAWL_MAX_ACTIVE_RUNS=2), every page fetched once', async () => {
-    // Slow pages one at a time: a run lasts seconds, so a process holding two cannot take a third
+    // Slow pages one at a time: a run lasts 6 s, so a process holding two cannot take a third
     // before the other process's runner (polling every 500 ms) has claimed the rest.
-    const four = [0, 1, 2, 3].map(() => site(20, 100))
+    const four = [0, 1, 2, 3].map(() => site(20, 300))
     const env = { ...OPEN, TRAWL_MAX_ACTIVE_RUNS: '2' }
     const a = await startTrawl({ env })
     const b = await startTrawl({ dataDir: a.dataDir, env })
@@ -334,12 +334,12 @@ describe('two trawl serve processes on one data dir', () => {
   }, 60_000)
 
   test('kill -9 of the process crawling a run: the other process, already up, takes it over and finishes it, no page visited twice', async () => {
-    const s = site(200, 30)
+    const s = site(300, 30)
     const concurrency = 4
     const a = await startTrawl({ env: OPEN })
     const b = await startTrawl({ dataDir: a.dataDir, env: OPEN })
     const runId = await createRun(a.api, s.url(0), WHOLE(concurrency))
-    await waitFor('a third of the site to be fetched', () => s.pageHits() >= 70, 20_000, 5)
+    await waitFor('a third of the site to be fetched', () => s.pageHits() >= 100, 20_000, 5)
     // The run went to whichever runner claimed it first; that one is killed.
     const [holder, other] = runsStarted(a).has(runId) ? [a, b] : [b, a]
     expect(runsStarted(other).has(runId)).toBe(false)

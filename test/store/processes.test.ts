@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openDatabase } from '../../src/store/db'
@@ -26,19 +26,36 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-/** Another bun process running `code` with the store modules imported; answers its exit and output. */
+/**
+ * Another bun process running `code` with the store modules imported. `ready()` resolves when it
+ * prints `ready` (its modules loaded, its databases open); `done` when it exits.
+ */
 function otherProcess(code: string) {
   const script = `
     import { openDatabase } from ${JSON.stringify(join(SRC, 'store/db.ts'))}
     import { createStore } from ${JSON.stringify(join(SRC, 'store/index.ts'))}
     import { openBlobStore } from ${JSON.stringify(join(SRC, 'blob/index.ts'))}
+    import { existsSync } from 'node:fs'
     ${code}
   `
   const proc = Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'pipe' })
-  return (async () => {
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-    return { code, stdout, stderr }
+  let stdout = ''
+  let signal: () => void = () => {}
+  const isReady = new Promise<void>((resolve) => (signal = resolve))
+  const reading = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stdout) {
+      stdout += decoder.decode(chunk, { stream: true })
+      if (stdout.includes('ready\n')) signal()
+    }
   })()
+  const done = (async () => {
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
+    await reading
+    signal()
+    return { code, stdout: stdout.replace('ready\n', ''), stderr }
+  })()
+  return { ready: () => isReady, done }
 }
 
 describe('two processes writing one trawl.db', () => {
@@ -46,19 +63,23 @@ describe('two processes writing one trawl.db', () => {
     const dir = tempDir()
     const store = createStore(openDatabase(dir))
     store.jobs.create('acme', { id: 'mine', name: 'n0', config: {}, labels: {} })
-    // The other process commits a job at a time, as fast as it can, for 1.5 s.
+    // The other process commits a job at a time, as fast as it can, for 1.5 s from when it is ready.
     const writer = otherProcess(`
       const store = createStore(openDatabase(${JSON.stringify(dir)}))
+      console.log('ready')
       const end = Date.now() + 1500
       let n = 0
       while (Date.now() < end) store.transaction(() => store.jobs.create('other', { id: 'j' + n++, name: 'x', config: {}, labels: {} }))
       console.log(n)
     `)
-    // Here: updates, each reading the row and then writing it in one transaction.
+    await writer.ready()
+    const theirs = () => (store.db.query("SELECT count(*) AS n FROM jobs WHERE tenant = 'other'").get() as { n: number }).n
+    // Here: updates, each reading the row and then writing it in one transaction, for 1 s
+    // while the other process writes.
     const failures: string[] = []
     let updates = 0
-    const end = Date.now() + 1500
-    await Bun.sleep(200) // the other process is up and writing
+    const atStart = theirs()
+    const end = Date.now() + 1000
     while (Date.now() < end) {
       try {
         store.jobs.update('acme', 'mine', { name: `n${++updates}` })
@@ -67,11 +88,13 @@ describe('two processes writing one trawl.db', () => {
       }
       if (updates % 50 === 0) await Bun.sleep(0)
     }
-    const other = await writer
+    const atEnd = theirs()
+    const other = await writer.done
     expect(other.stderr).toBe('')
     expect(other.code).toBe(0)
     const written = Number(other.stdout.trim())
-    expect(written).toBeGreaterThan(100)
+    // The two really overlapped: the other process committed all through this one's updates.
+    expect(atEnd - atStart).toBeGreaterThan(50)
     expect([...new Set(failures)]).toEqual([])
     expect(updates).toBeGreaterThan(100)
     expect(store.jobs.get('acme', 'mine')!.name).toBe(`n${updates}`)
@@ -83,17 +106,22 @@ describe('two processes writing one trawl.db', () => {
 describe('processes opening one new data dir at once', () => {
   test('each migration is applied once: every process starts, and both databases reach their version', async () => {
     const dir = tempDir()
-    const opened = await Promise.all(
-      [0, 1, 2, 3].map(() =>
-        otherProcess(`
-          const db = openDatabase(${JSON.stringify(dir)})
-          const blobs = openBlobStore(${JSON.stringify(dir)})
-          await blobs.close()
-          db.close()
-          console.log('ok')
-        `),
-      ),
+    const go = join(tempDir(), 'go')
+    // Each process loads, says ready, and waits for the go file: they open the dir together.
+    const procs = [0, 1, 2, 3].map(() =>
+      otherProcess(`
+        console.log('ready')
+        while (!existsSync(${JSON.stringify(go)})) await Bun.sleep(1)
+        const db = openDatabase(${JSON.stringify(dir)})
+        const blobs = openBlobStore(${JSON.stringify(dir)})
+        await blobs.close()
+        db.close()
+        console.log('ok')
+      `),
     )
+    await Promise.all(procs.map((p) => p.ready()))
+    writeFileSync(go, '')
+    const opened = await Promise.all(procs.map((p) => p.done))
     for (const o of opened) expect(o).toEqual({ code: 0, stdout: 'ok\n', stderr: '' })
     const db = new Database(join(dir, 'trawl.db'), { readonly: true })
     expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
