@@ -5,6 +5,10 @@ import { applyWalPragmas, type Synchronous } from '../store/wal'
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
 export type BlobRow = { size: number; checksum: string; content_type: string; file: string | null }
 
+// The processes that have the store open ("host:pid"), so that one opening it sweeps orphan
+// files only when no other process is alive to be writing them (version 3).
+const OPENERS = 'CREATE TABLE openers (owner TEXT PRIMARY KEY, opened_at INTEGER NOT NULL)'
+
 // `file` comes before `body`: SQLite reads a row's columns in order, so metadata lookups stop
 // before the inline body's overflow pages. A rowid table (not WITHOUT ROWID) because rows of
 // up to 256 KiB would bloat the key index's pages.
@@ -20,6 +24,7 @@ const SCHEMA = [
   )`,
   // The orphan sweep at open asks "is this file referenced?" once per file on disk.
   'CREATE INDEX blobs_by_file ON blobs (file) WHERE file IS NOT NULL',
+  OPENERS,
 ]
 
 /**
@@ -36,7 +41,7 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   return { db, statements: prepare(db) }
 }
 
-const VERSION = 2
+const VERSION = 3
 
 function migrate(db: Database) {
   const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
@@ -51,7 +56,8 @@ function migrate(db: Database) {
       for (const sql of SCHEMA) db.exec(sql)
     } else {
       // Version 1 named the column sha256; its values stay as they were (bare SHA-256 hex).
-      db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
+      if (version === 1) db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
+      db.exec(OPENERS)
     }
     db.exec(`PRAGMA user_version = ${VERSION}`)
   }).immediate()
@@ -59,6 +65,9 @@ function migrate(db: Database) {
 
 function prepare(db: Database) {
   return {
+    openers: db.query<{ owner: string }, []>('SELECT owner FROM openers'),
+    addOpener: db.query('INSERT OR REPLACE INTO openers (owner, opened_at) VALUES (?, ?)'),
+    removeOpener: db.query('DELETE FROM openers WHERE owner = ?'),
     head: db.query<BlobRow, [string]>('SELECT size, checksum, content_type, file FROM blobs WHERE key = ?'),
     get: db.query<BlobRow & { body: Uint8Array | null }, [string]>(
       'SELECT size, checksum, content_type, file, body FROM blobs WHERE key = ?',

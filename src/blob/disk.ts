@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CommitBatcher } from './batcher'
 import type { Synchronous } from '../store/wal'
@@ -8,6 +9,7 @@ import { ioError, readBody } from './body'
 import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
 import type { Database } from 'bun:sqlite'
+import { pidAlive } from '../util/process'
 
 export type DiskBlobStoreOptions = {
   /** Bodies up to this many bytes are rows in blobs.db; larger ones are files. 256 KiB. */
@@ -34,7 +36,8 @@ type Outcome = { existed: boolean; oldFile: string | null }
  * The default store: bodies up to `inlineMax` as rows of `<dataDir>/blobs.db`, larger ones
  * as files under `<dataDir>/blobs/` with their row pointing at them. A file per small body
  * costs tens of microseconds of kernel time each (CRAWL-NOTES), so small puts are batched
- * into shared transactions instead. One process per data dir: opening sweeps orphan files.
+ * into shared transactions instead. Several processes may open one data dir; the one that
+ * opens it alone sweeps orphan files (register).
  */
 export class DiskBlobStore implements BlobStore {
   private readonly db: Database
@@ -45,7 +48,9 @@ export class DiskBlobStore implements BlobStore {
   private readonly maxBytes: number
   private readonly inFlight = new Set<Promise<unknown>>()
   private closed = false
-  /** Orphans removed when the store was opened. */
+  /** This store in blobs.db's openers: host, pid, and a random part (a process may open several). */
+  private readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
+  /** Orphans removed when the store was opened (none when another process had it open). */
   readonly swept: { temps: number; orphans: number }
 
   constructor(dataDir: string, opts: DiskBlobStoreOptions = {}) {
@@ -56,12 +61,48 @@ export class DiskBlobStore implements BlobStore {
     mkdirSync(dataDir, { recursive: true })
     ;({ db: this.db, statements: this.sql } = openBlobDb(dataDir, opts.synchronous ?? 'normal'))
     this.files = new BlobFiles(join(dataDir, 'blobs'))
-    this.swept = this.files.sweep((name) => this.sql.referenced.get(name) !== null)
+    this.swept = this.register()
     const tx = this.db.transaction((ops: Op[]) => ops.map((op) => this.applyOne(op)))
     this.batcher = new CommitBatcher((ops) => tx.immediate(ops), {
       maxBatch: Math.max(1, opts.batchMax ?? 64),
       maxWaitMs: opts.batchWaitMs ?? 2,
     })
+  }
+
+  /**
+   * Enters this store in blobs.db's openers and, when no other opener is alive, sweeps orphan
+   * files (temp files of a write cut short, files no row points at). Another live process may
+   * be writing exactly such files, so then nothing is swept; the last one to open alone does
+   * it. The sweep runs under blobs.db's write lock, so a process opening meanwhile waits for
+   * it before it can write a file.
+   */
+  private register(): { temps: number; orphans: number } {
+    const me = hostname()
+    const alive = (owner: string) => {
+      const [host, pid] = owner.split(':')
+      // WAL needs every process on one host: an opener of another host is a leftover (a data
+      // dir copied over), and a pid of this host that is gone crashed without closing.
+      return host === me && pidAlive(Number(pid))
+    }
+    const attempt = () =>
+      this.db.transaction(() => {
+        let others = 0
+        for (const { owner } of this.sql.openers.all()) {
+          if (alive(owner)) others++
+          else this.sql.removeOpener.run(owner)
+        }
+        this.sql.addOpener.run(this.owner, Date.now())
+        return others > 0 ? { temps: 0, orphans: 0 } : this.files.sweep((name) => this.sql.referenced.get(name) !== null)
+      }).immediate()
+    // A sweep of a large blobs/ can hold the lock past the 5 s busy timeout: keep asking.
+    const deadline = Date.now() + 120_000
+    for (;;) {
+      try {
+        return attempt()
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+      }
+    }
   }
 
   /** The path of blobs.db (the engine's checkpoint thread opens it too). */
@@ -155,6 +196,7 @@ export class DiskBlobStore implements BlobStore {
       await Promise.allSettled(this.inFlight)
     }
     this.batcher.flush()
+    this.sql.removeOpener.run(this.owner)
     this.db.close()
   }
 

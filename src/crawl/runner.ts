@@ -1,4 +1,5 @@
 import { hostname } from 'node:os'
+import { pidAlive } from '../util/process'
 import type { Store } from '../store'
 import type { CrawlConfig } from './manifest'
 import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
@@ -113,15 +114,5 @@ export class Runner {
       if (run) out.push({ run, owner: held.lease_owner })
     }
     return out
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM'
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { DiskBlobStore, type DiskBlobStoreOptions } from '../../src/blob/disk'
 import { openBlobStore } from '../../src/blob'
@@ -103,8 +103,10 @@ describe('DiskBlobStore layout', () => {
     }, dir)
     expect(rowOf(dir, 't/new')!.checksum).toBe(checksumOf(body))
     const db = new Database(join(dir, 'blobs.db'), { readonly: true })
-    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: 2 })
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: 3 })
     expect(db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'blobs_by_file'").all()).toEqual([{ name: 'blobs_by_file' }])
+    // Version 3's openers: the store left no row behind when it closed.
+    expect(db.query('SELECT count(*) AS n FROM openers').get()).toEqual({ n: 0 })
     db.close()
   })
 
@@ -282,6 +284,43 @@ describe('DiskBlobStore batching and durability', () => {
     expect(store.swept).toEqual({ temps: 1, orphans: 1 })
     expect(blobFiles(dir)).toEqual([kept])
     expect(await readAll((await store.get('t/keep'))!.stream)).toEqual(bodyOf(1, 100))
+    await store.close()
+  })
+
+  test('a store opened while another is open sweeps nothing (the other may be writing those files); the next one alone does', async () => {
+    const dir = tempDir()
+    const first = new DiskBlobStore(dir, { inlineMax: 10 })
+    const shard = join(dir, 'blobs', 'ab', 'cd')
+    mkdirSync(shard, { recursive: true })
+    // What the first store has under way: a temp file being written, a file renamed and not yet committed.
+    writeFileSync(join(shard, '.tmp-cafebabe'), 'being written')
+    writeFileSync(join(shard, '0123456789abcdef0123-00ff00ff00ff00ff'), 'renamed, commit coming')
+    const second = new DiskBlobStore(dir, { inlineMax: 10 })
+    expect(second.swept).toEqual({ temps: 0, orphans: 0 })
+    expect(blobFiles(dir)).toHaveLength(2)
+    await second.close()
+    await first.close()
+    const third = new DiskBlobStore(dir, { inlineMax: 10 })
+    expect(third.swept).toEqual({ temps: 1, orphans: 1 })
+    expect(blobFiles(dir)).toEqual([])
+    await third.close()
+  })
+
+  test('openers that are gone (a pid that died, another host) do not stop the sweep, and are removed', async () => {
+    const dir = tempDir()
+    await withStore({}, async () => {}, dir)
+    const dead = Bun.spawnSync(['true']).pid // exited: its pid is free
+    const db = new Database(join(dir, 'blobs.db'), { strict: true })
+    db.query('INSERT INTO openers (owner, opened_at) VALUES (?, 0), (?, 0)').run(`${hostname()}:${dead}:x`, `elsewhere.example:${process.pid}:y`)
+    db.close()
+    const shard = join(dir, 'blobs', 'ab', 'cd')
+    mkdirSync(shard, { recursive: true })
+    writeFileSync(join(shard, '.tmp-deadbeef'), 'left by the dead one')
+    const store = new DiskBlobStore(dir)
+    expect(store.swept).toEqual({ temps: 1, orphans: 0 })
+    const check = new Database(join(dir, 'blobs.db'), { readonly: true })
+    expect((check.query('SELECT owner FROM openers').all() as { owner: string }[]).map((r) => r.owner.split(':').slice(0, 2).join(':'))).toEqual([`${hostname()}:${process.pid}`])
+    check.close()
     await store.close()
   })
 

@@ -128,7 +128,7 @@ describe('processes opening one new data dir at once', () => {
     expect((db.query("SELECT count(*) AS n FROM sqlite_master WHERE name = 'frontier'").get() as { n: number }).n).toBe(1)
     db.close()
     const blobs = new Database(join(dir, 'blobs.db'), { readonly: true })
-    expect(blobs.query('PRAGMA user_version').get()).toEqual({ user_version: 2 })
+    expect(blobs.query('PRAGMA user_version').get()).toEqual({ user_version: 3 })
     blobs.close()
   }, 30_000)
 })
