@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
-import type { Outcome } from '../crawl/execution'
+import { LEASE_MS, type Outcome } from '../crawl/execution'
 import { openCrawlResources } from '../crawl/resources'
-import { Runner } from '../crawl/runner'
+import { Runner, runnerOwner } from '../crawl/runner'
 import { normalizeUrl } from '../crawl/url'
 import { createLogger } from '../log'
 import { Value } from '@sinclair/typebox/value'
@@ -51,12 +51,18 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const resources = openCrawlResources(config, log)
   const { store } = resources
-  const { run } = store.transaction(() => {
+  const owner = runnerOwner()
+  // The run is leased to this runner as it is created: a `trawl serve` on the same data dir
+  // sees it running and held, never pending, so it cannot take it first.
+  const { run, runSeq } = store.transaction(() => {
     const job = store.jobs.create(tenant, { id: crypto.randomUUID(), name: `crawl ${seed}`.slice(0, 255), config: jobConfig, labels: {} })
-    return { run: store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) }) }
+    const run = store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) })
+    const runSeq = store.frontier.runSeq(tenant, run.id)!
+    const now = Date.now()
+    if (!store.frontier.claimRun(runSeq, owner, now, now + LEASE_MS)) throw new Error('the new run could not be leased')
+    return { run, runSeq }
   })
-  const runSeq = store.frontier.runSeq(tenant, run.id)!
-  const runner = new Runner(resources, 1, runSeq)
+  const runner = new Runner(resources, 1, runSeq, owner)
   const finished = new Promise<Outcome>((resolve) => {
     runner.onFinish = (seq, outcome) => {
       if (seq === runSeq && 'finished' in outcome) resolve(outcome)

@@ -6,14 +6,15 @@ import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './executi
 
 const POLL_MS = 500
 
+/** `host:pid:random`: a lease naming a pid of this host that no longer runs was left by a crash. */
+export const runnerOwner = () => `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
+
 /**
  * Takes runs and crawls them (DESIGN §5): running runs nobody holds first (a resume after a
  * restart or a pause), then pending runs oldest first, at most `maxActive` at once. Each run is
  * held by a lease in the database, so two processes on one data dir never crawl the same run.
  */
 export class Runner {
-  /** `host:pid:random`: a lease naming a pid of this host that no longer runs was left by a crash. */
-  readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
   private readonly active = new Map<number, { execution: RunExecution; done: Promise<Outcome> }>()
   private timer: ReturnType<typeof setTimeout> | null = null
   private stopped = false
@@ -26,6 +27,8 @@ export class Runner {
     private readonly maxActive: number,
     /** Only these runs (the one-shot `trawl crawl`); all runs when absent. */
     private readonly only?: number,
+    /** The name its leases carry (runnerOwner()); `trawl crawl` leases its run before the runner exists. */
+    readonly owner = runnerOwner(),
   ) {}
 
   start() {
@@ -70,11 +73,15 @@ export class Runner {
     const now = Date.now()
     const dead = this.deadOwners(now)
     const candidates = [...frontier.claimable(now, room * 4 + 8), ...dead.map((d) => d.run)]
+    // `trawl crawl` creates its run already leased to this runner, so that no other process's
+    // runner on the data dir can take it first.
+    const mine = this.only !== undefined ? frontier.run(this.only) : null
+    if (mine && mine.status === 'running' && mine.lease_owner === this.owner) candidates.unshift(mine)
     let taken = 0
     for (const run of candidates) {
       if (taken >= room) break
       if (this.active.has(run.seq) || (this.only !== undefined && run.seq !== this.only)) continue
-      const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? null
+      const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? (run.lease_owner === this.owner ? this.owner : null)
       if (!frontier.claimRun(run.seq, this.owner, now, now + LEASE_MS, deadOwner)) continue
       const fresh = frontier.run(run.seq)!
       let execution: RunExecution

@@ -491,6 +491,23 @@ describe('trawl crawl', () => {
     await trawl.stop()
   }, 45_000)
 
+  test('on a data dir a running serve uses: the run is created leased to the command, so serve never takes it', async () => {
+    const s = site(100, 40)
+    const serve = await startTrawl({ env: OPEN })
+    const r = await runBinary(['crawl', s.url(0), '--max-urls', '30', '--max-depth', '20', '--data-dir', serve.dataDir], OPEN, 30_000)
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    const m = SUMMARY.exec(r.stdout)
+    expect(m![1]).toBe('max_urls')
+    expect(Number(m![3])).toBe(30)
+    expect(s.pageHits()).toBe(30)
+    expect([...s.hits].filter(([, c]) => c > 1)).toEqual([])
+    // serve sees the run, finished, and never started it.
+    const runs = await serve.api.get('/v1/runs', { tenant: 'local' })
+    expect(runs.body.data.map((x: { status: string; stop_reason: string }) => [x.status, x.stop_reason])).toEqual([['finished', 'max_urls']])
+    expect(runsStarted(serve).size).toBe(0)
+    expect((await serve.stop()).code).toBe(0)
+  }, 45_000)
+
   test('--max-depth and --tenant: the whole shallow site, stop reason max_depth', async () => {
     const s = site(31, 0)
     const dataDir = tempDir()
