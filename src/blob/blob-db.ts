@@ -37,21 +37,24 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
   const db = new Database(join(dataDir, 'blobs.db'), { create: true, strict: true })
   // Bodies are read once and streamed out, so a large page cache buys little.
   applyWalPragmas(db, { synchronous, cacheKiB: 2048 })
-  migrate(db)
-  return { db, statements: prepare(db) }
+  const from = migrate(db)
+  // Processes older than version 3 never enter themselves as openers (disk.ts): the open that
+  // upgrades the file cannot tell whether one of them is still writing.
+  return { db, statements: prepare(db), upgradedFromOld: from === 1 || from === 2 }
 }
 
 const VERSION = 3
 
-function migrate(db: Database) {
+/** Brings blobs.db to VERSION; answers the version it found under the write lock. */
+function migrate(db: Database): number {
   const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
-  if (versionOf() === VERSION) return
+  if (versionOf() === VERSION) return VERSION
   // The version is read again under the write lock: two processes opening one data dir at once
   // must not both migrate.
-  db.transaction(() => {
+  return db.transaction(() => {
     const version = versionOf()
     if (version > VERSION) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (${VERSION}); upgrade trawl`)
-    if (version === VERSION) return
+    if (version === VERSION) return version
     if (version === 0) {
       for (const sql of SCHEMA) db.exec(sql)
     } else {
@@ -60,6 +63,7 @@ function migrate(db: Database) {
       db.exec(OPENERS)
     }
     db.exec(`PRAGMA user_version = ${VERSION}`)
+    return version
   }).immediate()
 }
 

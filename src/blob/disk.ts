@@ -25,6 +25,8 @@ export type DiskBlobStoreOptions = {
 }
 
 const MAX_INLINE = 64 * 1024 * 1024
+/** Openers this process entered in blobs.db and has not closed (see register). */
+const OPENED_HERE = new Set<string>()
 
 type Op =
   | { kind: 'put'; key: string; info: BlobInfo; file: string | null; body: Uint8Array | null }
@@ -59,9 +61,10 @@ export class DiskBlobStore implements BlobStore {
     if (this.inlineMax > MAX_INLINE) throw new RangeError(`DiskBlobStore inlineMax must be at most ${MAX_INLINE}`)
     this.maxBytes = nonNegative('maxBytes', opts.maxBytes ?? Number.POSITIVE_INFINITY)
     mkdirSync(dataDir, { recursive: true })
-    ;({ db: this.db, statements: this.sql } = openBlobDb(dataDir, opts.synchronous ?? 'normal'))
+    const opened = openBlobDb(dataDir, opts.synchronous ?? 'normal')
+    ;({ db: this.db, statements: this.sql } = opened)
     this.files = new BlobFiles(join(dataDir, 'blobs'))
-    this.swept = this.register()
+    this.swept = this.register(!opened.upgradedFromOld)
     const tx = this.db.transaction((ops: Op[]) => ops.map((op) => this.applyOne(op)))
     this.batcher = new CommitBatcher((ops) => tx.immediate(ops), {
       maxBatch: Math.max(1, opts.batchMax ?? 64),
@@ -76,13 +79,17 @@ export class DiskBlobStore implements BlobStore {
    * it. The sweep runs under blobs.db's write lock, so a process opening meanwhile waits for
    * it before it can write a file.
    */
-  private register(): { temps: number; orphans: number } {
+  private register(maySweep: boolean): { temps: number; orphans: number } {
     const me = hostname()
     const alive = (owner: string) => {
       const [host, pid] = owner.split(':')
       // WAL needs every process on one host: an opener of another host is a leftover (a data
-      // dir copied over), and a pid of this host that is gone crashed without closing.
-      return host === me && pidAlive(Number(pid))
+      // dir copied over), and a pid of this host that is gone crashed without closing. A row
+      // with this process's own pid that this process did not write was left by a crash of an
+      // earlier process with the same pid (a container restarted: pid 1 again).
+      if (host !== me) return false
+      if (Number(pid) === process.pid) return OPENED_HERE.has(owner)
+      return pidAlive(Number(pid))
     }
     const attempt = () =>
       this.db.transaction(() => {
@@ -92,7 +99,8 @@ export class DiskBlobStore implements BlobStore {
           else this.sql.removeOpener.run(owner)
         }
         this.sql.addOpener.run(this.owner, Date.now())
-        return others > 0 ? { temps: 0, orphans: 0 } : this.files.sweep((name) => this.sql.referenced.get(name) !== null)
+        OPENED_HERE.add(this.owner)
+        return others > 0 || !maySweep ? { temps: 0, orphans: 0 } : this.files.sweep((name) => this.sql.referenced.get(name) !== null)
       }).immediate()
     // A sweep of a large blobs/ can hold the lock past the 5 s busy timeout: keep asking.
     const deadline = Date.now() + 120_000
@@ -101,6 +109,7 @@ export class DiskBlobStore implements BlobStore {
         return attempt()
       } catch (err) {
         if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+        Bun.sleepSync(5)
       }
     }
   }
@@ -196,8 +205,12 @@ export class DiskBlobStore implements BlobStore {
       await Promise.allSettled(this.inFlight)
     }
     this.batcher.flush()
-    this.sql.removeOpener.run(this.owner)
-    this.db.close()
+    try {
+      this.sql.removeOpener.run(this.owner)
+      OPENED_HERE.delete(this.owner)
+    } finally {
+      this.db.close()
+    }
   }
 
   // Runs inside the batch's transaction, in submission order, so a put and a delete of one

@@ -85,11 +85,13 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
     // The stop endpoint's move: the run finishes with `manual` and the execution leaves promptly.
     store.runs.move(tenant, run.id, 'stop')
   }
-  process.on('SIGINT', onSigint)
+  // Ctrl-C, and the ends a terminal or a supervisor gives (SIGTERM, SIGHUP), all stop the run:
+  // left with a dead holder's lease it would be finished by any serve on the data dir instead.
+  for (const signal of STOP_SIGNALS) process.on(signal, onSigint)
   runner.start()
   const outcome = await finished
   clearInterval(progress)
-  process.off('SIGINT', onSigint)
+  for (const signal of STOP_SIGNALS) process.off(signal, onSigint)
   await runner.stop()
   const final = store.runs.get(tenant, run.id)!
   if (tty) err.write('\n')
@@ -100,5 +102,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   await resources.close()
   return 'finished' in outcome || final.status === 'finished' ? 0 : 1
 }
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 const formatBytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)

@@ -96,7 +96,12 @@ describe('DiskBlobStore layout', () => {
     raw.query("INSERT INTO blobs (key, size, sha256, content_type, file, body) VALUES ('t/old', 100, ?, 'a/b', NULL, ?)").run(old, body)
     raw.exec('PRAGMA user_version = 1')
     raw.close()
+    // A process of the old version (which never enters itself as an opener) may be writing this.
+    const shard = join(dir, 'blobs', 'ab', 'cd')
+    mkdirSync(shard, { recursive: true })
+    writeFileSync(join(shard, '.tmp-0ldw0rk'), 'an old process writing')
     await withStore({}, async (store) => {
+      expect(store.swept).toEqual({ temps: 0, orphans: 0 })
       expect(await store.head('t/old')).toEqual({ size: 100, checksum: old, contentType: 'a/b' })
       expect(await readAll((await store.get('t/old'))!.stream)).toEqual(body)
       expect(await store.put('t/new', body, 'a/b')).toEqual({ size: 100, checksum: checksumOf(body), contentType: 'a/b' })
@@ -108,6 +113,10 @@ describe('DiskBlobStore layout', () => {
     // Version 3's openers: the store left no row behind when it closed.
     expect(db.query('SELECT count(*) AS n FROM openers').get()).toEqual({ n: 0 })
     db.close()
+    // The next open, of a version-3 file, sweeps as usual.
+    const again = new DiskBlobStore(dir)
+    expect(again.swept).toEqual({ temps: 1, orphans: 0 })
+    await again.close()
   })
 
   test('bodies up to inlineMax are rows with the body and no file; one byte more is a file', async () => {
@@ -306,12 +315,16 @@ describe('DiskBlobStore batching and durability', () => {
     await third.close()
   })
 
-  test('openers that are gone (a pid that died, another host) do not stop the sweep, and are removed', async () => {
+  test('openers that are gone (a pid that died, another host, this pid before a container restart) do not stop the sweep, and are removed', async () => {
     const dir = tempDir()
     await withStore({}, async () => {}, dir)
     const dead = Bun.spawnSync(['true']).pid // exited: its pid is free
     const db = new Database(join(dir, 'blobs.db'), { strict: true })
-    db.query('INSERT INTO openers (owner, opened_at) VALUES (?, 0), (?, 0)').run(`${hostname()}:${dead}:x`, `elsewhere.example:${process.pid}:y`)
+    db.query('INSERT INTO openers (owner, opened_at) VALUES (?, 0), (?, 0), (?, 0)').run(
+      `${hostname()}:${dead}:x`,
+      `elsewhere.example:${process.pid}:y`,
+      `${hostname()}:${process.pid}:z`, // this pid, but not written by this process
+    )
     db.close()
     const shard = join(dir, 'blobs', 'ab', 'cd')
     mkdirSync(shard, { recursive: true })

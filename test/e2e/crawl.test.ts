@@ -561,12 +561,16 @@ describe('trawl crawl', () => {
     expect(text).toMatch(/pages\/s\n(.*\n)*finished: max_urls after \d+(\.\d+)?s: visited 60, failed 0, queued \d+, .+\n/)
   }, 40_000)
 
-  test('Ctrl-C stops the run with stop reason manual; nothing is fetched after it', async () => {
+  test.each([
+    ['SIGINT', 'Ctrl-C'],
+    ['SIGTERM', 'a supervisor'],
+    ['SIGHUP', 'a closed terminal'],
+  ] as const)('%s (%s) stops the run with stop reason manual; nothing is fetched after it', async (signal) => {
     const s = site(400, 50)
     const dataDir = tempDir()
     const c = spawnCrawl(['crawl', s.url(0), '--max-depth', '50', '--data-dir', dataDir])
     await waitFor('the crawl to be under way', () => s.pageHits() >= 10, 15_000, 10)
-    c.proc.kill('SIGINT')
+    c.proc.kill(signal)
     const sentAt = Date.now()
     const r = await c.done
     expect(Date.now() - sentAt).toBeLessThan(3_000) // in-flight fetches are aborted, not waited out
