@@ -278,6 +278,14 @@ describe('DiskBlobStore batching and durability', () => {
     })
   })
 
+  /** A temp file and a file no row names, in one shard of `dir`'s blobs/ (what a write cut short leaves). */
+  function plantOrphans(dir: string, temp: string, renamed: string) {
+    const shard = join(dir, 'blobs', 'ab', 'cd')
+    mkdirSync(shard, { recursive: true })
+    writeFileSync(join(shard, '.tmp-deadbeef'), temp)
+    writeFileSync(join(shard, '0123456789abcdef0123-00ff00ff00ff00ff'), renamed)
+  }
+
   test('opening removes temp files and files no row points at, and keeps referenced ones', async () => {
     const dir = tempDir()
     let kept = ''
@@ -285,10 +293,7 @@ describe('DiskBlobStore batching and durability', () => {
       await store.put('t/keep', bodyOf(1, 100), 'a/b')
       kept = rowOf(dir, 't/keep')!.file!
     }, dir)
-    const shard = join(dir, 'blobs', 'ab', 'cd')
-    mkdirSync(shard, { recursive: true })
-    writeFileSync(join(shard, '.tmp-deadbeef'), 'partial')
-    writeFileSync(join(shard, '0123456789abcdef0123-00ff00ff00ff00ff'), 'renamed, never committed')
+    plantOrphans(dir, 'partial', 'renamed, never committed')
     const store = new DiskBlobStore(dir, { inlineMax: 10 })
     expect(store.swept).toEqual({ temps: 1, orphans: 1 })
     expect(blobFiles(dir)).toEqual([kept])
@@ -299,11 +304,8 @@ describe('DiskBlobStore batching and durability', () => {
   test('a store opened while another is open sweeps nothing (the other may be writing those files); the next one alone does', async () => {
     const dir = tempDir()
     const first = new DiskBlobStore(dir, { inlineMax: 10 })
-    const shard = join(dir, 'blobs', 'ab', 'cd')
-    mkdirSync(shard, { recursive: true })
     // What the first store has under way: a temp file being written, a file renamed and not yet committed.
-    writeFileSync(join(shard, '.tmp-cafebabe'), 'being written')
-    writeFileSync(join(shard, '0123456789abcdef0123-00ff00ff00ff00ff'), 'renamed, commit coming')
+    plantOrphans(dir, 'being written', 'renamed, commit coming')
     const second = new DiskBlobStore(dir, { inlineMax: 10 })
     expect(second.swept).toEqual({ temps: 0, orphans: 0 })
     expect(blobFiles(dir)).toHaveLength(2)
