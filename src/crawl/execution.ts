@@ -179,6 +179,7 @@ export class RunExecution {
         // under the write lock, so no other process can take the lease between this and the rows.
         if (!store.frontier.holds(this.run.seq, this.owner)) {
           this.writes = []
+          this.rec.lose()
           return
         }
         for (const w of this.writes.splice(0)) w()
@@ -305,6 +306,7 @@ export class RunExecution {
       })
     } catch (err) {
       if (err !== LOST_LEASE) throw err
+      this.rec.lose()
       this.leave({ left: 'lost_lease' })
     }
   }

@@ -15,16 +15,28 @@ export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
  */
 export class RunRecords {
   private readonly logs: ReturnType<Store['crawlLogs']['writer']>
+  private lost = false
 
   constructor(
     private readonly store: Store,
     private readonly run: RunRef,
   ) {
-    this.logs = store.crawlLogs.writer()
+    // Flushed by the engine's commits only (manual): entries land with the rows they describe.
+    this.logs = store.crawlLogs.writer({ manual: true })
   }
 
   log(entry: EngineLog) {
+    if (this.lost) return
     this.logs.add({ ...entry, run_seq: this.run.seq, occurred_at: Date.now() } as LogEntry)
+  }
+
+  /**
+   * The run went to another process: what is buffered and whatever is logged from here on
+   * describe fetches the new holder will make again, so none of it is written.
+   */
+  lose() {
+    this.lost = true
+    this.logs.discard()
   }
 
   /** Catalogue rows for URLs the run met (hosts and links of the tenant). */
@@ -71,6 +83,6 @@ export class RunRecords {
   }
 
   close() {
-    this.logs.close()
+    if (!this.lost) this.logs.close()
   }
 }

@@ -312,6 +312,11 @@ export type WriterOptions = {
   maxDelayMs?: number
   /** Told when a timer flush fails; the entries stay buffered and the timer retries, backing off. */
   onError?: (err: unknown) => void
+  /**
+   * Only the caller flushes (no size or timer flush): the crawl engine flushes inside each of its
+   * commits, so entries land with the rows they describe, and none land after the run's lease is lost.
+   */
+  manual?: boolean
 }
 
 const STEP_SET: ReadonlySet<string> = new Set(LOG_STEPS)
@@ -346,6 +351,7 @@ export class LogWriter {
   private readonly batchSize: number
   private readonly maxDelayMs: number
   private readonly onError: (err: unknown) => void
+  private readonly manual: boolean
   /** Totals since creation: entries written, transactions committed, entries of deleted runs dropped. */
   readonly stats = { written: 0, flushes: 0, dropped: 0 }
 
@@ -357,6 +363,7 @@ export class LogWriter {
     this.batchSize = options.batchSize ?? 500
     this.maxDelayMs = options.maxDelayMs ?? 100
     this.onError = options.onError ?? ((err) => console.error('crawl log flush failed:', err))
+    this.manual = options.manual ?? false
   }
 
   /** Buffers one entry and answers its id. Throws on a closed writer or an impossible entry. */
@@ -371,6 +378,7 @@ export class LogWriter {
       e.run_seq, id, e.url, e.url_hash, e.host, e.step, e.status, e.pipeline_id ?? null, e.error_reason ?? null, e.error_detail ?? null,
       e.http_status ?? null, e.latency_ms ?? null, e.depth ?? null, e.parent_url_hash ?? null, Math.trunc(e.occurred_at),
     ])
+    if (this.manual) return id
     if (this.buffer.length >= this.batchSize) this.flush()
     else this.timer ??= setTimeout(this.onTimer, this.maxDelayMs)
     return id
@@ -405,6 +413,17 @@ export class LogWriter {
   close(): void {
     this.closed = true
     this.flush()
+  }
+
+  /** Drops what is buffered, unwritten, and refuses further entries; answers how many were dropped. */
+  discard(): number {
+    this.closed = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    const dropped = this.buffer.length
+    this.buffer = []
+    this.stats.dropped += dropped
+    return dropped
   }
 
   /** Entries waiting for a flush. */

@@ -126,7 +126,7 @@ describe('a lease taken over', () => {
       // What a second process does when it takes the run: its own lease, and frontier rows with
       // the next seqs it gives out, which this process's next writes would have reused.
       db.query("UPDATE runs SET lease_owner = 'elsewhere:1:taker', lease_until = ? WHERE seq = ?").run(Date.now() + 60_000, seq)
-      const taken = { visits: count(db, 'visits', seq), frontier: count(db, 'frontier', seq), edges: count(db, 'edges', seq) }
+      const taken = { visits: count(db, 'visits', seq), frontier: count(db, 'frontier', seq), edges: count(db, 'edges', seq), logs: count(db, 'crawl_logs', seq) }
       await waitFor(() => outcomes.length === 1, 5_000)
       expect(outcomes).toEqual([{ left: 'lost_lease' }])
       // At most what was mid-commit when the lease changed hands; nothing after.
@@ -134,6 +134,8 @@ describe('a lease taken over', () => {
       expect(count(db, 'visits', seq)).toBe(taken.visits)
       expect(count(db, 'frontier', seq)).toBe(taken.frontier)
       expect(count(db, 'edges', seq)).toBe(taken.edges)
+      // Nor its crawl log: entries it had buffered describe fetches the new holder will make again.
+      expect(count(db, 'crawl_logs', seq)).toBe(taken.logs)
       // The run still belongs to the other process: not finished, not released by this one.
       expect(db.query('SELECT status, lease_owner FROM runs WHERE seq = ?').get(seq)).toEqual({ status: 'running', lease_owner: 'elsewhere:1:taker' })
     } finally {

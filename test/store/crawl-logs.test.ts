@@ -124,6 +124,32 @@ describe('writer', () => {
     writer.close()
   })
 
+  test('a manual writer (the engine\'s) writes only when flushed: past batchSize, past maxDelayMs', async () => {
+    const run = await newRun()
+    const writer = api.store.crawlLogs.writer({ manual: true, batchSize: 5, maxDelayMs: 10 })
+    for (let i = 0; i < 20; i++) writer.add(entry(run.seq, i))
+    await Bun.sleep(40)
+    expect(countOf(run.seq)).toBe(0)
+    expect(writer.buffered).toBe(20)
+    expect(writer.flush()).toBe(20)
+    expect(countOf(run.seq)).toBe(20)
+    writer.close()
+  })
+
+  test('discard drops what is buffered, writes nothing, and refuses more', async () => {
+    const run = await newRun()
+    const writer = api.store.crawlLogs.writer({ maxDelayMs: 20 })
+    writer.add(entry(run.seq, 1))
+    writer.add(entry(run.seq, 2))
+    expect(writer.discard()).toBe(2)
+    await Bun.sleep(40) // the timer that was set writes nothing
+    expect(countOf(run.seq)).toBe(0)
+    expect(writer.stats.dropped).toBe(2)
+    expect(() => writer.add(entry(run.seq, 3))).toThrow('closed')
+    writer.close()
+    expect(countOf(run.seq)).toBe(0)
+  })
+
   test('close flushes what is buffered and refuses more', async () => {
     const run = await newRun()
     const writer = api.store.crawlLogs.writer({ maxDelayMs: 60_000 })
