@@ -91,6 +91,23 @@ describe('slow and large pages', () => {
     }))
 })
 
+describe('hosts that cannot be reached', () => {
+  test('a name that does not resolve fails with dns, https to a plain-http server with tls; the rest of the crawl goes on', () =>
+    withSite(crawlSite({ pages: { '/': { links: ['/ok'] }, '/ok': {} } }), async (site) => {
+      const noName = 'http://nonexistent.invalid/page'
+      const notTls = `https://127.0.0.1:${site.port}/ok`
+      // Seeds of their own hosts are in scope; robots.txt off, so the pages themselves are fetched.
+      const run = await env.crawl({ seeds: [site.url('/'), noName, notTls], politeness: { respect_robots: false }, fetch: { max_retries: 0 } })
+      const errors = await env.logs(run.id, 'steps=fetch&statuses=error')
+      expect(errors.map((l) => [l.url, l.error_reason]).sort()).toEqual([[noName, 'dns'], [notTls, 'tls']].sort())
+      for (const l of errors) expect(l.error_detail).toBeTruthy()
+      expect(run.stats).toMatchObject({ failed: 2, queued: 0 })
+      // Failed fetches are visits with status null; the reachable pages are visits with 200.
+      const visits = await env.visits(run.id)
+      expect(visits.map((v) => [v.url, v.status ?? null]).sort()).toEqual([[site.url('/'), 200], [site.url('/ok'), 200], [noName, null], [notTls, null]].sort())
+    }))
+})
+
 describe('a body the blob store cannot keep', () => {
   test('store_error: the artifact the store refused is logged with why, the page\'s other artifact keeps its row, and the crawl goes on', () =>
     withSite(crawlSite({ pages: { '/': { links: ['/huge', '/ok'] }, '/huge': { html: 'x'.repeat(300_000) }, '/ok': {} } }), async (site) => {
