@@ -2,14 +2,14 @@ import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CommitBatcher } from './batcher'
-import type { Synchronous } from '../store/wal'
+import { retryBusy, type Synchronous } from '../store/wal'
 import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
 import { ioError, readBody } from './body'
 import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
 import type { Database } from 'bun:sqlite'
-import { pidAlive } from '../util/process'
+import { pidAlive, processOwner } from '../util/process'
 
 export type DiskBlobStoreOptions = {
   /** Bodies up to this many bytes are rows in blobs.db; larger ones are files. 256 KiB. */
@@ -51,7 +51,7 @@ export class DiskBlobStore implements BlobStore {
   private readonly inFlight = new Set<Promise<unknown>>()
   private closed = false
   /** This store in blobs.db's openers: host, pid, and a random part (a process may open several). */
-  private readonly owner = `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
+  private readonly owner = processOwner()
   /** Orphans removed when the store was opened (none when another process had it open). */
   readonly swept: { temps: number; orphans: number }
 
@@ -103,15 +103,7 @@ export class DiskBlobStore implements BlobStore {
         return others > 0 || !maySweep ? { temps: 0, orphans: 0 } : this.files.sweep((name) => this.sql.referenced.get(name) !== null)
       }).immediate()
     // A sweep of a large blobs/ can hold the lock past the 5 s busy timeout: keep asking.
-    const deadline = Date.now() + 120_000
-    for (;;) {
-      try {
-        return attempt()
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
-        Bun.sleepSync(5)
-      }
-    }
+    return retryBusy(attempt, 120_000, 5)
   }
 
   /** The path of blobs.db (the engine's checkpoint thread opens it too). */

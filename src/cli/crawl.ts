@@ -2,7 +2,8 @@ import { ConfigError, loadConfig } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
 import { LEASE_MS, type Outcome } from '../crawl/execution'
 import { openCrawlResources } from '../crawl/resources'
-import { Runner, runnerOwner } from '../crawl/runner'
+import { Runner } from '../crawl/runner'
+import { processOwner } from '../util/process'
 import { normalizeUrl } from '../crawl/url'
 import { createLogger } from '../log'
 import { Value } from '@sinclair/typebox/value'
@@ -51,7 +52,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const resources = openCrawlResources(config, log)
   const { store } = resources
-  const owner = runnerOwner()
+  const owner = processOwner()
   // The run is leased to this runner as it is created: a `trawl serve` on the same data dir
   // sees it running and held, never pending, so it cannot take it first.
   const { run, runSeq } = store.transaction(() => {

@@ -1,13 +1,11 @@
 import { hostname } from 'node:os'
-import { pidAlive } from '../util/process'
+import { pidAlive, processOwner } from '../util/process'
 import type { Store } from '../store'
 import type { CrawlConfig } from './manifest'
 import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
 
 const POLL_MS = 500
 
-/** `host:pid:random`: a lease naming a pid of this host that no longer runs was left by a crash. */
-export const runnerOwner = () => `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
 
 /**
  * Takes runs and crawls them (DESIGN §5): running runs nobody holds first (a resume after a
@@ -27,8 +25,8 @@ export class Runner {
     private readonly maxActive: number,
     /** Only these runs (the one-shot `trawl crawl`); all runs when absent. */
     private readonly only?: number,
-    /** The name its leases carry (runnerOwner()); `trawl crawl` leases its run before the runner exists. */
-    readonly owner = runnerOwner(),
+    /** The name its leases carry: a lease naming a pid of this host that no longer runs was left by a crash. `trawl crawl` leases its run before the runner exists. */
+    readonly owner = processOwner(),
   ) {}
 
   start() {
@@ -81,7 +79,7 @@ export class Runner {
     for (const run of candidates) {
       if (taken >= room) break
       if (this.active.has(run.seq) || (this.only !== undefined && run.seq !== this.only)) continue
-      const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? (run.lease_owner === this.owner ? this.owner : null)
+      const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? null
       if (!frontier.claimRun(run.seq, this.owner, now, now + LEASE_MS, deadOwner)) continue
       const fresh = frontier.run(run.seq)!
       let execution: RunExecution

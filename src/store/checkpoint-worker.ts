@@ -9,6 +9,9 @@ import type { CheckpointerMessage } from './checkpointer'
 declare const self: Worker
 
 let timer: Timer | undefined
+let passes = 0
+/** The longest wait between passes while nothing changes. */
+const IDLE_MAX_MS = 1000
 let dbs: Database[] = []
 
 const closeAll = () => {
@@ -21,7 +24,7 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   if (message.kind === 'stop') {
     clearTimeout(timer)
     closeAll()
-    self.postMessage({ kind: 'stopped', passes: stats() } satisfies CheckpointerMessage)
+    self.postMessage({ kind: 'stopped', passes } satisfies CheckpointerMessage)
     return
   }
   if (message.kind !== 'start') return
@@ -40,7 +43,6 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   const versions = dbs.map((db) => db.query('PRAGMA data_version'))
   const seen = versions.map(() => -1)
   let delay = message.everyMs
-  let passes = 0
   const pass = () => {
     passes++
     let busy = false
@@ -59,9 +61,6 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
     delay = busy ? message.everyMs : Math.min(delay * 2, Math.max(IDLE_MAX_MS, message.everyMs))
     timer = setTimeout(pass, delay)
   }
-  stats = () => passes
   timer = setTimeout(pass, delay)
 }
 
-const IDLE_MAX_MS = 1000
-let stats = () => 0

@@ -52,7 +52,7 @@ export function frontierRepository(db: Database) {
   const heldRunning = db.query("SELECT seq, lease_owner FROM runs WHERE status = 'running' AND lease_owner IS NOT NULL AND lease_until >= ?1")
   const claimRun = db.query(
     `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?3), lease_owner = ?2, lease_until = ?4
-     WHERE seq = ?1 AND (status = 'pending' OR (status = 'running' AND (lease_owner IS NULL OR lease_until < ?3 OR lease_owner = ?5)))`,
+     WHERE seq = ?1 AND (status = 'pending' OR (status = 'running' AND (lease_owner IS NULL OR lease_until < ?3 OR lease_owner IN (?2, ?5))))`,
   )
   const renew = db.query("UPDATE runs SET lease_until = ?3 WHERE seq = ?1 AND lease_owner = ?2 AND status = 'running'")
   const release = db.query('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND lease_owner = ?2')

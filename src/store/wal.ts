@@ -15,16 +15,7 @@ export function applyWalPragmas(db: Database, opts: { synchronous: Synchronous; 
   db.exec('PRAGMA busy_timeout = 5000')
   // Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY at once
   // (no busy handler) while another connection opening the same new file holds a lock: retried.
-  const deadline = Date.now() + 5000
-  for (;;) {
-    try {
-      db.exec('PRAGMA journal_mode = WAL')
-      break
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
-      Bun.sleepSync(2)
-    }
-  }
+  retryBusy(() => db.exec('PRAGMA journal_mode = WAL'), 5000)
   db.exec(`PRAGMA synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
   db.exec(`PRAGMA cache_size = -${opts.cacheKiB}`)
   // Checkpoint at 16,000 WAL pages (64 MiB) rather than SQLite's 1,000: a crawl dirties the same
@@ -36,4 +27,20 @@ export function applyWalPragmas(db: Database, opts: { synchronous: Synchronous; 
   db.exec('PRAGMA wal_autocheckpoint = 16000')
   // ...and give the disk back afterwards: a checkpointed WAL is truncated to 64 MiB at most.
   db.exec('PRAGMA journal_size_limit = 67108864')
+}
+
+/**
+ * Runs `fn` again while it fails with SQLITE_BUSY, for up to `forMs`: for the places SQLite
+ * answers busy without waiting on the busy timeout, or where a wait may outlast it.
+ */
+export function retryBusy<T>(fn: () => T, forMs: number, pauseMs = 2): T {
+  const deadline = Date.now() + forMs
+  for (;;) {
+    try {
+      return fn()
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err
+      Bun.sleepSync(pauseMs)
+    }
+  }
 }

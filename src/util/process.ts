@@ -1,3 +1,5 @@
+import { hostname } from 'node:os'
+
 /** Whether a process of this host with that pid is alive (EPERM: alive, someone else's). */
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
@@ -8,3 +10,10 @@ export function pidAlive(pid: number): boolean {
     return (err as { code?: string }).code === 'EPERM'
   }
 }
+
+/**
+ * A name for something this process holds in a shared data dir (a run lease, a blob store
+ * opener): `host:pid:random`, so that another process of the host can tell from the pid
+ * whether the holder still runs, and one process can hold several.
+ */
+export const processOwner = () => `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Logger } from '../../log'
 import { FetchError } from '../errors'
+import { pidAlive } from '../../util/process'
 
 /**
  * Flags from BUN-NOTES plus the ones that keep a headless browser quiet, offline-safe and cheap
@@ -141,13 +142,7 @@ async function sweepStale(): Promise<void> {
   }
   for (const entry of entries) {
     const owner = new RegExp(`^${DIR_PREFIX}(\\d+)-`).exec(entry)
-    if (!owner || Number(owner[1]) === process.pid) continue
-    try {
-      process.kill(Number(owner[1]), 0)
-      continue // its owner still runs
-    } catch (err) {
-      if ((err as { code?: string }).code === 'EPERM') continue
-    }
+    if (!owner || Number(owner[1]) === process.pid || pidAlive(Number(owner[1]))) continue // its owner still runs
     await rm(join(tmpdir(), entry), { recursive: true, force: true }).catch(() => {})
   }
 }
