@@ -97,7 +97,8 @@ export class Runner {
       }
       const done = execution.execute().then((outcome) => {
         this.active.delete(run.seq)
-        this.deps.log.info('run left', { run: run.id, ...outcome })
+        // `writer`: where its batches committed at the end (a writer thread that failed says inline).
+        this.deps.log.info('run left', { run: run.id, ...outcome, writer: this.deps.writer?.mode ?? 'inline' })
         this.onFinish?.(run.seq, outcome)
         this.notify()
         return outcome
