@@ -15,7 +15,7 @@ import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
 import type { InlineBlob } from '../blob/blob-store'
 import { commitCrawlBatch, type CrawlBatch, type CrawlOp } from '../store/crawl-batch'
-import { InlineCrawlWriter, WriterLost, type CrawlWriter } from '../store/crawl-writer'
+import { InlineCrawlWriter, type CrawlWriter } from '../store/crawl-writer'
 import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
 import { parseDuration } from '../util/duration'
 import { BoundedCache } from '../util/bounded-cache'
@@ -120,10 +120,6 @@ export class RunExecution {
   private drained: (() => void) | null = null
   /** A commit the writer failed: the execution ends `unknown`, as if the commit had thrown here. */
   private failure: unknown = null
-  /** The writer thread stopped holding a batch of this execution, which may or may not be written. */
-  private writerLost = false
-  /** Names this execution's batches (the writer refuses the rest of an execution whose batch failed). */
-  private readonly id = crypto.randomUUID()
   private wake: (() => void) | null = null
   private readonly pipelines: Pipeline[]
   /** Whether every pipeline is light enough to run on this thread (links and metadata only). */
@@ -186,6 +182,7 @@ export class RunExecution {
         // A stop (or deletion) of the run while a pause waits for its fetches aborts them.
         const row = this.deps.store.frontier.status(this.run.seq)
         if (!row || row.status === 'finished') this.leave({ left: 'stopped' })
+        if (this.failure) throw this.failure
       }
     } catch (err) {
       this.deps.log.error('crawl failed', { run: this.run.id, error: String((err as Error).stack ?? err) })
@@ -199,23 +196,17 @@ export class RunExecution {
       this.deps.log.error('crawl commit failed', { run: this.run.id, error: String((this.failure as Error).stack ?? this.failure) })
     }
     const outcome = this.leaving!
-    // After a batch that failed or was lost with the writer thread, nothing later is written: it
-    // may depend on that batch. Those pages are fetched again when the run resumes.
-    // Its counters count pages that may not be written either: the ones saved with the last batch
-    // that was are the ones to go on from.
-    const broken = this.failure !== null || this.writerLost
-    const last = broken ? { ...this.batch(), ops: [], logs: [], blobs: [], counters: store.frontier.counters(this.run.seq) } : this.batch()
     try {
       // The last batch commits here, on this thread, after every earlier one (as commitCrawlBatch
       // does it: nothing when the run was deleted or taken over), with the run's end.
-      const result = commitCrawlBatch(store, last, this.deps.blobs.inlineRows?.write ?? null, () => {
+      const result = commitCrawlBatch(store, this.batch(), this.deps.blobs.inlineRows?.write ?? null, () => {
         // Leases of anything still in flight go back to the queue for whoever runs this next.
         store.frontier.reclaim(this.run.seq)
         // A `manual` finish was written by the stop itself; the engine writes the others.
         const finish = 'finished' in outcome && outcome.finished !== 'manual' ? outcome.finished : null
         // A stalled run's leftovers failed; a run cut by max_urls or max_age keeps them queued.
         if (finish && finish !== 'max_urls' && finish !== 'max_age') store.frontier.failQueued(this.run.seq)
-        this.counters = { ...last.counters, ...this.countersFromFrontier() }
+        this.counters = { ...this.counters, ...this.countersFromFrontier() }
         store.frontier.saveCounters(this.run.seq, this.counters)
         if (finish) store.frontier.finish(this.run.seq, finish, Date.now())
         store.frontier.release(this.run.seq, this.owner)
@@ -311,7 +302,7 @@ export class RunExecution {
 
   /** What is deferred so far, as a batch; the execution starts gathering the next. */
   private batch(): CrawlBatch {
-    const batch: CrawlBatch = { run: this.run.seq, tenant: this.run.tenant, owner: this.owner, execution: this.id, ops: this.writes, logs: this.rec.takeLogs(), counters: { ...this.counters }, blobs: this.blobRows }
+    const batch: CrawlBatch = { run: this.run.seq, tenant: this.run.tenant, owner: this.owner, ops: this.writes, logs: this.rec.takeLogs(), counters: { ...this.counters }, blobs: this.blobRows }
     this.writes = []
     this.blobRows = []
     return batch
@@ -325,7 +316,6 @@ export class RunExecution {
    * crawling; the pages keep their slots until it answers.
    */
   private commit(force = false, always = false) {
-    if (this.failure || this.writerLost) return // the execution is ending; see execute()
     if (!this.writes.length && !always) return
     const now = Date.now()
     if (!force && this.writes.length < 2048 && now - this.lastCommit < COMMIT_MS) return
@@ -337,14 +327,7 @@ export class RunExecution {
     this.writer.commit(this.batch(), (result, error) => {
       this.unacked -= pages
       this.committing--
-      if (error instanceof WriterLost) {
-        // Not a failed batch: this process lost its writer thread. The run is left as at a
-        // shutdown (in-flight fetches requeued, lease released), to be resumed at once with
-        // batches committed on the crawl thread.
-        this.writerLost = true
-        this.deps.log.warn('crawl writer lost', { run: this.run.id, error: error.message })
-        this.leave({ left: 'shutdown' })
-      } else if (error) this.failure ??= error
+      if (error) this.failure ??= error
       else if (result === 'lost') {
         this.rec.lose()
         this.leave({ left: 'lost_lease' })
@@ -735,7 +718,7 @@ export class RunExecution {
     }
     if (!wanted.length) return
     const started = Date.now()
-    // The disk store's small bodies ride in the page's batch, as blob rows committed ahead of
+    // The disk store's small bodies ride in the page's batch, as blob rows committed just before
     // its artifact rows (decision 73); larger ones, and every body of another store, are put first.
     const rowMax = this.writer.blobRowMax ?? -1
     const bodies: InlineBlob[] = []

@@ -24,10 +24,8 @@ export type CrawlOp =
 /**
  * What one commit of a run writes: its ops in order, its log rows, its counters as they stand,
  * and the bodies its artifact rows point at, as rows of the disk blob store (`blobs`).
- * `execution` names the RunExecution that made it: once one of its batches failed, its later
- * ones are not written (they may depend on the one that rolled back).
  */
-export type CrawlBatch = { run: number; tenant: string; owner: string; execution: string; ops: CrawlOp[]; logs: LogRow[]; counters: RunCounters; blobs: InlineBlob[] }
+export type CrawlBatch = { run: number; tenant: string; owner: string; ops: CrawlOp[]; logs: LogRow[]; counters: RunCounters; blobs: InlineBlob[] }
 
 /** Commits blob rows in blobs.db (InlineRows.write, or the writer thread's own connection). */
 export type BlobRowWriter = (rows: readonly InlineBlob[]) => void
@@ -75,7 +73,7 @@ export function applyCrawlBatch(store: Store, b: Omit<CrawlBatch, 'owner'>) {
 }
 
 /**
- * Commits a batch in one transaction (its blob rows in one of their own, committed first), if its owner still holds the run: a deleted run took its
+ * Commits a batch in one transaction (blob rows in one of their own just before), if its owner still holds the run: a deleted run took its
  * rows with it, and a run another process took over (this one stalled past its lease) is not
  * the owner's to write, as its seqs may now name other URLs. The lease is asked under the write
  * lock, so no other process can take it between the check and the rows. `andThen` runs in the
@@ -84,10 +82,9 @@ export function applyCrawlBatch(store: Store, b: Omit<CrawlBatch, 'owner'>) {
 export function commitCrawlBatch(store: Store, b: CrawlBatch, writeBlobs: BlobRowWriter | null, andThen?: () => void): CommitResult {
   return store.transaction(() => {
     if (!store.frontier.holds(b.run, b.owner)) return 'lost'
-    // The bodies commit first, in blobs.db (a transaction of its own, inside this one and after
-    // the lease check), so that no committed artifact row points at a body that is not there. A
-    // failure after it leaves rows no artifact names, as a crash between a put and its artifact
-    // row always could.
+    // The bodies commit first, in blobs.db, so that no committed artifact row points at a body
+    // that is not there. A failure after it leaves rows no artifact names, as a crash between
+    // a put and its artifact row always could.
     if (b.blobs.length) {
       if (!writeBlobs) throw new Error('a crawl batch carries blob rows, and this writer has no blob store to write them to')
       writeBlobs(b.blobs)

@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite'
 import { createStore, type Store } from '.'
 import { connectBlobDb } from '../blob/blob-db'
 import { commitCrawlBatch, type BlobRowWriter } from './crawl-batch'
-import { ackSlot, OPENED, received, type WriterRequest, type WriterReply } from './crawl-writer'
+import { received, type WriterRequest, type WriterReply } from './crawl-writer'
 import { applyWalPragmas } from './wal'
 
 declare const self: Worker
@@ -14,10 +14,9 @@ declare const self: Worker
 let store: Store | null = null
 let blobDb: Database | null = null
 let writeBlobs: BlobRowWriter | null = null
-/** Shared with ThreadedCrawlWriter: the OPENED flag and each batch's mark. */
-let shared: Int32Array | null = null
-/** Executions with a batch that failed: their later batches may depend on it, and are refused. */
-const failedExecutions = new Set<string>()
+/** acks[0]: the last id of the unbroken run of successful commits from the first (see ThreadedCrawlWriter). */
+let acks: Int32Array | null = null
+let unbroken = true
 const reply = (message: WriterReply) => self.postMessage(message)
 const GC_EVERY = 4
 
@@ -32,14 +31,14 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
   switch (message.kind) {
     case 'open':
       try {
-        shared = new Int32Array(message.shared)
+        acks = new Int32Array(message.acks)
         // The main thread created and migrated the files; a missing one is an error, never a new file.
         const db = new Database(message.path, { readwrite: true, create: false, strict: true })
         applyWalPragmas(db, { synchronous: 'normal', cacheKiB: 1024 })
         db.exec('PRAGMA foreign_keys = ON')
         store = createStore(db)
         if (message.blobs) ({ db: blobDb, write: writeBlobs } = connectBlobDb(message.blobs.path, message.blobs.synchronous))
-        Atomics.store(shared, OPENED, 1)
+        reply({ kind: 'ready' })
       } catch (err) {
         closeAll()
         reply({ kind: 'failed', message: err instanceof Error ? err.message : String(err) })
@@ -47,17 +46,14 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
       return
     case 'commit': {
       let result: WriterReply
-      const batch = received(message.batch)
       try {
-        if (failedExecutions.has(batch.execution)) throw new Error('not written: an earlier batch of this execution failed')
-        result = { kind: 'committed', id: message.id, result: commitCrawlBatch(store!, batch, writeBlobs) }
+        result = { kind: 'committed', id: message.id, result: commitCrawlBatch(store!, received(message.batch), writeBlobs) }
       } catch (err) {
-        failedExecutions.add(batch.execution)
         result = { kind: 'error', id: message.id, message: err instanceof Error ? err.message : String(err) }
       }
-      // Only a commit is marked; a refused or failed batch is told by its message.
-      const ok = result.kind === 'committed' && result.result === 'ok'
-      Atomics.store(shared!, ackSlot(message.id), ok ? message.id : -message.id)
+      // Only an unbroken run of successes is counted: a lost or failed commit is told by its message alone.
+      unbroken &&= result.kind === 'committed' && result.result === 'ok'
+      if (unbroken) Atomics.store(acks!, 0, message.id)
       reply(result)
       // Each batch leaves its JSON, its rows and its bodies' buffers behind, and JavaScriptCore lets
       // a heap grow well past what is live before it collects: this thread's live heap is small,

@@ -5,10 +5,11 @@ import { commitCrawlBatch, type CommitResult, type CrawlBatch } from './crawl-ba
 import type { Synchronous } from './wal'
 
 export type WriterRequest =
-  | { kind: 'open'; path: string; blobs: { path: string; synchronous: Synchronous } | null; shared: SharedArrayBuffer }
+  | { kind: 'open'; path: string; blobs: { path: string; synchronous: Synchronous } | null; acks: SharedArrayBuffer }
   | { kind: 'commit'; id: number; batch: PostedBatch }
   | { kind: 'close' }
 export type WriterReply =
+  | { kind: 'ready' }
   | { kind: 'failed'; message: string }
   | { kind: 'committed'; id: number; result: CommitResult }
   | { kind: 'error'; id: number; message: string }
@@ -18,29 +19,11 @@ export type WriterReply =
 export type CommitDone = (result: CommitResult | null, error?: unknown) => void
 
 /**
- * The writer thread stopped with the batch in hand: it may or may not have committed. Unlike a
- * batch that failed (rolled back whole), nothing later of the same execution may be written.
- */
-export class WriterLost extends Error {
-  override readonly name = 'WriterLost'
-}
-
-/**
- * Memory the two threads share, as Int32s: OPENED is 1 once the thread has opened the
- * databases; ackSlot(id) holds `id` once batch `id` committed, `-id` once it was refused or failed.
- */
-export const OPENED = 0
-export const ACK_SLOTS = 4096
-export const ackSlot = (id: number) => 1 + (id % ACK_SLOTS)
-export const sharedBytes = () => new SharedArrayBuffer(4 * (1 + ACK_SLOTS))
-
-/**
  * Commits the crawl engine's batches (src/store/crawl-batch.ts), in the order given. `done` is
  * called once the batch is in the database (or was refused for a lost lease, or failed), from
  * `commit` itself, from `poll`, or from a message of the writer thread.
  */
 export interface CrawlWriter {
-  /** After a batch failed or was lost, a caller gives no more of its own (they may depend on it). */
   commit(batch: CrawlBatch, done: CommitDone): void
   /** Calls `done` of the commits that have landed since (cheap: a caller may ask on every turn). */
   poll(): void
@@ -109,30 +92,31 @@ export function received(posted: PostedBatch): CrawlBatch {
 const WORKER_URL = workerUrl(import.meta.url, 'store', 'crawl-writer-worker.ts')
 
 /**
- * Commits on a thread of its own, through its own connections to the same files (decision 73).
+ * Commits on a thread of its own, through its own connection to the same file (decision 73).
  * The crawl thread was the one busy core of a crawl, and a third of its time went to SQLite:
  * here it hands the batch over and goes on fetching and parsing while the batch commits.
  *
- * Every commit is answered by a message. The thread also marks each batch that committed in
- * shared memory (ackSlot): `poll` reads the marks, so the crawl thread learns of a commit when it
- * next looks, without waiting for the message to reach the front of its event queue (behind a
- * crawl's many fetch callbacks, about as long again as the commit itself). A refused or failed
- * batch is answered by its message.
+ * Every commit is answered by a message. The thread also counts, in shared memory, the commits
+ * that succeeded one after another from the first (`acks[0]`, the last such id): `poll` reads it,
+ * so the crawl thread learns of a commit when it next looks, without waiting for the message to
+ * reach the front of its event queue (behind a crawl's many fetch callbacks, about as long again
+ * as the commit itself). A page keeps its concurrency slot until its commit is known.
  *
- * If the thread cannot open the databases, the batches it was given commit on the caller's
- * thread, in order, and so does every later one. If it stops after opening them, the batches it
- * held may or may not have committed: they are answered with WriterLost, and later ones commit
- * on the caller's thread.
+ * If the thread cannot open the database, the batches it was given commit on the caller's
+ * thread, in order, and so does every later one. If it dies after opening, the batches it held
+ * may or may not have committed: they fail (their executions end `unknown`), and later ones
+ * commit on the caller's thread.
  */
 export class ThreadedCrawlWriter implements CrawlWriter {
   private worker: Worker | null
   /**
    * Commits not yet answered, in id order (a Map keeps insertion order). A batch is kept only
-   * while the thread has not opened the databases, for committing here if it never does.
+   * while the thread has not opened the database, for committing here if it never does.
    */
   private readonly pending = new Map<number, { batch: CrawlBatch | null; done: CommitDone }>()
-  private readonly shared = new Int32Array(sharedBytes())
+  private readonly acks = new Int32Array(new SharedArrayBuffer(4))
   private nextId = 1
+  private ready = false
   private closing: Promise<void> | null = null
   private readonly inline: InlineCrawlWriter
   readonly blobRowMax: number | null
@@ -150,8 +134,8 @@ export class ThreadedCrawlWriter implements CrawlWriter {
     worker.onmessage = (event: MessageEvent<WriterReply>) => this.received(event.data)
     worker.onerror = (event) => this.failed(event.message)
     worker.addEventListener('close', () => this.failed('the crawl writer thread exited'))
-    const blobFile = blobs ? { path: blobs.databaseFile, synchronous: blobs.synchronous } : null
-    worker.postMessage({ kind: 'open', path: store.db.filename, blobs: blobFile, shared: this.shared.buffer as SharedArrayBuffer } satisfies WriterRequest)
+    const request: WriterRequest = { kind: 'open', path: store.db.filename, blobs: blobs ? { path: blobs.databaseFile, synchronous: blobs.synchronous } : null, acks: this.acks.buffer as SharedArrayBuffer }
+    worker.postMessage(request)
   }
 
   get mode(): 'thread' | 'inline' {
@@ -161,26 +145,24 @@ export class ThreadedCrawlWriter implements CrawlWriter {
   commit(batch: CrawlBatch, done: CommitDone) {
     if (!this.worker) return this.inline.commit(batch, done)
     const id = this.nextId++
-    // Once the thread has opened the databases, the bodies' buffers go to it: the caller must
-    // not read a batch's bodies after this. Before, they are copied, as the batch may yet commit here.
-    const opened = this.opened
-    try {
-      const { posted, transfer } = post(batch)
-      this.worker.postMessage({ kind: 'commit', id, batch: posted } satisfies WriterRequest, opened ? transfer : [])
-    } catch (err) {
-      return done(null, err) // never handed over: nothing of it was written
-    }
     if (this.pending.size === 0) this.worker.ref()
-    this.pending.set(id, { batch: opened ? null : batch, done })
+    this.pending.set(id, { batch: this.ready ? null : batch, done })
+    // Once the thread is up, the bodies' buffers go to it: the caller must not read a batch's
+    // bodies after this. Before, they are copied, as the batch may yet commit here.
+    const { posted, transfer } = post(batch)
+    this.worker.postMessage({ kind: 'commit', id, batch: posted } satisfies WriterRequest, this.ready ? transfer : [])
   }
 
   poll() {
+    if (this.pending.size === 0) return
+    const upTo = Atomics.load(this.acks, 0)
     for (const id of this.pending.keys()) {
-      if (Atomics.load(this.shared, ackSlot(id)) === id) this.settle(id, 'ok')
+      if (id > upTo) break
+      this.settle(id, 'ok')
     }
   }
 
-  /** Waits for the batches given so far, then closes the thread's connections. */
+  /** Waits for the batches given so far, then closes the thread's connection. */
   close(): Promise<void> {
     const worker = this.worker
     if (!worker) return Promise.resolve()
@@ -207,13 +189,9 @@ export class ThreadedCrawlWriter implements CrawlWriter {
     return this.closing
   }
 
-  private get opened(): boolean {
-    return Atomics.load(this.shared, OPENED) === 1
-  }
-
   private settle(id: number, result: CommitResult | null, error?: unknown) {
     const p = this.pending.get(id)
-    if (!p) return // known already from its mark
+    if (!p) return // known already from the shared count
     this.pending.delete(id)
     if (this.pending.size === 0 && !this.closing) this.worker?.unref()
     p.done(result, error)
@@ -221,6 +199,9 @@ export class ThreadedCrawlWriter implements CrawlWriter {
 
   private received(message: WriterReply) {
     switch (message.kind) {
+      case 'ready':
+        this.ready = true
+        return
       case 'failed':
         return this.failed(message.message)
       case 'committed':
@@ -236,8 +217,8 @@ export class ThreadedCrawlWriter implements CrawlWriter {
     this.worker = null
     worker.terminate()
     this.onFailure(message)
-    if (!this.opened) {
-      // The thread never opened the databases, so none of its batches was written: they commit here, in order.
+    if (!this.ready) {
+      // The thread never opened the database, so none of its batches was written: they commit here, in order.
       const waiting = [...this.pending.values()]
       this.pending.clear()
       for (const p of waiting) this.inline.commit(p.batch!, p.done)
@@ -249,6 +230,6 @@ export class ThreadedCrawlWriter implements CrawlWriter {
   private failPending(why: string) {
     const waiting = [...this.pending.values()]
     this.pending.clear()
-    for (const p of waiting) p.done(null, new WriterLost(why))
+    for (const p of waiting) p.done(null, new Error(why))
   }
 }

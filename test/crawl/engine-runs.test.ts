@@ -112,45 +112,6 @@ describe('maxActive 2', () => {
   })
 })
 
-describe('the writer thread lost', () => {
-  test('a run whose writer thread stops mid-crawl is left as at a shutdown, resumed at once on the crawl thread, and finishes; only unrecorded pages are fetched again', async () => {
-    const env = crawlEnv(1)
-    const t = tree(4, 2) // 21 pages
-    const site = crawlSite({ pages: t.pages, delayMs: 80 })
-    try {
-      const outcomes: unknown[] = []
-      env.runner.onFinish = (_, outcome) => outcomes.push(outcome)
-      const id = await env.start({ seeds: [site.url('/')], politeness: { per_host_concurrency: 2, concurrency: 2 } })
-      await env.until(id, (r) => r.stats.visited >= 4)
-      // The thread stops right after it is handed the next batch: that batch is in its hands.
-      const writer = env.writer as unknown as { worker: Worker; commit: (...a: unknown[]) => void }
-      const commit = writer.commit.bind(writer)
-      writer.commit = (...a: unknown[]) => {
-        const worker = writer.worker
-        commit(...a)
-        worker?.terminate()
-        writer.commit = commit
-      }
-      const run = await env.finished(id, 15_000)
-      expect(outcomes[0]).toEqual({ left: 'shutdown' })
-      expect(outcomes.at(-1)).toEqual({ finished: 'max_empty_evaluations' })
-      expect(env.writer.mode).toBe('inline')
-      expect(env.lines.some((l) => l.includes('writer failed'))).toBe(true)
-      expect(run.stats).toMatchObject({ visited: 21, failed: 0, queued: 0 })
-      // A page is fetched again only when it was not recorded: at most the two slots' worth.
-      for (const p of t.all) {
-        expect(site.hits(p), p).toBeGreaterThanOrEqual(1)
-        expect(site.hits(p), p).toBeLessThanOrEqual(2)
-      }
-      expect(site.pageRequests().length).toBeLessThanOrEqual(21 + 2)
-      expect((await env.visits(id)).map((v: { url: string }) => v.url).sort()).toEqual(t.all.map((p) => site.url(p)).sort())
-    } finally {
-      await env.close()
-      await site.close()
-    }
-  })
-})
-
 describe('a lease taken over', () => {
   test('a process whose run was taken by another (it stalled past its lease) writes nothing more and lets the run go', async () => {
     const env = crawlEnv(1)
