@@ -12,7 +12,6 @@ const args = [
   'src/main.ts',
   'src/parse/worker.ts', // parse worker threads (src/parse/pool.ts) load it from inside the binary
   'src/store/checkpoint-worker.ts', // the checkpoint thread (src/store/checkpointer.ts), likewise
-  'src/store/crawl-writer-worker.ts', // the crawl writer thread (src/store/crawl-writer.ts), likewise
   '--compile',
   '--minify-syntax',
   '--minify-whitespace',

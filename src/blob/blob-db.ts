@@ -1,7 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { applyWalPragmas, type Synchronous } from '../store/wal'
-import type { InlineBlob } from './blob-store'
 
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
 export type BlobRow = { size: number; checksum: string; content_type: string; file: string | null }
@@ -89,23 +88,3 @@ function prepare(db: Database) {
 }
 
 export type BlobStatements = ReturnType<typeof prepare>
-
-/**
- * A second connection to a blobs.db that openBlobDb opened (and migrated) already, for the
- * crawl writer thread: it only writes inline rows (src/blob/blob-store.ts InlineRows).
- */
-export function connectBlobDb(path: string, synchronous: Synchronous) {
-  const db = new Database(path, { readwrite: true, create: false, strict: true })
-  applyWalPragmas(db, { synchronous, cacheKiB: 2048 })
-  return { db, write: inlineRowWriter(db, prepare(db)) }
-}
-
-/** Writes inline blob rows in one transaction of their own (committed when it returns). */
-export function inlineRowWriter(db: Database, sql: BlobStatements): (rows: readonly InlineBlob[]) => void {
-  const tx = db.transaction((rows: readonly InlineBlob[]) => {
-    for (const r of rows) sql.upsert.run(r.key, r.size, r.checksum, r.content_type, null, r.body)
-  })
-  return (rows) => {
-    if (rows.length) tx.immediate(rows)
-  }
-}

@@ -1,5 +1,3 @@
-import type { Synchronous } from '../store/wal'
-
 /**
  * The storage-neutral face of artifact bodies. The disk store is the default; an S3 store
  * implements the same interface, and both run one contract suite (test/blob/contract.ts).
@@ -25,25 +23,6 @@ export interface BlobStore {
   delete(key: string): Promise<boolean>
   /** Waits for operations already started, then releases the store; later calls fail with `io`. */
   close(): Promise<void>
-  /** Present when small bodies may be written as rows by the crawl's writer (the disk store). */
-  readonly inlineRows?: InlineRows
-}
-
-/** A body and its metadata as a row of blobs.db. */
-export type InlineBlob = { key: string; size: number; checksum: string; content_type: string; body: Uint8Array }
-
-/**
- * The disk store's small bodies are rows of one SQLite file. The crawl engine writes its pages'
- * bodies as such rows in the same batch as the rows that point at them, on its writer thread
- * (decision 73): through `write` on the caller's thread, or through another connection to
- * `databaseFile` opened with `synchronous`. A body of at most `maxBytes` may be written so.
- */
-export type InlineRows = {
-  databaseFile: string
-  synchronous: Synchronous
-  maxBytes: number
-  /** Commits the rows in one transaction before it returns. */
-  write(rows: readonly InlineBlob[]): void
 }
 
 export class BlobError extends Error {

@@ -3,8 +3,8 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CommitBatcher } from './batcher'
 import { retryBusy, type Synchronous } from '../store/wal'
-import { inlineRowWriter, openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
-import { assertValidKey, BlobError, type BlobInfo, type BlobStore, type InlineRows } from './blob-store'
+import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
+import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
 import { ioError, readBody } from './body'
 import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
@@ -54,7 +54,6 @@ export class DiskBlobStore implements BlobStore {
   private readonly owner = processOwner()
   /** Orphans removed when the store was opened (none when another process had it open). */
   readonly swept: { temps: number; orphans: number }
-  readonly inlineRows: InlineRows
 
   constructor(dataDir: string, opts: DiskBlobStoreOptions = {}) {
     this.inlineMax = nonNegative('inlineMax', opts.inlineMax ?? 256 * 1024)
@@ -71,16 +70,6 @@ export class DiskBlobStore implements BlobStore {
       maxBatch: Math.max(1, opts.batchMax ?? 64),
       maxWaitMs: opts.batchWaitMs ?? 2,
     })
-    const write = inlineRowWriter(this.db, this.sql)
-    this.inlineRows = {
-      databaseFile: this.db.filename,
-      synchronous: opts.synchronous ?? 'normal',
-      maxBytes: Math.min(this.inlineMax, this.maxBytes),
-      write: (rows) => {
-        this.assertOpen()
-        write(rows)
-      },
-    }
   }
 
   /**

@@ -13,9 +13,6 @@ import { parseDocument, ParseFailure, type ParseContext, type ParseResult } from
 import type { Pipeline } from '../parse/pipeline-schema'
 import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
-import type { InlineBlob } from '../blob/blob-store'
-import { commitCrawlBatch, type CrawlBatch, type CrawlOp } from '../store/crawl-batch'
-import { InlineCrawlWriter, type CrawlWriter } from '../store/crawl-writer'
 import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters } from '../store/frontier'
 import { parseDuration } from '../util/duration'
 import { BoundedCache } from '../util/bounded-cache'
@@ -26,8 +23,7 @@ import { Scope } from './scope'
 import { parseSitemap } from './sitemaps'
 import { hostHash, hostOf, hostPortOf, linkHash, normalizeUrl } from './url'
 
-/** `writer` commits the engine's batches: a thread of its own under openCrawlResources; on the engine's thread when absent. */
-export type EngineDeps = { store: Store; fetcher: Fetcher; parser: ParsePool; blobs: BlobStore; log: Logger; writer?: CrawlWriter }
+export type EngineDeps = { store: Store; fetcher: Fetcher; parser: ParsePool; blobs: BlobStore; log: Logger }
 export type RunRow = { seq: number; id: string; tenant: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
 export type StopReason = 'max_depth' | 'max_urls' | 'max_empty_evaluations' | 'max_age' | 'manual' | 'empty_seed' | 'unknown'
 /** How an execution ended: the run finished, or it was left for later (paused, shut down, taken away). */
@@ -103,23 +99,13 @@ export class RunExecution {
   private startupWork = 0
   private leaving: Outcome | null = null
   /** Writes of finished pages, committed together in one transaction (CRAWL-NOTES: never one per page). */
-  private writes: CrawlOp[] = []
-  /** Bodies of the writes' artifact rows, for the disk blob store, committed in the same batch. */
-  private blobRows: InlineBlob[] = []
+  private writes: (() => void)[] = []
   private lastCommit = 0
   /**
-   * Pages finished since the last commit, and pages of commits the writer has not yet answered.
-   * Both keep their concurrency slot until committed: a kill -9 then costs at most `concurrency`
-   * refetched pages, as it would with nothing batched.
+   * Pages finished since the last commit. They keep their concurrency slot until committed: a
+   * kill -9 then costs at most `concurrency` refetched pages, as it would with nothing batched.
    */
   private uncommitted = 0
-  private unacked = 0
-  private readonly writer: CrawlWriter
-  /** Commits handed to the writer and not yet answered, and who waits for there to be none. */
-  private committing = 0
-  private drained: (() => void) | null = null
-  /** A commit the writer failed: the execution ends `unknown`, as if the commit had thrown here. */
-  private failure: unknown = null
   private wake: (() => void) | null = null
   private readonly pipelines: Pipeline[]
   /** Whether every pipeline is light enough to run on this thread (links and metadata only). */
@@ -136,8 +122,7 @@ export class RunExecution {
   ) {
     this.cfg = run.config
     this.scope = new Scope(this.cfg.seeds, { domains: this.cfg.scope.domains!, include: this.cfg.scope.include ?? [], exclude: this.cfg.scope.exclude ?? [] })
-    this.rec = new RunRecords(run)
-    this.writer = deps.writer ?? new InlineCrawlWriter(deps.store, deps.blobs.inlineRows ?? null)
+    this.rec = new RunRecords(deps.store, run)
     this.ctx = storeParseContext(deps.store, run.tenant)
     this.counters = deps.store.frontier.counters(run.seq)
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
@@ -168,7 +153,6 @@ export class RunExecution {
       this.resume()
       if (this.nextSeq === 0) await this.seed()
       while (!this.leaving) {
-        if (this.failure) throw this.failure
         this.control()
         if (this.leaving) break
         this.pump()
@@ -182,24 +166,24 @@ export class RunExecution {
         // A stop (or deletion) of the run while a pause waits for its fetches aborts them.
         const row = this.deps.store.frontier.status(this.run.seq)
         if (!row || row.status === 'finished') this.leave({ left: 'stopped' })
-        if (this.failure) throw this.failure
       }
     } catch (err) {
       this.deps.log.error('crawl failed', { run: this.run.id, error: String((err as Error).stack ?? err) })
       this.leaving ??= { finished: 'unknown' }
     }
-    // The last commit comes after every earlier one: the writer answers each before this one.
-    await this.drain()
-    if (this.failure && this.leaving && !('finished' in this.leaving && this.leaving.finished === 'unknown')) {
-      // A commit failed after the crawl stopped looking: its rows rolled back whole, so the run
-      // keeps how it was left (its pages are fetched again when it resumes).
-      this.deps.log.error('crawl commit failed', { run: this.run.id, error: String((this.failure as Error).stack ?? this.failure) })
-    }
     const outcome = this.leaving!
     try {
-      // The last batch commits here, on this thread, after every earlier one (as commitCrawlBatch
-      // does it: nothing when the run was deleted or taken over), with the run's end.
-      const result = commitCrawlBatch(store, this.batch(), this.deps.blobs.inlineRows?.write ?? null, () => {
+      store.transaction(() => {
+        // A deleted run took its rows with it, and a run another process took over (this one
+        // stalled past its lease) is not ours to write: its seqs may now name other URLs. Asked
+        // under the write lock, so no other process can take the lease between this and the rows.
+        if (!store.frontier.holds(this.run.seq, this.owner)) {
+          this.writes = []
+          this.rec.lose()
+          return
+        }
+        for (const w of this.writes.splice(0)) w()
+        this.rec.flush()
         // Leases of anything still in flight go back to the queue for whoever runs this next.
         store.frontier.reclaim(this.run.seq)
         // A `manual` finish was written by the stop itself; the engine writes the others.
@@ -211,10 +195,10 @@ export class RunExecution {
         if (finish) store.frontier.finish(this.run.seq, finish, Date.now())
         store.frontier.release(this.run.seq, this.owner)
       })
-      if (result === 'lost') this.rec.lose()
     } catch (err) {
       this.deps.log.error('crawl checkpoint failed', { run: this.run.id, error: String(err) })
     }
+    this.rec.close()
     return outcome
   }
 
@@ -296,56 +280,42 @@ export class RunExecution {
 
   // ------------------------------------------------------------------ writes
 
-  private defer(...ops: CrawlOp[]) {
-    this.writes.push(...ops)
-  }
-
-  /** What is deferred so far, as a batch; the execution starts gathering the next. */
-  private batch(): CrawlBatch {
-    const batch: CrawlBatch = { run: this.run.seq, tenant: this.run.tenant, owner: this.owner, ops: this.writes, logs: this.rec.takeLogs(), counters: { ...this.counters }, blobs: this.blobRows }
-    this.writes = []
-    this.blobRows = []
-    return batch
+  private defer(write: () => void) {
+    this.writes.push(write)
   }
 
   /**
-   * Hands the deferred writes, the log entries and the bodies to the writer as one batch (one
-   * transaction): at most every COMMIT_MS (each commit writes every index page it dirtied, so
-   * fewer commits write far less), and at once when `force`d (pump says when). Under
-   * openCrawlResources the writer commits on a thread of its own while this one goes on
-   * crawling; the pages keep their slots until it answers.
+   * Commits the deferred writes and the buffered log entries in one transaction: at most every
+   * COMMIT_MS (each commit writes every index page it dirtied, so fewer commits write far less), and
+   * at once when a claim needs the frontier current (`force`).
    */
   private commit(force = false, always = false) {
     if (!this.writes.length && !always) return
     const now = Date.now()
     if (!force && this.writes.length < 2048 && now - this.lastCommit < COMMIT_MS) return
     this.lastCommit = now
-    const pages = this.uncommitted
+    const writes = this.writes
+    this.writes = []
     this.uncommitted = 0
-    this.unacked += pages
-    this.committing++
-    this.writer.commit(this.batch(), (result, error) => {
-      this.unacked -= pages
-      this.committing--
-      if (error) this.failure ??= error
-      else if (result === 'lost') {
-        this.rec.lose()
-        this.leave({ left: 'lost_lease' })
-      }
-      if (this.committing === 0) this.drained?.()
-      this.poke()
-    })
+    const counters = { ...this.counters }
+    const { store } = this.deps
+    try {
+      store.transaction(() => {
+        if (!store.frontier.holds(this.run.seq, this.owner)) throw LOST_LEASE
+        this.applyWrites(writes, counters)
+      })
+    } catch (err) {
+      if (err !== LOST_LEASE) throw err
+      this.rec.lose()
+      this.leave({ left: 'lost_lease' })
+    }
   }
 
-  /** Resolves once every commit handed to the writer is answered. */
-  private drain(): Promise<void> {
-    if (this.committing === 0) return Promise.resolve()
-    return new Promise((resolve) => {
-      this.drained = () => {
-        this.drained = null
-        resolve()
-      }
-    })
+  private applyWrites(writes: (() => void)[], counters: RunCounters) {
+    for (const w of writes) w()
+    this.rec.flush()
+    // The run's counters move with the rows they count, so a resumed run starts from both.
+    this.deps.store.frontier.saveCounters(this.run.seq, counters)
   }
 
   // ------------------------------------------------------------------ scheduling
@@ -376,7 +346,10 @@ export class RunExecution {
     })
     if (!fresh.length) return 0
     const first = this.nextSeq + 1
-    this.defer(this.rec.links(urls), { op: 'enqueue', entries: fresh, first })
+    this.defer(() => {
+      this.rec.links(urls)
+      this.deps.store.frontier.enqueue(this.run.seq, fresh, first)
+    })
     this.nextSeq += fresh.length
     fresh.forEach((e, i) => {
       const h = this.host(e.host)
@@ -392,14 +365,9 @@ export class RunExecution {
     const concurrency = this.cfg.politeness.concurrency!
     const perHost = this.cfg.politeness.per_host_concurrency!
     const now = Date.now()
-    // Group commit. A writer thread is handed what finished whenever it is idle, so a page waits
-    // for at most the one batch ahead of it (a second batch in flight measured slower); a commit
-    // on this thread costs this thread, so it waits until the slots are full (or COMMIT_MS).
-    this.writer.poll()
-    if (this.writer.mode === 'thread') this.commit(this.committing === 0 && this.uncommitted > 0)
-    else this.commit(this.inFlight + this.uncommitted + this.unacked >= concurrency)
+    this.commit(this.inFlight + this.uncommitted >= concurrency)
     for (const host of this.hosts.values()) {
-      if (this.inFlight + this.uncommitted + this.unacked >= concurrency || this.leaving) return
+      if (this.inFlight + this.uncommitted >= concurrency || this.leaving) return
       if (host.delayed.length) this.release(host, now)
       if (!host.buffer.length || host.inFlight >= perHost || host.nextAt > now) continue
       if (this.counters.fetched + this.inFlight >= this.maxUrls) return
@@ -408,7 +376,7 @@ export class RunExecution {
         continue
       }
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
-      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight - this.uncommitted - this.unacked, this.maxUrls - this.counters.fetched - this.inFlight)
+      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight - this.uncommitted, this.maxUrls - this.counters.fetched - this.inFlight)
       const starting = host.buffer.splice(0, room)
       host.nextAt = now + host.delayMs
       for (const c of starting) {
@@ -572,12 +540,13 @@ export class RunExecution {
   // ------------------------------------------------------------------ one URL
 
   private async visit(host: Host, c: Claimed) {
+    const { frontier } = this.deps.store
     if (!host.origin) host.origin = new URL(c.url).origin
     const u = new URL(c.url)
     if (host.robots && !host.robots.allowed(u.pathname + u.search)) {
       if (c.depth === 0 && c.parent === null) this.seedsDisallowed++
       this.rec.log({ ...this.where(c), step: 'robots', status: 'skipped', error_reason: 'robots_disallowed', error_detail: 'robots.txt disallows this URL' })
-      this.defer({ op: 'done', seq: c.seq })
+      this.defer(() => frontier.done(this.run.seq, c.seq))
       this.counters.queued--
       return
     }
@@ -595,7 +564,7 @@ export class RunExecution {
     if ((result.status === 429 || result.status === 503) && c.attempts + 1 < MAX_ATTEMPTS) {
       const wait = this.backoff(host, result)
       const notBefore = Date.now() + wait
-      this.defer({ op: 'requeue', seq: c.seq, notBefore })
+      this.defer(() => frontier.requeue(this.run.seq, c.seq, notBefore))
       host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
       this.rec.log({ ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
       return
@@ -635,7 +604,11 @@ export class RunExecution {
   private recordVisit(host: Host, c: Claimed, status: number | null) {
     const hostKeyHash = (host.hash ??= hostHash(hostOf(c.url)))
     const at = Date.now()
-    this.defer(this.rec.visit(c, hostKeyHash, status, at), { op: status === null ? 'failed' : 'done', seq: c.seq })
+    this.defer(() => {
+      this.rec.visit(c, hostKeyHash, status, at)
+      if (status === null) this.deps.store.frontier.failed(this.run.seq, c.seq)
+      else this.deps.store.frontier.done(this.run.seq, c.seq)
+    })
   }
 
   private where(c: Claimed) {
@@ -644,6 +617,7 @@ export class RunExecution {
   }
 
   private fetchFailed(host: Host, c: Claimed, err: unknown, latency: number) {
+    const { frontier } = this.deps.store
     const reason = this.reasonOf(err)
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
     if (network) this.setFailures(host, host.failures + 1)
@@ -654,7 +628,7 @@ export class RunExecution {
     if (host.failures >= MAX_HOST_FAILURES) {
       // A host that keeps failing is given up on: what it still has queued fails with it.
       const given = [...host.buffer.splice(0), ...host.delayed.splice(0).map((d) => d.entry)]
-      this.defer(...given.map((b): CrawlOp => ({ op: 'failed', seq: b.seq })))
+      this.defer(() => given.forEach((b) => frontier.failed(this.run.seq, b.seq)))
       for (const row of given) {
         this.rec.log({ url: row.url, url_hash: row.hash, host: hostOf(row.url), depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
         this.counters.failed++
@@ -666,7 +640,7 @@ export class RunExecution {
   /** A host's consecutive failures, kept in run_hosts with the page's rows: a resumed run goes on counting. */
   private setFailures(host: Host, failures: number) {
     host.failures = failures
-    this.defer({ op: 'host_failures', host: host.key, failures })
+    this.defer(() => this.deps.store.frontier.saveHostFailures(this.run.seq, host.key, failures))
   }
 
   /** 429/503: the host waits Retry-After (capped) or an exponential backoff before its next request. */
@@ -718,21 +692,10 @@ export class RunExecution {
     }
     if (!wanted.length) return
     const started = Date.now()
-    // The disk store's small bodies ride in the page's batch, as blob rows committed just before
-    // its artifact rows (decision 73); larger ones, and every body of another store, are put first.
-    const rowMax = this.writer.blobRowMax ?? -1
-    const bodies: InlineBlob[] = []
-    const put = (w: (typeof wanted)[number]): Promise<CrawlOp> => {
-      if (w.body.byteLength > rowMax) return this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)
-      const { op, blob } = this.rec.artifactWithBody(c.hash, w.kind, w.pipeline, w.body, w.type)
-      bodies.push(blob)
-      return Promise.resolve(op)
-    }
     // Each artifact stands alone: one the store refused does not drop the others' rows (their
     // blobs are stored already, and a row is what lets them be listed and deleted).
-    const settled = await Promise.allSettled(wanted.map(put))
+    const settled = await Promise.allSettled(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
     const refused: string[] = []
-    this.blobRows.push(...bodies)
     settled.forEach((s, i) => {
       if (s.status === 'fulfilled') this.defer(s.value)
       else refused.push(`${wanted[i]!.kind}${wanted[i]!.pipeline ? ` (${wanted[i]!.pipeline})` : ''}: ${(s.reason as Error)?.message ?? String(s.reason)}`)
@@ -803,7 +766,10 @@ export class RunExecution {
     this.enqueue(next)
     // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
     const urls = this.uncataloged(inScope.map((u, i) => [u, childHashes[i]!]))
-    this.defer(this.rec.links(urls), this.rec.edges(c.hash, childHashes))
+    this.defer(() => {
+      this.rec.links(urls)
+      this.rec.edges(c.hash, childHashes)
+    })
     this.rec.log({ ...this.where(c), step: 'discover', status: 'ok' })
   }
 
@@ -843,7 +809,7 @@ export class RunExecution {
       if (h && i >= 0) {
         const [gone] = h.buffer.splice(i, 1)
         this.counters.queued--
-        this.defer({ op: 'done', seq: gone!.seq })
+        this.defer(() => this.deps.store.frontier.done(this.run.seq, gone!.seq))
       }
       return
     }
@@ -851,8 +817,10 @@ export class RunExecution {
     this.known.set(hash, SEEN)
     const seq = ++this.nextSeq
     const entry = this.entry(url, depth, parent, PAGE, hash)
-    if (!cataloged) this.defer(this.rec.links([url]))
-    this.defer({ op: 'enqueue', entries: [entry], first: seq, state: DONE })
+    this.defer(() => {
+      if (!cataloged) this.rec.links([url])
+      this.deps.store.frontier.enqueue(this.run.seq, [entry], seq, DONE)
+    })
   }
 
   private reasonOf(err: unknown): { error_reason: LogReason; error_detail: string } {
@@ -898,6 +866,9 @@ function collectGarbage(now: number) {
   const after = process.memoryUsage()
   liveAfterFullGc = after.heapUsed + after.external
 }
+
+/** Thrown inside a commit's transaction to roll it back: another process holds the run now. */
+const LOST_LEASE = new Error('the run lease was lost')
 
 const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
 

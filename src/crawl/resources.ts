@@ -5,11 +5,10 @@ import type { Logger } from '../log'
 import { ParsePool } from '../parse/pool'
 import { createStore } from '../store'
 import { Checkpointer } from '../store/checkpointer'
-import { ThreadedCrawlWriter } from '../store/crawl-writer'
 import { openDatabase } from '../store/db'
 import type { EngineDeps } from './execution'
 
-/** What crawling needs, opened on a data dir: the store and its crawl writer thread, the fetcher, the parse pool, the blob store (and a checkpoint thread for the two databases). */
+/** What crawling needs, opened on a data dir: the store, the fetcher, the parse pool, the blob store (and a checkpoint thread for the two databases). */
 export type CrawlResources = EngineDeps & {
   /** Closes them all, the database last (closing it checkpoints the WAL). Stop the runner first. */
   close(): Promise<void>
@@ -26,18 +25,14 @@ export function openCrawlResources(config: Config, log: Logger): CrawlResources 
   const checkpointer = new Checkpointer([db.filename, ...(blobs instanceof DiskBlobStore ? [blobs.databaseFile] : [])], {
     onFailure: (message) => log.warn('the checkpoint thread stopped; SQLite checkpoints on the writing thread instead', { error: message }),
   })
-  // The engine's batches commit on a thread of their own too (decision 73).
-  const writer = new ThreadedCrawlWriter(store, blobs.inlineRows ?? null, (message) => log.warn('the crawl writer thread stopped; crawls commit on their own thread instead', { error: message }))
   return {
     store,
-    writer,
     parser,
     fetcher,
     blobs,
     log,
     async close() {
       parser.close()
-      await writer.close()
       await checkpointer.close()
       await fetcher.close()
       await blobs.close()

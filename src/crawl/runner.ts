@@ -97,8 +97,7 @@ export class Runner {
       }
       const done = execution.execute().then((outcome) => {
         this.active.delete(run.seq)
-        // `writer`: where its batches committed at the end (a writer thread that failed says inline).
-        this.deps.log.info('run left', { run: run.id, ...outcome, writer: this.deps.writer?.mode ?? 'inline' })
+        this.deps.log.info('run left', { run: run.id, ...outcome })
         this.onFinish?.(run.seq, outcome)
         this.notify()
         return outcome

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { LOG_STEPS, logRow, type LogEntry } from '../../src/store/crawl-logs'
+import { LOG_STEPS, type LogEntry, type LogWriter } from '../../src/store/crawl-logs'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
 
 let api: TestApi
+let writer: LogWriter
 beforeAll(() => {
   api = testApi()
+  writer = api.store.crawlLogs.writer()
 })
 afterAll(() => {
+  writer.close()
   api.close()
 })
 
@@ -48,11 +51,9 @@ function fixture(run: Run, i: number, occurredAt = BASE + Math.floor(i / 2) * 74
   return e
 }
 
-/** Inserts entries as the crawl's batches do (one transaction) and keeps them as the model. */
 function write(run: Run, entries: LogEntry[]) {
-  const rows = entries.map(logRow)
-  api.store.transaction(() => api.store.crawlLogs.insertRows(rows))
-  entries.forEach((e, n) => run.entries.push({ ...e, id: rows[n]![1], i: run.entries.length }))
+  for (const e of entries) run.entries.push({ ...e, id: writer.add(e), i: run.entries.length })
+  writer.flush()
 }
 
 /** The API shape of a model entry, absent fields left out. */

@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll } from 'bun:test'
 import { Runner } from '../../src/crawl/runner'
-import { ThreadedCrawlWriter } from '../../src/store/crawl-writer'
 import { createLogger } from '../../src/log'
 import { testApi, type TestApi } from './api'
 
@@ -15,11 +14,7 @@ export function crawlEnv(maxActive = 4) {
   const api: TestApi = testApi({ TRAWL_ALLOW_PRIVATE_NETWORKS: 'true' })
   const lines: string[] = []
   const log = createLogger('info', (l) => lines.push(l))
-  // The engine commits through a writer thread, as under `trawl serve` (test/crawl/lifecycle.test.ts
-  // runs it without one).
-  const newWriter = () => new ThreadedCrawlWriter(api.store, api.blobs.inlineRows ?? null, (message) => lines.push(`writer failed: ${message}`))
-  let writer = newWriter()
-  let runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log, writer }, maxActive)
+  let runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log }, maxActive)
   runner.start()
 
   /** Every page of a list endpoint (per_page 100). */
@@ -41,9 +36,6 @@ export function crawlEnv(maxActive = 4) {
     lines,
     get runner() {
       return runner
-    },
-    get writer() {
-      return writer
     },
     /** Creates a job with a run of this config; answers the run id. */
     async start(config: Record<string, unknown>, opts: { tenant?: string; name?: string } = {}): Promise<string> {
@@ -90,14 +82,11 @@ export function crawlEnv(maxActive = 4) {
     /** Replaces the runner (a process restart): the old one shuts down first. */
     async restart(max = maxActive) {
       await runner.stop()
-      await writer.close()
-      writer = newWriter()
-      runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log, writer }, max)
+      runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log }, max)
       runner.start()
     },
     async close() {
       await runner.stop()
-      await writer.close()
       api.close()
     },
   }
