@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { migrateUnderLock } from '../store/db'
 import { applyWalPragmas, type Synchronous } from '../store/wal'
 
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
@@ -45,26 +46,23 @@ export function openBlobDb(dataDir: string, synchronous: Synchronous) {
 
 const VERSION = 3
 
-/** Brings blobs.db to VERSION; answers the version it found under the write lock. */
+/** Brings blobs.db to VERSION in one step; answers the version it found under the write lock. */
 function migrate(db: Database): number {
-  const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
-  if (versionOf() === VERSION) return VERSION
-  // The version is read again under the write lock: two processes opening one data dir at once
-  // must not both migrate.
-  return db.transaction(() => {
-    const version = versionOf()
-    if (version > VERSION) throw new Error(`blobs.db schema version ${version} is newer than this binary knows (${VERSION}); upgrade trawl`)
-    if (version === VERSION) return version
-    if (version === 0) {
-      for (const sql of SCHEMA) db.exec(sql)
-    } else {
-      // Version 1 named the column sha256; its values stay as they were (bare SHA-256 hex).
-      if (version === 1) db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
-      db.exec(OPENERS)
-    }
-    db.exec(`PRAGMA user_version = ${VERSION}`)
-    return version
-  }).immediate()
+  return migrateUnderLock(db, {
+    name: 'blobs.db',
+    known: VERSION,
+    target: VERSION,
+    step: (version) => {
+      if (version === 0) {
+        for (const sql of SCHEMA) db.exec(sql)
+      } else {
+        // Version 1 named the column sha256; its values stay as they were (bare SHA-256 hex).
+        if (version === 1) db.exec('ALTER TABLE blobs RENAME COLUMN sha256 TO checksum')
+        db.exec(OPENERS)
+      }
+      return VERSION
+    },
+  })
 }
 
 function prepare(db: Database) {

@@ -9,7 +9,7 @@ import { ioError, readBody } from './body'
 import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
 import type { Database } from 'bun:sqlite'
-import { pidAlive, processOwner } from '../util/process'
+import { pidAlive, pidOnThisHost, processOwner } from '../util/process'
 
 export type DiskBlobStoreOptions = {
   /** Bodies up to this many bytes are rows in blobs.db; larger ones are files. 256 KiB. */
@@ -82,14 +82,14 @@ export class DiskBlobStore implements BlobStore {
   private register(maySweep: boolean): { temps: number; orphans: number } {
     const me = hostname()
     const alive = (owner: string) => {
-      const [host, pid] = owner.split(':')
+      const pid = pidOnThisHost(owner, me)
       // WAL needs every process on one host: an opener of another host is a leftover (a data
       // dir copied over), and a pid of this host that is gone crashed without closing. A row
       // with this process's own pid that this process did not write was left by a crash of an
       // earlier process with the same pid (a container restarted: pid 1 again).
-      if (host !== me) return false
-      if (Number(pid) === process.pid) return OPENED_HERE.has(owner)
-      return pidAlive(Number(pid))
+      if (pid === null) return false
+      if (pid === process.pid) return OPENED_HERE.has(owner)
+      return pidAlive(pid)
     }
     const attempt = () =>
       this.db.transaction(() => {

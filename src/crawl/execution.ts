@@ -173,17 +173,7 @@ export class RunExecution {
     }
     const outcome = this.leaving!
     try {
-      store.transaction(() => {
-        // A deleted run took its rows with it, and a run another process took over (this one
-        // stalled past its lease) is not ours to write: its seqs may now name other URLs. Asked
-        // under the write lock, so no other process can take the lease between this and the rows.
-        if (!store.frontier.holds(this.run.seq, this.owner)) {
-          this.writes = []
-          this.rec.lose()
-          return
-        }
-        for (const w of this.writes.splice(0)) w()
-        this.rec.flush()
+      this.writeHeld(() => {
         // Leases of anything still in flight go back to the queue for whoever runs this next.
         store.frontier.reclaim(this.run.seq)
         // A `manual` finish was written by the stop itself; the engine writes the others.
@@ -294,28 +284,34 @@ export class RunExecution {
     const now = Date.now()
     if (!force && this.writes.length < 2048 && now - this.lastCommit < COMMIT_MS) return
     this.lastCommit = now
-    const writes = this.writes
-    this.writes = []
     this.uncommitted = 0
-    const counters = { ...this.counters }
-    const { store } = this.deps
-    try {
-      store.transaction(() => {
-        if (!store.frontier.holds(this.run.seq, this.owner)) throw LOST_LEASE
-        this.applyWrites(writes, counters)
-      })
-    } catch (err) {
-      if (err !== LOST_LEASE) throw err
-      this.rec.lose()
-      this.leave({ left: 'lost_lease' })
-    }
+    if (!this.writeHeld()) this.leave({ left: 'lost_lease' })
   }
 
-  private applyWrites(writes: (() => void)[], counters: RunCounters) {
-    for (const w of writes) w()
-    this.rec.flush()
-    // The run's counters move with the rows they count, so a resumed run starts from both.
-    this.deps.store.frontier.saveCounters(this.run.seq, counters)
+  /**
+   * Writes what is deferred, the buffered log entries and the counters in one transaction, then
+   * `andThen` in the same one, if this execution still holds the run. A deleted run took its
+   * rows with it, and a run another process took over (this one stalled past its lease) is not
+   * ours to write: its seqs may now name other URLs. The lease is asked under the write lock, so
+   * no other process can take it between the check and the rows. False when it is gone: nothing
+   * was written, and nothing logged from here on will be.
+   */
+  private writeHeld(andThen?: () => void): boolean {
+    const writes = this.writes
+    this.writes = []
+    const counters = { ...this.counters }
+    const { store } = this.deps
+    const held = store.transaction(() => {
+      if (!store.frontier.holds(this.run.seq, this.owner)) return false
+      for (const w of writes) w()
+      this.rec.flush()
+      // The run's counters move with the rows they count, so a resumed run starts from both.
+      store.frontier.saveCounters(this.run.seq, counters)
+      andThen?.()
+      return true
+    })
+    if (!held) this.rec.lose()
+    return held
   }
 
   // ------------------------------------------------------------------ scheduling
@@ -866,9 +862,6 @@ function collectGarbage(now: number) {
   const after = process.memoryUsage()
   liveAfterFullGc = after.heapUsed + after.external
 }
-
-/** Thrown inside a commit's transaction to roll it back: another process holds the run now. */
-const LOST_LEASE = new Error('the run lease was lost')
 
 const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
 

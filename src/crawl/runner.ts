@@ -1,11 +1,10 @@
 import { hostname } from 'node:os'
-import { pidAlive, processOwner } from '../util/process'
+import { pidAlive, pidOnThisHost, processOwner } from '../util/process'
 import type { Store } from '../store'
 import type { CrawlConfig } from './manifest'
 import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
 
 const POLL_MS = 500
-
 
 /**
  * Takes runs and crawls them (DESIGN §5): running runs nobody holds first (a resume after a
@@ -113,8 +112,8 @@ export class Runner {
     const me = hostname()
     const out: { run: ReturnType<Store['frontier']['claimable']>[number]; owner: string }[] = []
     for (const held of this.deps.store.frontier.heldRunning(now)) {
-      const [host, pid] = held.lease_owner.split(':')
-      if (host !== me || held.lease_owner === this.owner || pidAlive(Number(pid))) continue
+      const pid = pidOnThisHost(held.lease_owner, me)
+      if (pid === null || held.lease_owner === this.owner || pidAlive(pid)) continue
       const run = this.deps.store.frontier.run(held.seq)
       if (run) out.push({ run, owner: held.lease_owner })
     }

@@ -63,4 +63,3 @@ self.onmessage = (event: MessageEvent<CheckpointerMessage>) => {
   }
   timer = setTimeout(pass, delay)
 }
-

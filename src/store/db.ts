@@ -19,22 +19,41 @@ export function openDatabase(dataDir: string): Database {
  * `target` (every one; tests stop earlier to build an old database).
  */
 export function migrate(db: Database, target = migrations.length) {
+  migrateUnderLock(db, {
+    name: 'database',
+    known: migrations.length,
+    target,
+    step: (version) => {
+      db.exec(migrations[version]!)
+      return version + 1
+    },
+  })
+}
+
+/**
+ * Brings `PRAGMA user_version` up to `target`, one `step` at a time (trawl.db, blobs.db). Each
+ * step runs in an immediate transaction that reads the version again under the write lock, so
+ * two processes opening one data dir at once never both apply it; `step(version)` answers the
+ * version it reached. A version above `known` is refused: the file is newer than this binary.
+ * Answers the version found first (under the lock when a step was needed).
+ */
+export function migrateUnderLock(db: Database, m: { name: string; known: number; target: number; step: (version: number) => number }): number {
   const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
-  const newer = (v: number) => new Error(`database schema version ${v} is newer than this binary knows (${migrations.length}); upgrade trawl`)
-  const current = versionOf()
-  if (current > migrations.length) throw newer(current)
-  if (current >= target) return
-  // Each step reads the version again under the write lock (an immediate transaction): two
-  // processes opening one data dir at once must not both apply a migration.
+  const checked = (version: number) => {
+    if (version > m.known) throw new Error(`${m.name} schema version ${version} is newer than this binary knows (${m.known}); upgrade trawl`)
+    return version
+  }
+  const found = checked(versionOf())
+  if (found >= m.target) return found
+  let first: number | null = null
   for (;;) {
     const applied = db.transaction(() => {
-      const version = versionOf()
-      if (version > migrations.length) throw newer(version)
-      if (version >= target) return false
-      db.exec(migrations[version]!)
-      db.exec(`PRAGMA user_version = ${version + 1}`)
+      const version = checked(versionOf())
+      first ??= version
+      if (version >= m.target) return false
+      db.exec(`PRAGMA user_version = ${m.step(version)}`)
       return true
     }).immediate()
-    if (!applied) return
+    if (!applied) return first!
   }
 }

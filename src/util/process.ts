@@ -17,3 +17,9 @@ export function pidAlive(pid: number): boolean {
  * whether the holder still runs, and one process can hold several.
  */
 export const processOwner = () => `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`
+
+/** The pid in a processOwner name of this host (`host`); null for another host's name. */
+export function pidOnThisHost(owner: string, host = hostname()): number | null {
+  const [of, pid] = owner.split(':')
+  return of === host ? Number(pid) : null
+}
