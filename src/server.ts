@@ -4,6 +4,7 @@ import { ListenError, type Config } from './config'
 import { openCrawlResources } from './crawl/resources'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
+import { Scheduler } from './schedule/scheduler'
 import type { Logger } from './log'
 import { scrapeRoutes } from './scrape'
 import { VERSION } from './version'
@@ -38,7 +39,16 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const resources = openCrawlResources(config, log)
   const { store, parser, fetcher, blobs } = resources
   const runner = new Runner(resources, config.maxActiveRuns)
-  const management = managementApp({ store, config, log, parser, fetcher, blobs, engine: runner })
+  const scheduler = new Scheduler(store, log, () => runner.notify())
+  // A finished run may have made on_finish firings due; a stopped one too (the route's notify).
+  runner.onFinish = () => scheduler.notify()
+  const engine = {
+    notify() {
+      runner.notify()
+      scheduler.notify()
+    },
+  }
+  const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
@@ -56,6 +66,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)
   runner.start()
+  scheduler.start()
   log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: config.payTo ? 'paid' : 'free', data_dir: config.dataDir })
   let stopped: Promise<void> | null = null
   return {
@@ -65,6 +76,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
       (stopped ??= (async () => {
         // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
         // go back to the queue), then close the database so the WAL is checkpointed.
+        scheduler.stop()
         await Promise.all([management.stop(), scrape.stop(), runner.stop()])
         await resources.close()
       })()),

@@ -8,5 +8,8 @@ import type { Store } from '../store'
 /** What management routes are given; nothing else reaches them. */
 export type Deps = { store: Store; config: Config; log: Logger; parser: ParsePool; fetcher: Fetcher; blobs: BlobStore; engine?: Engine }
 
-/** The crawl runner, told when a run may have work (created, resumed); absent where no runs are crawled. */
+/**
+ * The crawl runner and the trigger scheduler, told when a run may have work (created, resumed,
+ * stopped) or a trigger may be due sooner (created, enabled); absent where nothing runs them.
+ */
 export type Engine = { notify(): void }

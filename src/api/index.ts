@@ -11,9 +11,10 @@ import { parseRoutes } from './parse'
 import { fetchRoutes } from './fetch'
 import { runGraphRoutes } from './run-graph'
 import { artifactRoutes } from './artifacts'
+import { triggerRoutes } from './triggers'
 
 /** Every management route, in the order the docs list them. */
-export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
+export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...triggerRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
   ...crawlLogRoutes(deps),
   ...runGraphRoutes(deps),
   ...patternRoutes(deps),

@@ -9,6 +9,7 @@ import { crawlLogRepository } from './crawl-logs'
 import { artifactRepository } from './artifacts'
 import { runGraphRepository } from './run-graph'
 import { frontierRepository } from './frontier'
+import { triggerRepository } from './triggers'
 
 /** Every repository over one database; what routes and the engine receive. */
 export function createStore(db: Database) {
@@ -25,6 +26,7 @@ export function createStore(db: Database) {
     artifacts: artifactRepository(db),
     runGraph: runGraphRepository(db, hosts),
     frontier: frontierRepository(db),
+    triggers: triggerRepository(db),
     /** Runs `fn` in one transaction (nested calls join it as savepoints). */
     transaction<T>(fn: () => T): T {
       return db.transaction(fn).immediate()

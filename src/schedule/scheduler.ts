@@ -1,0 +1,134 @@
+import { resolveConfig, type CrawlConfig } from '../crawl/manifest'
+import type { Logger } from '../log'
+import type { Store } from '../store'
+import type { Condition, DueFiring, Execution } from '../store/triggers'
+import { parseDuration } from '../util/duration'
+import { nextTick } from './cron'
+
+/** At most this long between looks at the database, so firings recorded by another process are seen. */
+const POLL_MS = 5_000
+/** Firings made per look; more wait for the next turn, which comes at once. */
+const BATCH = 64
+
+/**
+ * Makes the firings of triggers (DESIGN §5): a schedule's cron ticks, and the on_finish firings
+ * that a run's finish recorded in the database (migration 009), each after its delay. Everything
+ * it waits for is a row, so nothing is lost to a restart: a tick missed while the process was
+ * down is still due at start and fires once (the next tick is computed from now), and an
+ * on_finish firing that fell due meanwhile fires then.
+ */
+export class Scheduler {
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private stopped = true
+  private running = false
+  private again = false
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    /** Told when a firing created a run (the runner, to start it now rather than at its next poll). */
+    private readonly onRun: () => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start() {
+    this.stopped = false
+    this.wake()
+  }
+
+  stop() {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  /** Something may be due sooner than the timer knows (a trigger created or enabled, a run finished). */
+  notify() {
+    if (!this.stopped) queueMicrotask(() => this.wake())
+  }
+
+  /** Makes every firing due at the scheduler's `now`; answers the executions recorded. */
+  tick(): Execution[] {
+    const made: Execution[] = []
+    for (;;) {
+      const now = this.now()
+      const due = this.store.triggers.due(now, BATCH)
+      for (const d of due) {
+        const execution = this.fire(d, now)
+        if (execution) made.push(execution)
+      }
+      if (due.length < BATCH) return made
+    }
+  }
+
+  private fire(d: DueFiring, now: number): Execution | null {
+    try {
+      const execution = this.store.triggers.fire(d, now, (condition, after) => this.next(condition, after), (tenant, jobId) => this.createRun(tenant, jobId))
+      if (execution) {
+        this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
+        if (execution.run_id) this.onRun()
+      }
+      return execution
+    } catch (err) {
+      // Left in place, the firing would be retried at once, forever: a schedule moves on to its
+      // next tick and a delayed firing is dropped, both logged.
+      this.log.error('trigger firing failed', { trigger_seq: d.trigger_seq, error: String(err) })
+      this.store.triggers.discard(d, (condition) => this.next(condition, now))
+      return null
+    }
+  }
+
+  /** The tick after `after`; null (no more ticks) when the expression cannot be evaluated. */
+  private next(condition: Condition, after: number): number | null {
+    if (condition.kind !== 'schedule') return null
+    try {
+      return nextTick(condition.params, after)
+    } catch (err) {
+      this.log.error('cron expression cannot be evaluated; the schedule stops', { expression: condition.params.expression, error: String(err) })
+      return null
+    }
+  }
+
+  private createRun(tenant: string, jobId: string): string {
+    const job = this.store.jobs.get(tenant, jobId)!
+    const run = this.store.runs.create(tenant, job, { id: crypto.randomUUID(), config: resolveConfig(job.config as CrawlConfig) })
+    return run.id
+  }
+
+  private wake(): void {
+    if (this.stopped) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = true
+    try {
+      this.tick()
+    } catch (err) {
+      this.log.error('trigger scheduler failed', { error: String(err) })
+    } finally {
+      this.running = false
+    }
+    if (this.again) {
+      this.again = false
+      return this.wake()
+    }
+    this.arm()
+  }
+
+  private arm() {
+    if (this.stopped) return
+    if (this.timer) clearTimeout(this.timer)
+    let wait = POLL_MS
+    try {
+      const at = this.store.triggers.nextDue()
+      if (at !== null) wait = Math.max(0, Math.min(POLL_MS, at - this.now()))
+    } catch (err) {
+      this.log.error('trigger scheduler failed', { error: String(err) })
+    }
+    this.timer = setTimeout(() => this.wake(), wait)
+  }
+}
+
+/** A delay of an on_finish trigger in ms (validated at create time). */
+export const delayMs = (params: { delay?: string }) => (params.delay === undefined ? 0 : parseDuration(params.delay)!)
