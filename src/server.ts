@@ -2,6 +2,7 @@ import { managementRoutes } from './api'
 import type { Deps } from './api/deps'
 import { ListenError, type Config } from './config'
 import { openCrawlResources } from './crawl/resources'
+import type { EngineDeps } from './crawl/execution'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
 import { Scheduler } from './schedule/scheduler'
@@ -32,22 +33,41 @@ export const scrapeApp = (config: Config, log: Logger) =>
 
 const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
 
+/**
+ * The crawl runner and the trigger scheduler, wired as `trawl serve` runs them: a run a trigger
+ * creates starts at once, and a run that ends (or is stopped through the API: `notify`) lets the
+ * scheduler make the on_finish firings it recorded.
+ */
+export function createEngines(deps: EngineDeps, maxActiveRuns: number) {
+  const runner = new Runner(deps, maxActiveRuns)
+  const scheduler = new Scheduler(deps.store, deps.log, () => runner.notify())
+  runner.onFinish = () => scheduler.notify()
+  return {
+    runner,
+    scheduler,
+    notify() {
+      runner.notify()
+      scheduler.notify()
+    },
+    start() {
+      runner.start()
+      scheduler.start()
+    },
+    /** The scheduler first: nothing new is created while the runner checkpoints its runs. */
+    async stop() {
+      scheduler.stop()
+      await runner.stop()
+    },
+  }
+}
+
 export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
 
 /** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
 export async function startServer(config: Config, log: Logger): Promise<Server> {
   const resources = openCrawlResources(config, log)
   const { store, parser, fetcher, blobs } = resources
-  const runner = new Runner(resources, config.maxActiveRuns)
-  const scheduler = new Scheduler(store, log, () => runner.notify())
-  // A finished run may have made on_finish firings due; a stopped one too (the route's notify).
-  runner.onFinish = () => scheduler.notify()
-  const engine = {
-    notify() {
-      runner.notify()
-      scheduler.notify()
-    },
-  }
+  const engine = createEngines(resources, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
   const scrape = scrapeApp(config, log)
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
@@ -65,8 +85,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)
-  runner.start()
-  scheduler.start()
+  engine.start()
   log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: config.payTo ? 'paid' : 'free', data_dir: config.dataDir })
   let stopped: Promise<void> | null = null
   return {
@@ -76,8 +95,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
       (stopped ??= (async () => {
         // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
         // go back to the queue), then close the database so the WAL is checkpointed.
-        scheduler.stop()
-        await Promise.all([management.stop(), scrape.stop(), runner.stop()])
+        await Promise.all([management.stop(), scrape.stop(), engine.stop()])
         await resources.close()
       })()),
   }

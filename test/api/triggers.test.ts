@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createLogger } from '../../src/log'
 import { Scheduler } from '../../src/schedule/scheduler'
+import type { Execution } from '../../src/store/triggers'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
 
 let api: TestApi
@@ -175,7 +176,6 @@ describe('lists', () => {
 
     const scope = (pairs: [string, string | boolean][]) => names('/v1/triggers', [['job_ids', a.id], ['job_ids', b.id], ...pairs])
     expect(await scope([])).toEqual(['gamma', 'beta', 'alpha'])
-    expect(await scope([['job_ids', a.id]]).then((n) => n)).toEqual(['gamma', 'beta', 'alpha'])
     expect(await names('/v1/triggers', [['job_ids', a.id]])).toEqual(['beta', 'alpha'])
     expect(await names('/v1/triggers', [['job_ids', crypto.randomUUID()]])).toEqual([])
     expect(await scope([['include_ids', t1.id], ['include_ids', t3.id]])).toEqual(['gamma', 'alpha'])
@@ -224,7 +224,7 @@ describe('executions', () => {
     api.db.query('UPDATE triggers SET next_at = NULL WHERE id <> ?').run(t.id)
     let clock = first
     const scheduler = new Scheduler(api.store, createLogger('info', () => {}), () => {}, () => clock)
-    const made = []
+    const made: Execution[] = []
     for (let i = 0; i < 3; i++) {
       clock = first + i * HOUR + 1000 // executed a second after each tick
       made.push(...scheduler.tick())

@@ -31,7 +31,7 @@ const newTrigger = async (jobId: string, condition: unknown, name = 't') => {
 const nextAt = (triggerId: string) => (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(triggerId) as { next_at: number | null }).next_at
 const runsOf = async (jobId: string) => (await api.get(`/v1/jobs/${jobId}/runs?per_page=100`)).body.data as { id: string; status: string; job_id: string; config: { seeds: string[] } }[]
 const executionsOf = async (triggerId: string) =>
-  (await api.get(`/v1/triggers/${triggerId}/executions?per_page=100`)).body.data as { id: string; run_id: string | null; outcome: string; scheduled_at: string; executed_at: string; created_at: string }[]
+  (await api.get(`/v1/triggers/${triggerId}/executions?per_page=100`)).body.data as { id: string; trigger_id: string; run_id: string | null; outcome: string; scheduled_at: string; executed_at: string; created_at: string }[]
 const firings = () => api.db.query('SELECT trigger_seq, run_seq, due_at FROM trigger_firings').all() as { due_at: number }[]
 const stop = async (runId: string) => expect((await api.put(`/v1/runs/${runId}/stop`)).status).toBe(200)
 const HOUR = 3_600_000
