@@ -47,4 +47,6 @@ export function nextTick(schedule: Schedule, after: number): number | null {
   return next === null ? null : next.getTime()
 }
 
-const build = (s: Schedule) => new Cron(s.expression.trim(), { paused: true, timezone: s.timezone, mode: '5-or-6-parts' })
+// Without a timezone croner reads the expression in the process's local time; UTC makes a
+// schedule mean the same on every machine, as the API's timestamps do.
+const build = (s: Schedule) => new Cron(s.expression.trim(), { paused: true, timezone: s.timezone ?? 'UTC', mode: '5-or-6-parts' })
