@@ -29,6 +29,7 @@ describe('OpenAPI document', () => {
         '/v1/jobs',
         '/v1/jobs/{job_id}',
         '/v1/jobs/{job_id}/runs',
+        '/v1/jobs/{job_id}/triggers',
         '/v1/links',
         '/v1/links/{link_hash}',
         '/v1/links/{link_hash}/labels',
@@ -47,6 +48,11 @@ describe('OpenAPI document', () => {
         '/v1/runs/{run_id}/pause',
         '/v1/runs/{run_id}/resume',
         '/v1/runs/{run_id}/stop',
+        '/v1/triggers',
+        '/v1/triggers/{trigger_id}',
+        '/v1/triggers/{trigger_id}/disable',
+        '/v1/triggers/{trigger_id}/enable',
+        '/v1/triggers/{trigger_id}/executions',
       ].sort(),
     )
     const params = (path: string, method: string) =>
@@ -58,6 +64,17 @@ describe('OpenAPI document', () => {
     expect(runs['query:labels']).toMatchObject({ style: 'deepObject', explode: true, schema: { type: 'object' } })
     expect(runs['query:statuses']).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } })
     expect(runs['query:per_page'].schema).toMatchObject({ minimum: 1, maximum: 100, default: 10 })
+    const triggers = params('/v1/triggers', 'get')
+    for (const name of ['page', 'per_page', 'job_ids', 'include_ids', 'exclude_ids', 'names', 'enabled', 'created_before', 'created_after', 'executed_before', 'executed_after']) {
+      expect(triggers[`query:${name}`]).toBeDefined()
+    }
+    const executions = params('/v1/triggers/{trigger_id}/executions', 'get')
+    for (const name of ['page', 'per_page', 'include_ids', 'exclude_ids', 'scheduled_before', 'scheduled_after', 'executed_before', 'executed_after', 'created_before', 'created_after']) {
+      expect(executions[`query:${name}`]).toBeDefined()
+    }
+    const create = doc.paths['/v1/jobs/{job_id}/triggers'].post
+    expect(JSON.stringify(create.requestBody)).toContain('on_finish')
+    expect(JSON.stringify(create.requestBody)).toContain('timezone')
     expect(runs['header:x-tenant-id'].required).toBe(true)
     expect(params('/v1/hosts/{host_hash}/labels', 'delete')['query:keys'].required).toBe(true)
     expect(params('/v1/jobs', 'post')['query:create_run']).toBeDefined()
