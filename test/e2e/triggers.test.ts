@@ -46,7 +46,7 @@ describe('triggers across restarts', () => {
     trawl = await startTrawl({ dataDir, env })
     const [execution] = await waitFor('the missed tick', async () => {
       const e = (await trawl.api.get(`/v1/triggers/${t.body.id}/executions`)).body.data as Execution[]
-      return e.length > 0 && e
+      return e.length > 0 ? e : null
     })
     expect(execution!.outcome).toBe('created_run')
     expect(execution!.scheduled_at).toBe(first.toISOString())
@@ -80,7 +80,7 @@ describe('triggers across restarts', () => {
     trawl = await startTrawl({ dataDir, env })
     const [execution] = await waitFor('the delayed firing', async () => {
       const e = (await trawl.api.get(`/v1/triggers/${t.id}/executions`)).body.data as Execution[]
-      return e.length > 0 && e
+      return e.length > 0 ? e : null
     })
     expect(execution!.outcome).toBe('created_run')
     expect(execution!.scheduled_at).toBe(new Date(finishedAt + 2000).toISOString())

@@ -66,7 +66,7 @@ describe('with the real clock', () => {
     const t = (await client.post(`/v1/jobs/${j.id}/triggers`, { name: 'tick', condition: { kind: 'schedule', params: { expression: '* * * * * *' } } })).body
     const runs = await waitFor('two finished runs made by the schedule', async () => {
       const all = await runsOf(j.id)
-      return all.filter((r) => r.status === 'finished').length >= 2 && all
+      return all.filter((r) => r.status === 'finished').length >= 2 ? all : null
     })
     for (const r of runs.filter((r) => r.status === 'finished')) expect([r.stop_reason, r.stats.visited]).toEqual(['max_empty_evaluations', 3])
     expect((await client.put(`/v1/triggers/${t.id}/disable`)).status).toBe(200)
@@ -105,7 +105,7 @@ describe('with the real clock', () => {
     const executions = await executionsOf(t.id)
     const runs = await waitFor('every run finished', async () => {
       const all = await runsOf(j.id)
-      return all.every((r) => r.status === 'finished') && all
+      return all.every((r) => r.status === 'finished') ? all : null
     })
     // Every round waited its delay after the finish that caused it.
     for (const e of executions) {
