@@ -1,13 +1,35 @@
+import type { Config } from '../config'
 import type { Logger } from '../log'
 import type { BlobStore } from './blob-store'
 import { DiskBlobStore, type DiskBlobStoreOptions } from './disk'
+import { S3BlobStore, type S3BlobStoreOptions } from './s3'
+import { parseBlobUrl, s3ClientOptions } from './s3-settings'
 
 export { BlobError, assertValidKey, type BlobInfo, type BlobStore } from './blob-store'
 export { DiskBlobStore, type DiskBlobStoreOptions } from './disk'
+export { S3BlobStore, type S3BlobStoreOptions } from './s3'
 
-/** The blob store of a data dir. Disk only for now; `TRAWL_BLOB_URL=s3://…` will choose S3 here. */
-export function openBlobStore(dataDir: string, opts?: DiskBlobStoreOptions): BlobStore {
-  return new DiskBlobStore(dataDir, opts)
+/** The settings that choose and place the blob store. */
+export type BlobSettings = Pick<Config, 'dataDir' | 'blobUrl' | 's3Endpoint'>
+
+/** Options of the store openBlobStore chooses, and the environment S3 credentials come from. */
+export type OpenBlobStoreOptions = {
+  disk?: DiskBlobStoreOptions
+  s3?: S3BlobStoreOptions
+  /** Where the AWS_* variables are read (s3ClientOptions). process.env. */
+  env?: Record<string, string | undefined>
+}
+
+/**
+ * The blob store the settings name: S3 when `blobUrl` is `s3://bucket/prefix` (its index in the
+ * data dir), else the disk store of the data dir. A bare data dir means the disk store. Missing
+ * S3 credentials are a ConfigError.
+ */
+export function openBlobStore(settings: string | BlobSettings, opts: OpenBlobStoreOptions = {}): BlobStore {
+  const s: BlobSettings = typeof settings === 'string' ? { dataDir: settings, blobUrl: null, s3Endpoint: null } : settings
+  if (!s.blobUrl) return new DiskBlobStore(s.dataDir, opts.disk)
+  const location = parseBlobUrl(s.blobUrl)
+  return new S3BlobStore(s.dataDir, location, s3ClientOptions(location, s.s3Endpoint, opts.env ?? process.env), opts.s3)
 }
 
 /** Deletes issued at once, so the store batches them into shared commits (one each, awaited in turn, cost a commit per blob). */

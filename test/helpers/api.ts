@@ -13,20 +13,25 @@ import { openDatabase } from '../../src/store/db'
 
 export type { CallOptions, Reply } from './client'
 
+const BLOB_SETTINGS = ['TRAWL_BLOB_URL', 'TRAWL_S3_ENDPOINT']
+
 /**
  * A management API over a fresh temp data dir, driven with app.handle (real routing, real
- * SQLite, no sockets). `env` sets TRAWL_* settings as the server would read them.
+ * SQLite, no sockets). `env` sets TRAWL_* settings as the server would read them. The blob
+ * store follows TRAWL_BLOB_URL and TRAWL_S3_ENDPOINT of this process unless `env` names its own,
+ * so any API or engine test file runs against S3 when they point at one (artifacts-s3.test.ts).
  */
 export function testApi(env: Record<string, string> = {}, overrides: Partial<Config> = {}, fetchCa?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-test-'))
-  const config = { ...loadConfig(['--data-dir', dir], env).config, ...overrides }
+  const blobEnv = Object.fromEntries(BLOB_SETTINGS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])))
+  const config = { ...loadConfig(['--data-dir', dir], { ...blobEnv, ...env }).config, ...overrides }
   const db = openDatabase(dir)
   const store = createStore(db)
   const logs: string[] = []
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line))
   const fetcher = createFetcher(config, log, { ca: fetchCa })
-  const blobs = openBlobStore(dir)
+  const blobs = openBlobStore(config, { env: { ...process.env, ...env } })
   const app = managementApp({ store, config, parser, log, fetcher, blobs })
 
   return {

@@ -1,0 +1,322 @@
+import type { S3Options } from 'bun'
+import { CommitBatcher } from './batcher'
+import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { Checksum, checksumOf } from './checksum'
+import { openS3Index, type IndexStatements } from './s3-index'
+import type { S3Location } from './s3-settings'
+import type { Synchronous } from '../store/wal'
+import type { Database } from 'bun:sqlite'
+
+/** Tuning of the S3 store; the defaults suit AWS and the tests alike. */
+export type S3BlobStoreOptions = {
+  /** Multipart part size in bytes: S3's smallest part and Bun's default. 5 MiB. */
+  partSize?: number
+  /** Parts of one put uploaded at once. 2. */
+  queueSize?: number
+  /** Bodies over this many bytes are refused with `too_large`. partSize × 10,000 (S3's most parts an upload may have). */
+  maxBytes?: number
+  /** blobs-s3.db durability, as applyWalPragmas says. `normal`. */
+  synchronous?: Synchronous
+}
+
+const MIN_PART = 5 * 1024 * 1024
+const MAX_PARTS = 10_000
+// Bun hands a GET's body over in the chunks its HTTP client read (at most 64 KiB against s3rver
+// on loopback, but nothing promises it); the artifacts route streams whatever it is given, so
+// chunks are cut to this size (views, no copies) whatever Bun does.
+const READ_CHUNK = 64 * 1024
+
+/** One read of a stream reader (the DOM lib's ReadableStreamReadResult, which Bun's types lack). */
+type Read = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array }
+type Reader = { read(): Promise<Read>; cancel(reason?: unknown): Promise<void> }
+
+type IndexOp = { kind: 'put'; name: string; info: BlobInfo } | { kind: 'delete'; name: string }
+
+/**
+ * Blobs as S3 objects (DESIGN §8): the object `prefix + key` holds the bytes, with the content
+ * type as its Content-Type; `blobs-s3.db` in the data dir holds each object's size, checksum
+ * and content type as its put computed them, and is what head answers from. An object is
+ * written before its row and its row removed only after the object, except while a put
+ * replaces a key: then the old row goes first, so a crash mid-upload leaves the key missing
+ * rather than described by a row that may not fit the bytes S3 now holds.
+ */
+export class S3BlobStore implements BlobStore {
+  private readonly client: Bun.S3Client
+  private readonly db: Database
+  private readonly sql: IndexStatements
+  private readonly batcher: CommitBatcher<IndexOp, boolean>
+  private readonly partSize: number
+  private readonly queueSize: number
+  private readonly maxBytes: number
+  private readonly inFlight = new Set<Promise<unknown>>()
+  /** The last operation queued on each key: puts and deletes of one key run one at a time, in call order. */
+  private readonly tails = new Map<string, Promise<unknown>>()
+  private closed = false
+
+  constructor(
+    dataDir: string,
+    private readonly location: S3Location,
+    clientOptions: S3Options,
+    opts: S3BlobStoreOptions = {},
+  ) {
+    this.partSize = opts.partSize ?? MIN_PART
+    if (!(this.partSize >= MIN_PART)) throw new RangeError(`S3BlobStore partSize must be at least ${MIN_PART} (S3's smallest part)`)
+    this.queueSize = Math.max(1, opts.queueSize ?? 2)
+    this.maxBytes = opts.maxBytes ?? this.partSize * MAX_PARTS
+    if (!(this.maxBytes >= 0)) throw new RangeError('S3BlobStore maxBytes must be a non-negative number')
+    this.client = new Bun.S3Client(clientOptions)
+    ;({ db: this.db, statements: this.sql } = openS3Index(dataDir, opts.synchronous ?? 'normal'))
+    // A crawl puts a body per page: rows share transactions as the disk store's do.
+    const tx = this.db.transaction((ops: IndexOp[]) => ops.map((op) => this.applyOne(op)))
+    this.batcher = new CommitBatcher((ops) => tx.immediate(ops), { maxBatch: 64, maxWaitMs: 2 })
+  }
+
+  /** The path of blobs-s3.db (the engine's checkpoint thread opens it too). */
+  get databaseFile(): string {
+    return this.db.filename
+  }
+
+  /** The object key of a blob key: the prefix, then the key. */
+  objectKey(key: string): string {
+    // Bun.S3Client drops a key's trailing slashes from the request, which would make `t/x/`
+    // and `t/x` one object; `~`, which no blob key holds, keeps them apart.
+    return this.location.prefix + (key.endsWith('/') ? `${key}~` : key)
+  }
+
+  put(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
+    return this.track(() => {
+      assertValidKey(key)
+      if (typeof contentType !== 'string') throw new TypeError('blob content type must be a string')
+      if (!(body instanceof Uint8Array) && !(body instanceof ReadableStream)) throw new TypeError('blob body must be a Uint8Array or a ReadableStream')
+      if (body instanceof Uint8Array && body.byteLength > this.maxBytes) throw tooLarge(this.maxBytes)
+      return this.serial(key, () => this.replace(key, body, contentType))
+    })
+  }
+
+  private async replace(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
+    const name = this.indexName(key)
+    const old = this.sql.get.get(name)
+    if (old) await this.index({ kind: 'delete', name })
+    const upload = { refused: false }
+    let info: BlobInfo
+    try {
+      info = await this.upload(this.objectKey(key), body, contentType, upload)
+    } catch (e) {
+      // Refused before S3 completed anything (too large, the body's stream failed): S3 still
+      // holds the old body, so its row comes back. After an S3 or network failure the upload
+      // may or may not have landed, and the key stays missing rather than maybe wrong.
+      if (old && upload.refused) {
+        const info = { size: old.size, checksum: old.checksum, contentType: old.content_type }
+        await this.index({ kind: 'put', name, info }).catch(() => {})
+      }
+      throw e
+    }
+    await this.index({ kind: 'put', name, info })
+    return info
+  }
+
+  /**
+   * Uploads a body: one PUT up to a part, a multipart upload past that (Bun.S3Client decides
+   * from the stream, `partSize` at a time, `queueSize` parts at once). Its size and checksum are
+   * taken as Bun reads it; erroring the stream makes Bun fail the upload without completing it,
+   * which is how too_large and a failing body leave the object as it was.
+   */
+  private async upload(objectKey: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string, state: { refused: boolean }): Promise<BlobInfo> {
+    if (body instanceof Uint8Array && body.byteLength <= this.partSize) {
+      await this.client.write(objectKey, body, { type: contentType }).catch((e: unknown) => Promise.reject(s3Error(e)))
+      return { size: body.byteLength, checksum: checksumOf(body), contentType }
+    }
+    const reader = (body instanceof Uint8Array ? chunksOf(body, this.partSize) : body).getReader()
+    const hasher = new Checksum()
+    let size = 0
+    let refusal: BlobError | null = null
+    const refuse = (controller: ReadableStreamDefaultController<Uint8Array>, err: BlobError) => {
+      refusal = err
+      state.refused = true
+      controller.error(err)
+    }
+    const counted = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        let next: Read
+        try {
+          next = await reader.read()
+        } catch (e) {
+          return refuse(controller, ioError(e, 'reading the blob body failed'))
+        }
+        if (next.done) return controller.close()
+        size += next.value.byteLength
+        if (size > this.maxBytes) {
+          await reader.cancel().catch(() => {})
+          return refuse(controller, tooLarge(this.maxBytes))
+        }
+        hasher.update(next.value)
+        controller.enqueue(next.value)
+      },
+      cancel: (reason) => reader.cancel(reason),
+    })
+    try {
+      // A Response is how Bun's types take a stream body; Bun reads its stream as it uploads.
+      await this.client.write(objectKey, new Response(counted), { type: contentType, partSize: this.partSize, queueSize: this.queueSize })
+    } catch (e) {
+      // Bun may stop reading without cancelling (a failed part): the caller's stream is let go either way.
+      await reader.cancel().catch(() => {})
+      throw refusal ?? s3Error(e)
+    }
+    return { size, checksum: hasher.digest(), contentType }
+  }
+
+  async get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null> {
+    assertValidKey(key)
+    this.assertOpen()
+    const row = this.sql.get.get(this.indexName(key))
+    if (!row) return null
+    const info = toInfo(row)
+    return this.track(async () => {
+      // Bun reports a missing object only once the stream is read: the first chunk is read
+      // here, so a row whose object is gone answers null instead of a stream that fails.
+      const reader = this.client.file(this.objectKey(key)).stream().getReader()
+      let first: Read
+      try {
+        first = await reader.read()
+      } catch (e) {
+        if (isNoSuchKey(e)) return null
+        throw s3Error(e, `reading blob ${key} failed`)
+      }
+      return { info, stream: resumed(first, reader, key) }
+    })
+  }
+
+  async head(key: string): Promise<BlobInfo | null> {
+    assertValidKey(key)
+    this.assertOpen()
+    const row = this.sql.get.get(this.indexName(key))
+    return row ? toInfo(row) : null
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.track(() => {
+      assertValidKey(key)
+      return this.serial(key, async () => {
+        // Always sent, row or not: it also removes an object a crash left without its row.
+        await this.client.delete(this.objectKey(key)).catch((e: unknown) => Promise.reject(s3Error(e, `deleting blob ${key} failed`)))
+        return this.index({ kind: 'delete', name: this.indexName(key) })
+      })
+    })
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    while (this.inFlight.size > 0) {
+      this.batcher.flush()
+      await Promise.allSettled(this.inFlight)
+    }
+    this.batcher.flush()
+    this.db.close()
+  }
+
+  private indexName(key: string): string {
+    return `${this.location.bucket}/${this.objectKey(key)}`
+  }
+
+  private index(op: IndexOp): Promise<boolean> {
+    return this.batcher.submit(op).catch((e: unknown) => Promise.reject(ioError(e, 'the S3 blob index failed')))
+  }
+
+  /** Runs inside the batch's transaction; answers whether the name had a row before. */
+  private applyOne(op: IndexOp): boolean {
+    if (op.kind === 'delete') return this.sql.delete.get(op.name) !== null
+    const existed = this.sql.get.get(op.name) !== null
+    this.sql.upsert.run(op.name, op.info.size, op.info.checksum, op.info.contentType)
+    return existed
+  }
+
+  private serial<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key)
+    const p = before ? before.then(work) : work()
+    const tail = p.then(
+      () => {},
+      () => {},
+    )
+    this.tails.set(key, tail)
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    })
+    return p
+  }
+
+  private track<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new BlobError('io', 'blob store is closed'))
+    let p: Promise<T>
+    try {
+      p = work()
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    this.inFlight.add(p)
+    const forget = () => this.inFlight.delete(p)
+    p.then(forget, forget)
+    return p
+  }
+
+  private assertOpen() {
+    if (this.closed) throw new BlobError('io', 'blob store is closed')
+  }
+}
+
+const toInfo = (row: { size: number; checksum: string; content_type: string }): BlobInfo => ({
+  size: row.size,
+  checksum: row.checksum,
+  contentType: row.content_type,
+})
+
+const tooLarge = (max: number) => new BlobError('too_large', `blob body is larger than ${max} bytes`)
+
+const isNoSuchKey = (e: unknown) => (e as { code?: unknown } | null)?.code === 'NoSuchKey'
+
+/** Any failure of S3 or of the way to it is `io`: the caller may retry; the S3 error code stays in the message and the cause. */
+function s3Error(e: unknown, what = 'S3 blob storage failed'): BlobError {
+  if (e instanceof BlobError) return e
+  const code = (e as { code?: unknown } | null)?.code
+  const message = e instanceof Error ? e.message : String(e)
+  return new BlobError('io', `${what}: ${typeof code === 'string' ? `${code}: ` : ''}${message}`, { cause: e })
+}
+
+function ioError(e: unknown, what: string): BlobError {
+  return e instanceof BlobError ? e : new BlobError('io', `${what}: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+}
+
+/** A large Uint8Array body as a stream, so it takes the multipart path. */
+function chunksOf(bytes: Uint8Array, size: number): ReadableStream<Uint8Array> {
+  let off = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (off >= bytes.byteLength) return controller.close()
+      controller.enqueue(bytes.subarray(off, off + size))
+      off += size
+    },
+  })
+}
+
+/** The rest of a GET after its first chunk, in chunks of at most READ_CHUNK, with failures as `io`. */
+function resumed(first: Read, reader: Reader, key: string): ReadableStream<Uint8Array> {
+  let pending: Uint8Array | null = first.done ? null : first.value
+  let done = first.done
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      while (!pending || pending.byteLength === 0) {
+        if (done) return controller.close()
+        try {
+          const next = await reader.read()
+          if (next.done) done = true
+          else pending = next.value
+        } catch (e) {
+          return controller.error(s3Error(e, `reading blob ${key} failed`))
+        }
+      }
+      controller.enqueue(pending.subarray(0, READ_CHUNK))
+      pending = pending.byteLength > READ_CHUNK ? pending.subarray(READ_CHUNK) : null
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+}
