@@ -7,7 +7,11 @@ import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
 import { Scheduler } from './schedule/scheduler'
 import type { Logger } from './log'
-import { scrapeRoutes } from './scrape'
+import type { Fetcher } from './fetch/fetcher'
+import type { ParsePool } from './parse/pool'
+import { SCRAPE_CORS, scrapeRoutes, type Payments, type ScrapeDeps } from './scrape'
+import { TokenBuckets } from './scrape/rate-limit'
+import { Scraper } from './scrape/scraper'
 import { VERSION } from './version'
 
 /** The management surface over a store (also what API tests drive with app.handle). */
@@ -21,15 +25,32 @@ export const managementApp = (deps: Deps) =>
     tenant: true,
   })
 
-export const scrapeApp = (config: Config, log: Logger) =>
+export const scrapeApp = (deps: ScrapeDeps) =>
   createApp({
     title: 'trawl scrape API',
     description: 'One URL in, markdown, html, json or binary out; paid per request with x402.',
-    routes: scrapeRoutes(),
-    log,
+    routes: scrapeRoutes(deps),
+    log: deps.log,
     maxRequestBytes: SCRAPE_MAX_REQUEST_BYTES,
     tenant: false,
+    cors: SCRAPE_CORS,
   })
+
+/**
+ * What the scrape surface runs on in `trawl serve`: the process's fetcher and parse workers,
+ * the payment gate when TRAWL_PAY_TO is set, the rate limit unless TRAWL_SCRAPE_RATE is off.
+ * `clientIp` is asked of the listening server once there is one.
+ */
+export function scrapeDeps(config: Config, log: Logger, parts: { fetcher: Fetcher; parser: ParsePool; payments: Payments | null }, clientIp: (request: Request) => string): ScrapeDeps {
+  return {
+    scraper: new Scraper({ fetcher: parts.fetcher, parser: parts.parser, config, log }),
+    config,
+    log,
+    payments: parts.payments,
+    limiter: config.scrapeRate === null ? null : new TokenBuckets(config.scrapeRate),
+    clientIp,
+  }
+}
 
 const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
 
@@ -69,7 +90,9 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const { store, parser, fetcher, blobs } = resources
   const engine = createEngines(resources, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
-  const scrape = scrapeApp(config, log)
+  // The client's address for the rate limit comes from the listening server, made below.
+  let clientIp = (_request: Request) => 'unknown'
+  const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments: null }, (request) => clientIp(request)))
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
   // body gets our JSON 413, not Bun's empty one.
@@ -82,6 +105,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     await resources.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
+  clientIp = (request) => scrape.server?.requestIP(request)?.address ?? 'unknown'
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)

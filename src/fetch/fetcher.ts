@@ -37,6 +37,11 @@ export class Fetcher {
 
   constructor(private opts: FetcherOptions) {}
 
+  /** Whether the browser client can be used here; starts Chromium when it is not running. */
+  async browserAvailable(): Promise<boolean> {
+    return (await this.opts.browser?.available()) ?? false
+  }
+
   /** Closes the browser, if one was started. */
   async close() {
     await this.opts.browser?.close()

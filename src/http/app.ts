@@ -15,6 +15,8 @@ export type AppOptions = {
   maxRequestBytes: number
   /** Whether routes under /v1 need X-Tenant-Id (the management surface). */
   tenant: boolean
+  /** Answer browsers from any origin (the scrape surface): preflights, and these headers allowed and exposed. */
+  cors?: { allowHeaders: readonly string[]; exposeHeaders: readonly string[] }
 }
 
 /**
@@ -24,8 +26,25 @@ export type AppOptions = {
 export function createApp(opts: AppOptions) {
   const refs: References = {}
   const starts = new WeakMap<Request, number>()
+  const cors = opts.cors
   const app = new Elysia()
-    .onRequest(({ request }) => {
+    .onRequest(({ request, set }) => {
+      if (cors) {
+        // Set here, the headers go on every answer: routes', errors' and 404s alike.
+        set.headers['access-control-allow-origin'] = '*'
+        set.headers['access-control-expose-headers'] = cors.exposeHeaders.join(', ')
+        if (request.method === 'OPTIONS') {
+          return new Response(null, {
+            status: 204,
+            headers: {
+              'access-control-allow-origin': '*',
+              'access-control-allow-methods': 'GET, POST, OPTIONS',
+              'access-control-allow-headers': cors.allowHeaders.join(', '),
+              'access-control-max-age': '86400',
+            },
+          })
+        }
+      }
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > opts.maxRequestBytes) return errorResponse(payloadTooLarge(opts.maxRequestBytes))
     })
@@ -66,6 +85,7 @@ export function createApp(opts: AppOptions) {
       if (path !== '/openapi.json') return
       annotateQueryStyles(response)
       hoistSchemaIds(response)
+      renameDocumentedPaths(response, opts.routes)
     })
     .use(
       openapi({
@@ -99,6 +119,19 @@ export function createApp(opts: AppOptions) {
   }
   mount(app as unknown as Elysia, opts.routes, refs)
   return app
+}
+
+/** Wildcard routes under the names and parameters their `doc` gives (idempotent, like the others). */
+function renameDocumentedPaths(doc: unknown, routes: Route[]) {
+  const paths = (doc as { paths?: Record<string, Record<string, { parameters?: unknown[] }>> })?.paths
+  if (!paths) return
+  for (const r of routes) {
+    if (!r.doc || !paths[r.path]) continue
+    const ops = paths[r.path]!
+    delete paths[r.path]
+    for (const op of Object.values(ops)) op.parameters = [...r.doc.parameters, ...(op.parameters ?? [])]
+    paths[r.doc.path] = { ...paths[r.doc.path], ...ops }
+  }
 }
 
 /** Marks object query parameters as deepObject (`labels[env]=prod`) and arrays as repeated keys. */

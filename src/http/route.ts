@@ -27,6 +27,13 @@ export type Route<P extends TObject = TObject, Q extends TObject = TObject, B ex
   body?: B
   /** A missing or empty body counts as `{}` (e.g. POST /v1/jobs/{id}/runs). */
   bodyOptional?: boolean
+  /** The query string is not ours to validate: it belongs to something else (GET /v1/scrape/{url}'s target). */
+  foreignQuery?: boolean
+  /**
+   * How the OpenAPI document names a wildcard route (`/v1/scrape/*` is `/v1/scrape/{url}`), with
+   * the parameters the handler reads itself (that path parameter, headers).
+   */
+  doc?: { path: string; parameters: Record<string, unknown>[] }
   /**
    * Checks a schema cannot express (regexes, bounds, domains), run on the raw body beside the
    * schema so one 422 lists every problem. Must not trust the body's shape.
@@ -54,9 +61,10 @@ export const itemsMust =
 export const route = <P extends TObject, Q extends TObject, B extends TSchema>(r: Route<P, Q, B>) => r as unknown as Route
 
 /** A JSON answer from text already serialized. */
-export const jsonText = (status: number, text: string): Response => new Response(text, { status, headers: { 'content-type': 'application/json' } })
+export const jsonText = (status: number, text: string, headers: Record<string, string> = {}): Response =>
+  new Response(text, { status, headers: { ...headers, 'content-type': 'application/json' } })
 
-export const json = (status: number, body: unknown): Response => jsonText(status, JSON.stringify(body))
+export const json = (status: number, body: unknown, headers?: Record<string, string>): Response => jsonText(status, JSON.stringify(body), headers)
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false })
 const TENANT_HEADERS = Type.Object({ 'x-tenant-id': Type.String({ pattern: TENANT_PATTERN, description: 'tenant identifier' }) })
@@ -75,7 +83,7 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
         const url = new URL(request.url)
         const errors = new FieldErrors()
         const p = r.params ? errors.collect(() => validate(r.params!, params, 'params')) : {}
-        const q = errors.collect(() => parseQuery(r.query ?? NO_QUERY, url))
+        const q = r.foreignQuery ? {} : errors.collect(() => parseQuery(r.query ?? NO_QUERY, url))
         const given = body === null || body === undefined || body === '' ? undefined : body
         const b = r.body ? errors.collect(() => validate(r.body!, given === undefined && r.bodyOptional ? {} : given, 'body')) : undefined
         if (r.refine && given !== null && typeof given === 'object') r.refine(given, errors)
