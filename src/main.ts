@@ -12,6 +12,8 @@ usage:
   trawl serve [--data-dir DIR] [--host ADDR] [--port N] [--scrape-port N]
   trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
                   [--data-dir DIR] [--tenant T]
+  trawl scrape URL [--format markdown|html|json] [--fields FILE] [--timeout SECONDS] [--locale TAG]
+  trawl payments [--status S] [--json] [--data-dir DIR]
   trawl version
 
 settings (flag, environment, default):
@@ -29,6 +31,10 @@ async function main(argv: string[]): Promise<number> {
       return serve(rest)
     case 'crawl':
       return (await import('./cli/crawl')).crawlCommand(rest)
+    case 'scrape':
+      return (await import('./cli/scrape')).scrapeCommand(rest)
+    case 'payments':
+      return (await import('./cli/payments')).paymentsCommand(rest)
     case undefined:
     case 'help':
     case '--help':

@@ -9,6 +9,7 @@ import { Scheduler } from './schedule/scheduler'
 import type { Logger } from './log'
 import type { Fetcher } from './fetch/fetcher'
 import type { ParsePool } from './parse/pool'
+import { createPaymentGate } from './payment'
 import { SCRAPE_CORS, scrapeRoutes, type Payments, type ScrapeDeps } from './scrape'
 import { TokenBuckets } from './scrape/rate-limit'
 import { Scraper } from './scrape/scraper'
@@ -92,7 +93,8 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
   // The client's address for the rate limit comes from the listening server, made below.
   let clientIp = (_request: Request) => 'unknown'
-  const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments: null }, (request) => clientIp(request)))
+  const payments = createPaymentGate(config, store.db, log)
+  const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments }, (request) => clientIp(request)))
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
   // body gets our JSON 413, not Bun's empty one.
@@ -110,7 +112,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)
   engine.start()
-  log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: config.payTo ? 'paid' : 'free', data_dir: config.dataDir })
+  log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: payments ? payments.describe() : 'free', data_dir: config.dataDir })
   let stopped: Promise<void> | null = null
   return {
     managementUrl,

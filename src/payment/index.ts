@@ -1,0 +1,177 @@
+import type { Database } from 'bun:sqlite'
+import { getAddress, isAddress } from 'viem'
+import { ConfigError, type Config } from '../config'
+import type { Logger } from '../log'
+import { paymentRepository, type PaymentRepository } from '../store/payments'
+import { challengeResponse, networkName, receiptHeader, requirementsFor, type Terms } from './challenge'
+import { FacilitatorError, facilitatorClient, type FacilitatorClient, type FacilitatorRequest } from './facilitator'
+import { atomicToUsd, usdToAtomic } from './money'
+import { payNetwork } from './networks'
+import { foreignRefusal, refusal } from './reasons'
+import { claimedPayer, verifyPayment } from './verify'
+import { paymentHeader, type Version } from './wire'
+
+
+/** A payment that was verified and entered in the ledger as `accepted`; hand it back to `settle`. */
+export type Admitted = {
+  readonly key: string
+  readonly version: Version
+  /** Checksummed payer address. */
+  readonly payer: string
+  /** Authorized value, USDC atomic units. */
+  readonly amount: string
+  readonly resource: string
+  readonly payload: Record<string, unknown>
+  readonly requirements: Record<string, unknown>
+}
+
+/** The scrape API's payment check: challenge, verify, ledger, settle (X402.md §3). */
+export interface PaymentGate {
+  /** The payer a request's payment header names (PAYMENT-SIGNATURE, else X-PAYMENT), decoded but NOT verified; null when absent or undecodable. For the rate limiter. */
+  payerOf(request: Request): string | null
+  /** A ready 402 (no payment, or an invalid one: `error` holds the reason), or the payment, now `accepted` in the ledger. */
+  admit(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; payment: Admitted }>
+  /**
+   * After the scrape. Not succeeded: row `handler_failed`, nothing settled, no headers. Succeeded:
+   * the receipt headers to add (row `served`, or `settled` through a facilitator), or, when the
+   * facilitator's settlement failed, a 402 that replaces the result (row `settle_failed`).
+   */
+  settle(payment: Admitted, succeeded: boolean): Promise<{ headers: Record<string, string> } | { response: Response }>
+  /** One line for the start-up message: price, network, pay-to address and settlement mode. */
+  describe(): string
+}
+
+export type PaymentGateOptions = {
+  /** Clock in epoch ms (tests move it). */
+  now?: () => number
+  /** The facilitator's transport (tests may wrap it). */
+  fetch?: typeof fetch
+  facilitatorTimeoutMs?: number
+}
+
+/** The payment gate of the scrape API; null when no pay-to address is configured and scraping is free. */
+export function createPaymentGate(config: Config, db: Database, log: Logger, opts: PaymentGateOptions = {}): PaymentGate | null {
+  if (!config.payTo) return null
+  // config.ts checks the shape only; a mixed-case address with a wrong checksum is most likely a typo.
+  if (!isAddress(config.payTo, { strict: true })) throw new ConfigError(`TRAWL_PAY_TO: "${config.payTo}" fails its EIP-55 checksum; check the address, or write it in lower case`)
+  const terms: Terms = {
+    network: payNetwork(config.payNetwork),
+    payTo: getAddress(config.payTo),
+    amount: usdToAtomic(config.price),
+    maxTimeoutSeconds: Math.max(1, Math.ceil(config.payMaxTimeoutMs / 1000)),
+  }
+  const now = opts.now ?? Date.now
+  const ledger = paymentRepository(db)
+  const facilitator = config.facilitatorUrl ? facilitatorClient(config.facilitatorUrl, opts.fetch, opts.facilitatorTimeoutMs) : null
+  return new Gate(terms, ledger, facilitator, config.facilitatorUrl, log, now)
+}
+
+class Gate implements PaymentGate {
+  constructor(
+    private readonly terms: Terms,
+    private readonly ledger: PaymentRepository,
+    private readonly facilitator: FacilitatorClient | null,
+    private readonly facilitatorUrl: string | null,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  payerOf(request: Request): string | null {
+    const header = paymentHeader(request.headers)
+    return header ? claimedPayer(header.text) : null
+  }
+
+  async admit(request: Request, resource: string) {
+    const header = paymentHeader(request.headers)
+    if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
+    const checked = await verifyPayment(header.version, header.text, this.terms, this.now())
+    if (!checked.ok) {
+      this.log.debug('payment refused', { reason: checked.reason, header: header.version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE' })
+      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }
+    }
+    const v = checked.payment
+    const requirements = requirementsFor(v.version, this.terms, resource)
+    const accepted = this.ledger.accept({
+      key: v.key,
+      payer: v.payer,
+      amount: v.value,
+      network: this.terms.network.v1,
+      version: v.version,
+      payload: v.payload,
+      requirements,
+      validBefore: v.validBefore,
+      resource,
+    })
+    if (!accepted) {
+      this.log.info('payment replayed', { payer: v.payer, key: v.key })
+      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('duplicate_settlement')) }
+    }
+    const payment: Admitted = { key: v.key, version: v.version, payer: v.payer, amount: v.value, resource, payload: v.payload, requirements }
+    if (this.facilitator) {
+      const refused = await this.verifyWithFacilitator(payment)
+      if (refused) return { ok: false as const, response: refused }
+    }
+    return { ok: true as const, payment }
+  }
+
+  /** Local checks passed; the facilitator also knows balances and on-chain nonces. A refusal releases the ledger row. */
+  private async verifyWithFacilitator(payment: Admitted): Promise<Response | null> {
+    let why
+    try {
+      const answer = await this.facilitator!.verify(facilitatorRequest(payment))
+      if (answer.isValid) return null
+      why = foreignRefusal(answer.reason, 'invalid_payment', 'the payment facilitator refused the payment')
+      this.log.info('payment refused by the facilitator', { payer: payment.payer, reason: why.v1 })
+    } catch (err) {
+      why = refusal('unexpected_verify_error')
+      this.log.warn('facilitator verify failed', { error: err instanceof FacilitatorError ? err.message : String(err) })
+    }
+    this.ledger.release(payment.key)
+    return challengeResponse(this.terms, payment.resource, why)
+  }
+
+  async settle(payment: Admitted, succeeded: boolean) {
+    if (!succeeded) {
+      this.ledger.mark(payment.key, 'accepted', 'handler_failed')
+      return { headers: {} }
+    }
+    const receipt = { network: networkName(payment.version, this.terms), payer: payment.payer }
+    if (!this.facilitator) {
+      this.ledger.mark(payment.key, 'accepted', 'served')
+      // Nothing was settled on chain: the authorization waits in the ledger, so the transaction is empty.
+      return { headers: { ...receiptHeader(payment.version, { success: true, transaction: '', ...receipt }), 'Cache-Control': 'private' } }
+    }
+    let failure
+    try {
+      const settled = await this.facilitator.settle(facilitatorRequest(payment))
+      if (settled.success) {
+        this.ledger.mark(payment.key, 'accepted', 'settled', { tx: settled.transaction })
+        return { headers: { ...receiptHeader(payment.version, { success: true, transaction: settled.transaction, ...receipt }), 'Cache-Control': 'private' } }
+      }
+      failure = foreignRefusal(settled.reason, 'unexpected_settle_error', 'the payment could not be settled, so the result is withheld')
+      this.log.warn('settlement refused', { payer: payment.payer, reason: failure.v1 })
+    } catch (err) {
+      failure = refusal('unexpected_settle_error')
+      this.log.warn('facilitator settle failed', { payer: payment.payer, error: err instanceof FacilitatorError ? err.message : String(err) })
+    }
+    this.ledger.mark(payment.key, 'accepted', 'settle_failed', { error: failure.v1 })
+    const failed = receiptHeader(payment.version, { success: false, errorReason: payment.version === 1 ? failure.v1 : failure.v2, transaction: '', ...receipt })
+    return { response: challengeResponse(this.terms, payment.resource, failure, failed) }
+  }
+
+  describe(): string {
+    const t = this.terms
+    const mode = this.facilitatorUrl ? `settled through ${withoutCredentials(this.facilitatorUrl)}` : 'verified locally, authorizations wait in the ledger (trawl payments)'
+    return `paid: ${atomicToUsd(t.amount)} per request on ${t.network.v1} to ${t.payTo}, ${mode}`
+  }
+}
+
+const facilitatorRequest = (p: Admitted): FacilitatorRequest => ({ x402Version: p.version, paymentPayload: p.payload, paymentRequirements: p.requirements })
+
+// The start-up line is logged and shown; a facilitator URL may carry a key in its user-info.
+function withoutCredentials(url: string): string {
+  const u = new URL(url)
+  u.username = ''
+  u.password = ''
+  return u.href.replace(/\/$/, '')
+}

@@ -1,0 +1,121 @@
+import { getAddress, verifyTypedData } from 'viem'
+import type { Terms } from './challenge'
+import type { Reason } from './reasons'
+import { decodeJsonHeader, isObject, type Version } from './wire'
+
+/** A payment that passed steps 1–5 of X402.md §3.2; the replay check (step 6) is the ledger's insert. */
+export type Verified = {
+  version: Version
+  /** `chainId:asset:checksummed(from):lower(nonce)`: EIP-3009's nonce space, case-proof. */
+  key: string
+  payer: `0x${string}`
+  /** The authorized value, atomic units. */
+  value: string
+  validBefore: bigint
+  /** The decoded payload as sent. */
+  payload: Record<string, unknown>
+}
+
+const AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const UINT = /^\d{1,78}$/
+const NONCE = /^0x[0-9a-fA-F]{64}$/
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
+const UINT256_MAX = 2n ** 256n - 1n
+// secp256k1's group order; an s above half of it is the malleated twin USDC's ecrecover refuses.
+const HALF_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n
+// Both references leave this much of validBefore for the settlement to land.
+const VALID_BEFORE_MARGIN = 6n
+
+type Outcome = { ok: true; payment: Verified } | { ok: false; reason: Reason }
+const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
+
+/**
+ * Checks a payment header's text against our terms, in the order of X402.md §3.2 so the first
+ * failing step names the reason. The EIP-712 domain comes from our config only: a signature for
+ * another chain or token never verifies against it.
+ */
+export async function verifyPayment(version: Version, text: string, t: Terms, nowMs: number): Promise<Outcome> {
+  // 1. Decode; the version must be the one of the header that carried it.
+  const p = decodeJsonHeader(text)
+  if (!p) return refuse('invalid_payload')
+  if (p.x402Version !== version) return refuse('invalid_x402_version')
+
+  // 2. Scheme and network; v2 echoes the requirements it chose, and they must be ours.
+  const accepted = version === 2 ? p.accepted : p
+  if (!isObject(accepted)) return refuse('invalid_payload')
+  if (accepted.scheme !== 'exact') return refuse('unsupported_scheme')
+  if (accepted.network !== (version === 1 ? t.network.v1 : t.network.v2)) return refuse('invalid_network')
+  if (version === 2 && !(sameAddress(accepted.asset, t.network.asset) && sameAddress(accepted.payTo, t.payTo) && accepted.amount === t.amount)) {
+    return refuse('invalid_payment_requirements')
+  }
+
+  // 3. Shape.
+  const body = p.payload
+  if (!isObject(body) || !isObject(body.authorization)) return refuse('invalid_payload')
+  const a = body.authorization
+  const { signature } = body
+  if (!isAddress(a.from) || !isAddress(a.to) || !isUint(a.value) || !isUint(a.validAfter) || !isUint(a.validBefore)) return refuse('invalid_payload')
+  if (typeof a.nonce !== 'string' || !NONCE.test(a.nonce)) return refuse('invalid_payload')
+  if (typeof signature !== 'string' || !isCanonicalSignature(signature)) return refuse('invalid_exact_evm_payload_signature')
+
+  // 4. Amount and time.
+  if (a.to.toLowerCase() !== t.payTo.toLowerCase()) return refuse('invalid_exact_evm_payload_recipient_mismatch')
+  const value = BigInt(a.value)
+  const price = BigInt(t.amount)
+  if (version === 1 ? value < price : value !== price) return refuse('invalid_exact_evm_payload_authorization_value')
+  const now = BigInt(Math.floor(nowMs / 1000))
+  const validBefore = BigInt(a.validBefore)
+  if (validBefore < now + VALID_BEFORE_MARGIN) return refuse('invalid_exact_evm_payload_authorization_valid_before')
+  if (BigInt(a.validAfter) > now) return refuse('invalid_exact_evm_payload_authorization_valid_after')
+
+  // 5. Signature, over a domain built from our terms.
+  const from = getAddress(a.from.toLowerCase())
+  const valid = await verifyTypedData({
+    address: from,
+    domain: { name: t.network.name, version: t.network.version, chainId: t.network.chainId, verifyingContract: t.network.asset },
+    types: AUTHORIZATION_TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message: { from, to: getAddress(a.to.toLowerCase()), value, validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce as `0x${string}` },
+    signature: signature as `0x${string}`,
+  }).catch(() => false)
+  if (!valid) return refuse('invalid_exact_evm_payload_signature')
+
+  return {
+    ok: true,
+    payment: { version, key: replayKey(t, from, a.nonce), payer: from, value: value.toString(), validBefore, payload: p },
+  }
+}
+
+/** The ledger key of an authorization: the nonce space EIP-3009 itself enforces, one per authorizer and token. */
+export const replayKey = (t: Terms, from: `0x${string}`, nonce: string) => `${t.network.chainId}:${t.network.asset}:${from}:${nonce.toLowerCase()}`
+
+/** The `from` of a payment header, decoded but not verified (for rate limiting); null when there is none. */
+export function claimedPayer(text: string): `0x${string}` | null {
+  const p = decodeJsonHeader(text)
+  const a = p && isObject(p.payload) && isObject(p.payload.authorization) ? p.payload.authorization : null
+  return a && isAddress(a.from) ? getAddress(a.from.toLowerCase()) : null
+}
+
+const isAddress = (v: unknown): v is `0x${string}` => typeof v === 'string' && ADDRESS.test(v)
+const isUint = (v: unknown): v is string => typeof v === 'string' && UINT.test(v) && BigInt(v) <= UINT256_MAX
+const sameAddress = (v: unknown, ours: string) => typeof v === 'string' && v.toLowerCase() === ours.toLowerCase()
+
+/** Exactly r‖s‖v (65 bytes), v ∈ {27, 28, 0, 1}, low s: what USDC's ecrecover takes. Longer ones are smart-wallet signatures, which need a chain. */
+function isCanonicalSignature(sig: string): boolean {
+  if (!SIGNATURE.test(sig)) return false
+  const r = BigInt(`0x${sig.slice(2, 66)}`)
+  const s = BigInt(`0x${sig.slice(66, 130)}`)
+  const v = Number.parseInt(sig.slice(130, 132), 16)
+  return r > 0n && s > 0n && s <= HALF_N && (v === 27 || v === 28 || v === 0 || v === 1)
+}

@@ -1,0 +1,100 @@
+import type { Database } from 'bun:sqlite'
+import { iso } from './time'
+
+/** Where an accepted authorization is (X402.md §3.2): accepted → served | handler_failed; with a facilitator, accepted → settled | settle_failed. */
+export const PAYMENT_STATUSES = ['accepted', 'served', 'handler_failed', 'settled', 'settle_failed'] as const
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
+
+export type NewPayment = {
+  key: string
+  payer: string
+  amount: string
+  network: string
+  version: 1 | 2
+  payload: object
+  requirements: object
+  /** Unix seconds. */
+  validBefore: bigint
+  resource: string
+}
+
+/** One ledger row as the operator reads it. */
+export type Payment = {
+  key: string
+  payer: string
+  amount: string
+  network: string
+  version: 1 | 2
+  status: PaymentStatus
+  payload: Record<string, unknown>
+  requirements: Record<string, unknown>
+  valid_before: string
+  resource: string
+  settle_tx: string | null
+  settle_error: string | null
+  created_at: string
+  updated_at: string
+}
+
+type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'created_at' | 'updated_at'> & {
+  payload: string
+  requirements: string
+  valid_before: number
+  created_at: number
+  updated_at: number
+}
+
+const toPayment = (r: PaymentRow): Payment => ({
+  ...r,
+  payload: JSON.parse(r.payload),
+  requirements: JSON.parse(r.requirements),
+  valid_before: iso(r.valid_before * 1000)!,
+  created_at: iso(r.created_at)!,
+  updated_at: iso(r.updated_at)!,
+})
+
+// A validBefore past 2^53 seconds is "never" for any practical purpose; the exact value stays in `payload`.
+const seconds = (v: bigint) => Number(v > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : v)
+
+/** The payment ledger: accepted x402 authorizations, their state and the signed payload. */
+export function paymentRepository(db: Database) {
+  const COLUMNS = 'key, payer, amount, network, version, status, payload, requirements, valid_before, resource, settle_tx, settle_error, created_at, updated_at'
+  const insert = db.query(
+    `INSERT INTO payments (key, payer, amount, network, version, status, payload, requirements, valid_before, resource, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+  )
+  const move = db.query('UPDATE payments SET status = ?, settle_tx = ?, settle_error = ?, updated_at = ? WHERE key = ? AND status = ?')
+  const release = db.query("DELETE FROM payments WHERE key = ? AND status = 'accepted'")
+  const byKey = db.query(`SELECT ${COLUMNS} FROM payments WHERE key = ?`)
+  const all = db.query(`SELECT ${COLUMNS} FROM payments ORDER BY seq DESC`)
+  const byStatus = db.query(`SELECT ${COLUMNS} FROM payments WHERE status = ? ORDER BY seq DESC`)
+
+  return {
+    /**
+     * Records an authorization as `accepted`. One statement, so it is atomic on its own: false
+     * means the key was there already (a replay), whoever inserted it and however recently.
+     */
+    accept(p: NewPayment): boolean {
+      const now = Date.now()
+      const { changes } = insert.run(p.key, p.payer, p.amount, p.network, p.version, JSON.stringify(p.payload), JSON.stringify(p.requirements), seconds(p.validBefore), p.resource, now, now)
+      return changes === 1
+    },
+    /** Moves a row on from `from`; false when it is not in that state (moved already). */
+    mark(key: string, from: PaymentStatus, to: PaymentStatus, settle: { tx?: string; error?: string } = {}): boolean {
+      return move.run(to, settle.tx ?? null, settle.error ?? null, Date.now(), key, from).changes === 1
+    },
+    /** Forgets an authorization a facilitator refused before any work: it was never accepted, and the payer may fix it (fund the wallet) and send it again. */
+    release(key: string): boolean {
+      return release.run(key).changes === 1
+    },
+    get(key: string): Payment | null {
+      const row = byKey.get(key) as PaymentRow | null
+      return row ? toPayment(row) : null
+    },
+    /** Rows newest first, optionally of one status; an iterator, so a long ledger is never held whole. */
+    *list(status?: PaymentStatus): Generator<Payment> {
+      for (const row of (status ? byStatus.iterate(status) : all.iterate()) as IterableIterator<PaymentRow>) yield toPayment(row)
+    },
+  }
+}
+export type PaymentRepository = ReturnType<typeof paymentRepository>
