@@ -8,6 +8,7 @@ import { FacilitatorError, facilitatorClient, type FacilitatorClient, type Facil
 import { atomicToUsd, usdToAtomic } from './money'
 import { payNetwork } from './networks'
 import { foreignRefusal, refusal } from './reasons'
+import { AuthorizationVerifier } from './signature'
 import { claimedPayer, verifyPayment } from './verify'
 import { paymentHeader, type Version } from './wire'
 
@@ -67,6 +68,8 @@ export function createPaymentGate(config: Config, db: Database, log: Logger, opt
 }
 
 class Gate implements PaymentGate {
+  private readonly verifier: AuthorizationVerifier
+
   constructor(
     private readonly terms: Terms,
     private readonly ledger: PaymentRepository,
@@ -74,7 +77,9 @@ class Gate implements PaymentGate {
     private readonly facilitatorUrl: string | null,
     private readonly log: Logger,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.verifier = new AuthorizationVerifier(terms.network)
+  }
 
   payerOf(request: Request): string | null {
     const header = paymentHeader(request.headers)
@@ -84,7 +89,7 @@ class Gate implements PaymentGate {
   async admit(request: Request, resource: string) {
     const header = paymentHeader(request.headers)
     if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
-    const checked = await verifyPayment(header.version, header.text, this.terms, this.now())
+    const checked = await verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
     if (!checked.ok) {
       this.log.debug('payment refused', { reason: checked.reason, header: header.version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE' })
       return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }

@@ -1,6 +1,7 @@
-import { getAddress, verifyTypedData } from 'viem'
+import { getAddress } from 'viem'
 import type { Terms } from './challenge'
 import type { Reason } from './reasons'
+import type { AuthorizationVerifier } from './signature'
 import { decodeJsonHeader, isObject, type Version } from './wire'
 
 /** A payment that passed steps 1–5 of X402.md §3.2; the replay check (step 6) is the ledger's insert. */
@@ -15,17 +16,6 @@ export type Verified = {
   /** The decoded payload as sent. */
   payload: Record<string, unknown>
 }
-
-const AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const UINT = /^\d{1,78}$/
@@ -45,7 +35,7 @@ const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
  * failing step names the reason. The EIP-712 domain comes from our config only: a signature for
  * another chain or token never verifies against it.
  */
-export async function verifyPayment(version: Version, text: string, t: Terms, nowMs: number): Promise<Outcome> {
+export async function verifyPayment(version: Version, text: string, t: Terms, nowMs: number, verifier: AuthorizationVerifier): Promise<Outcome> {
   // 1. Decode; the version must be the one of the header that carried it.
   const p = decodeJsonHeader(text)
   if (!p) return refuse('invalid_payload')
@@ -81,14 +71,8 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
 
   // 5. Signature, over a domain built from our terms.
   const from = getAddress(a.from.toLowerCase())
-  const valid = await verifyTypedData({
-    address: from,
-    domain: { name: t.network.name, version: t.network.version, chainId: t.network.chainId, verifyingContract: t.network.asset },
-    types: AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message: { from, to: getAddress(a.to.toLowerCase()), value, validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce as `0x${string}` },
-    signature: signature as `0x${string}`,
-  }).catch(() => false)
+  const digest = verifier.digest({ from, to: a.to, value, validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce })
+  const valid = verifier.signedBy(digest, signature, from)
   if (!valid) return refuse('invalid_exact_evm_payload_signature')
 
   return {
