@@ -16,6 +16,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { privateKeyToAccount } from 'viem/accounts'
+import { TRANSFER_WITH_AUTHORIZATION } from '../../src/payment/signature'
 
 const ROOT = join(import.meta.dir, '..', '..')
 // Anvil's first two well-known keys: a payer and a pay-to address. Test keys, never funded.
@@ -127,16 +128,7 @@ async function signPayments(n: number): Promise<string[]> {
     const authorization = { from: PAYER.address, to: PAY_TO, value: '1000', validAfter: String(now - 600), validBefore: String(now + 3600), nonce }
     const signature = await PAYER.signTypedData({
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC_BASE_SEPOLIA },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION,
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: 1000n, validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore), to: PAY_TO },
     })

@@ -5,6 +5,7 @@ import { CommitBatcher } from './batcher'
 import { retryBusy, type Synchronous } from '../store/wal'
 import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { Operations } from './operations'
 import { ioError, readBody } from './body'
 import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
@@ -48,8 +49,7 @@ export class DiskBlobStore implements BlobStore {
   private readonly batcher: CommitBatcher<Op, Outcome>
   private readonly inlineMax: number
   private readonly maxBytes: number
-  private readonly inFlight = new Set<Promise<unknown>>()
-  private closed = false
+  private readonly ops = new Operations()
   /** This store in blobs.db's openers: host, pid, and a random part (a process may open several). */
   private readonly owner = processOwner()
   /** Orphans removed when the store was opened (none when another process had it open). */
@@ -117,7 +117,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   put(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
-    return this.track(() => {
+    return this.ops.track(() => {
       assertValidKey(key)
       if (typeof contentType !== 'string') throw new TypeError('blob content type must be a string')
       // The hot path (a small page body) reaches the batch queue without an await, so it
@@ -161,7 +161,7 @@ export class DiskBlobStore implements BlobStore {
 
   async get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null> {
     assertValidKey(key)
-    this.assertOpen()
+    this.ops.assertOpen()
     const row = this.sql.get.get(key)
     if (!row) return null
     const info = toInfo(row)
@@ -175,13 +175,13 @@ export class DiskBlobStore implements BlobStore {
 
   async head(key: string): Promise<BlobInfo | null> {
     assertValidKey(key)
-    this.assertOpen()
+    this.ops.assertOpen()
     const row = this.sql.head.get(key)
     return row ? toInfo(row) : null
   }
 
   delete(key: string): Promise<boolean> {
-    return this.track(async () => {
+    return this.ops.track(async () => {
       assertValidKey(key)
       const outcome = await this.batcher.submit({ kind: 'delete', key }).catch((e) => Promise.reject(ioError(e)))
       if (outcome.oldFile) await this.files.remove(outcome.oldFile).catch(() => {}) // else swept at next open
@@ -190,13 +190,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return
-    this.closed = true
-    while (this.inFlight.size > 0) {
-      this.batcher.flush()
-      await Promise.allSettled(this.inFlight)
-    }
-    this.batcher.flush()
+    if (!(await this.ops.close(() => this.batcher.flush()))) return
     try {
       this.sql.removeOpener.run(this.owner)
       OPENED_HERE.delete(this.owner)
@@ -218,23 +212,6 @@ export class DiskBlobStore implements BlobStore {
     return { existed: old !== null, oldFile: old?.file ?? null }
   }
 
-  private track<T>(work: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new BlobError('io', 'blob store is closed'))
-    let p: Promise<T>
-    try {
-      p = work()
-    } catch (e) {
-      return Promise.reject(e)
-    }
-    this.inFlight.add(p)
-    const forget = () => this.inFlight.delete(p)
-    p.then(forget, forget)
-    return p
-  }
-
-  private assertOpen() {
-    if (this.closed) throw new BlobError('io', 'blob store is closed')
-  }
 }
 
 function toInfo(row: BlobRow): BlobInfo {

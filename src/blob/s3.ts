@@ -1,6 +1,7 @@
 import type { S3Options } from 'bun'
 import { CommitBatcher } from './batcher'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { Operations } from './operations'
 import { Checksum, checksumOf } from './checksum'
 import { openS3Index, type IndexStatements } from './s3-index'
 import type { S3Location } from './s3-settings'
@@ -48,10 +49,9 @@ export class S3BlobStore implements BlobStore {
   private readonly partSize: number
   private readonly queueSize: number
   private readonly maxBytes: number
-  private readonly inFlight = new Set<Promise<unknown>>()
+  private readonly ops = new Operations()
   /** The last operation queued on each key: puts and deletes of one key run one at a time, in call order. */
   private readonly tails = new Map<string, Promise<unknown>>()
-  private closed = false
 
   constructor(
     dataDir: string,
@@ -84,7 +84,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   put(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
-    return this.track(() => {
+    return this.ops.track(() => {
       assertValidKey(key)
       if (typeof contentType !== 'string') throw new TypeError('blob content type must be a string')
       if (!(body instanceof Uint8Array) && !(body instanceof ReadableStream)) throw new TypeError('blob body must be a Uint8Array or a ReadableStream')
@@ -167,11 +167,11 @@ export class S3BlobStore implements BlobStore {
 
   async get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null> {
     assertValidKey(key)
-    this.assertOpen()
+    this.ops.assertOpen()
     const row = this.sql.get.get(this.indexName(key))
     if (!row) return null
     const info = toInfo(row)
-    return this.track(async () => {
+    return this.ops.track(async () => {
       // Bun reports a missing object only once the stream is read: the first chunk is read
       // here, so a row whose object is gone answers null instead of a stream that fails.
       const reader = this.client.file(this.objectKey(key)).stream().getReader()
@@ -188,13 +188,13 @@ export class S3BlobStore implements BlobStore {
 
   async head(key: string): Promise<BlobInfo | null> {
     assertValidKey(key)
-    this.assertOpen()
+    this.ops.assertOpen()
     const row = this.sql.get.get(this.indexName(key))
     return row ? toInfo(row) : null
   }
 
   delete(key: string): Promise<boolean> {
-    return this.track(() => {
+    return this.ops.track(() => {
       assertValidKey(key)
       return this.serial(key, async () => {
         // Always sent, row or not: it also removes an object a crash left without its row.
@@ -205,13 +205,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return
-    this.closed = true
-    while (this.inFlight.size > 0) {
-      this.batcher.flush()
-      await Promise.allSettled(this.inFlight)
-    }
-    this.batcher.flush()
+    if (!(await this.ops.close(() => this.batcher.flush()))) return
     this.db.close()
   }
 
@@ -245,23 +239,6 @@ export class S3BlobStore implements BlobStore {
     return p
   }
 
-  private track<T>(work: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new BlobError('io', 'blob store is closed'))
-    let p: Promise<T>
-    try {
-      p = work()
-    } catch (e) {
-      return Promise.reject(e)
-    }
-    this.inFlight.add(p)
-    const forget = () => this.inFlight.delete(p)
-    p.then(forget, forget)
-    return p
-  }
-
-  private assertOpen() {
-    if (this.closed) throw new BlobError('io', 'blob store is closed')
-  }
 }
 
 const toInfo = (row: { size: number; checksum: string; content_type: string }): BlobInfo => ({

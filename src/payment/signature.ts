@@ -20,6 +20,18 @@ const N = secp256k1.CURVE.n
 const G = secp256k1.ProjectivePoint.BASE
 type Point = InstanceType<typeof secp256k1.ProjectivePoint>
 
+/** EIP-3009's typed-data type, as clients sign it (the digest below encodes exactly this). */
+export const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
 const TYPE_HASH = keccak256(toBytes('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'), 'bytes')
 
 /** The authorization as the payload carries it (already shape-checked). */

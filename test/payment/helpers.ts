@@ -7,6 +7,7 @@ import type { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { TRANSFER_WITH_AUTHORIZATION } from '../../src/payment/signature'
 import { privateKeyToAccount } from 'viem/accounts'
 import { loadConfig, type Config } from '../../src/config'
 import { createLogger } from '../../src/log'
@@ -81,16 +82,7 @@ export async function signAuthorization(o: SignOptions = {}) {
   }
   const signature = await account.signTypedData({
     domain: { name: net.name, version: net.version, chainId: net.chainId, verifyingContract: net.asset, ...o.domain },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION,
     primaryType: 'TransferWithAuthorization',
     message: {
       ...authorization,

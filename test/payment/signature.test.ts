@@ -5,19 +5,10 @@ import { describe, expect, test } from 'bun:test'
 import { hashTypedData } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { payNetwork } from '../../src/payment/networks'
-import { AuthorizationVerifier, type Authorization } from '../../src/payment/signature'
+import { AuthorizationVerifier, TRANSFER_WITH_AUTHORIZATION, type Authorization } from '../../src/payment/signature'
 import { otherPayer, payer, PAY_TO, randomNonce } from './helpers'
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const
+const TYPES = TRANSFER_WITH_AUTHORIZATION
 
 const domainOf = (network: ReturnType<typeof payNetwork>) => ({ name: network.name, version: network.version, chainId: network.chainId, verifyingContract: network.asset })
 
