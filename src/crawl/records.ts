@@ -60,7 +60,9 @@ export class RunRecords {
     // Time-ordered (v7) ids: the artifact's and its blob's index entries are appended, not
     // scattered over random pages that every batch would write back.
     const id = Bun.randomUUIDv7()
-    const key = `t/${this.run.tenant}/${this.run.id}/${id}`
+    // No tenant id in the key (DESIGN §3: they never appear in paths or keys); the v7 artifact
+    // id is unique on its own, the run id groups a run's bodies.
+    const key = `runs/${this.run.id}/${id}`
     const info = await blobs.put(key, body, contentType)
     const createdAt = Date.now()
     return () => this.store.artifacts.insert({

@@ -48,5 +48,9 @@ export function nextTick(schedule: Schedule, after: number): number | null {
 }
 
 // Without a timezone croner reads the expression in the process's local time; UTC makes a
-// schedule mean the same on every machine, as the API's timestamps do.
-const build = (s: Schedule) => new Cron(s.expression.trim(), { paused: true, timezone: s.timezone ?? 'UTC', mode: '5-or-6-parts' })
+// schedule mean the same on every machine, as the API's timestamps do. `no-wildcard`: times
+// whose seconds, minutes and hours have no wildcard or step (`30 2,14 * * *` too, not only single
+// values) fire once at the first valid time in a DST gap and once when an hour repeats, as in
+// Vixie cron; croner's default treats lists and ranges as intervals (skipped in the gap, twice
+// in the repeated hour).
+const build = (s: Schedule) => new Cron(s.expression.trim(), { paused: true, timezone: s.timezone ?? 'UTC', mode: '5-or-6-parts', fixedTimeRule: 'no-wildcard' })

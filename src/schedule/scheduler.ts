@@ -7,8 +7,20 @@ import { nextTick } from './cron'
 
 /** At most this long between looks at the database, so firings recorded by another process are seen. */
 const POLL_MS = 5_000
-/** Firings made per look; more wait for the next turn, which comes at once. */
+/** Firings made per turn of the event loop; more wait for the next turn, which comes at once. */
 const BATCH = 64
+/** After a failure that may pass (the database busy, full or failing), the next try waits this long. */
+const RETRY_MS = 1_000
+// SQLite failures that say nothing about the firing itself (extended codes included, such as
+// SQLITE_BUSY_SNAPSHOT): the firing stays due and is tried again.
+const TRANSIENT = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL', 'SQLITE_NOMEM']
+function transient(err: unknown): boolean {
+  const code = String((err as { code?: unknown } | null)?.code ?? '')
+  return TRANSIENT.some((c) => code === c || code.startsWith(`${c}_`))
+}
+
+/** What one turn did: the executions recorded, and whether firings are left for another turn. */
+export type Turn = { made: Execution[]; more: boolean }
 
 /**
  * Makes the firings of triggers (DESIGN §5): a schedule's cron ticks, and the on_finish firings
@@ -22,6 +34,8 @@ export class Scheduler {
   private stopped = true
   private running = false
   private again = false
+  /** No firing is tried before this (epoch ms): set by a transient failure. */
+  private retryAt = 0
 
   constructor(
     private readonly store: Store,
@@ -47,21 +61,28 @@ export class Scheduler {
     if (!this.stopped) queueMicrotask(() => this.wake())
   }
 
-  /** Makes every firing due at the scheduler's `now`; answers the executions recorded. */
-  tick(): Execution[] {
+  /**
+   * Makes up to one batch of the firings due at the scheduler's `now`. A firing that fails for a
+   * reason that may pass stays due, and the turn ends there; `more` is then false, and the next
+   * try waits RETRY_MS.
+   */
+  tick(): Turn {
     const made: Execution[] = []
-    for (;;) {
-      const now = this.now()
-      const due = this.store.triggers.due(now, BATCH)
-      for (const d of due) {
-        const execution = this.fire(d, now)
-        if (execution) made.push(execution)
+    const now = this.now()
+    if (now < this.retryAt) return { made, more: false }
+    const due = this.store.triggers.due(now, BATCH)
+    for (const d of due) {
+      const outcome = this.fire(d, now)
+      if (outcome === 'retry') {
+        this.retryAt = now + RETRY_MS
+        return { made, more: false }
       }
-      if (due.length < BATCH) return made
+      if (outcome) made.push(outcome)
     }
+    return { made, more: due.length === BATCH }
   }
 
-  private fire(d: DueFiring, now: number): Execution | null {
+  private fire(d: DueFiring, now: number): Execution | null | 'retry' {
     try {
       const execution = this.store.triggers.fire(d, now, (condition, after) => this.next(condition, after), (tenant, jobId) => this.createRun(tenant, jobId))
       if (execution) {
@@ -70,10 +91,19 @@ export class Scheduler {
       }
       return execution
     } catch (err) {
-      // Left in place, the firing would be retried at once, forever: a schedule moves on to its
-      // next tick and a delayed firing is dropped, both logged.
+      if (transient(err)) {
+        this.log.warn('trigger firing deferred: the database is not available', { trigger_seq: d.trigger_seq, error: String(err), retry_ms: RETRY_MS })
+        return 'retry'
+      }
+      // A failure of the firing itself would recur at every try: a schedule moves on to its next
+      // tick and a delayed firing is dropped, both logged.
       this.log.error('trigger firing failed', { trigger_seq: d.trigger_seq, error: String(err) })
-      this.store.triggers.discard(d, (condition) => this.next(condition, now))
+      try {
+        this.store.triggers.discard(d, (condition) => this.next(condition, now))
+      } catch (discardError) {
+        this.log.warn('trigger firing deferred: the database is not available', { trigger_seq: d.trigger_seq, error: String(discardError), retry_ms: RETRY_MS })
+        return 'retry'
+      }
       return null
     }
   }
@@ -102,16 +132,21 @@ export class Scheduler {
       return
     }
     this.running = true
+    let more = false
     try {
-      this.tick()
+      more = this.tick().more
     } catch (err) {
       this.log.error('trigger scheduler failed', { error: String(err) })
+      this.retryAt = this.now() + RETRY_MS
     } finally {
       this.running = false
     }
-    if (this.again) {
+    // A full batch leaves more: the next one after other work has had its turn (HTTP, the runs' leases).
+    if (more || this.again) {
       this.again = false
-      return this.wake()
+      if (this.timer) clearTimeout(this.timer)
+      this.timer = setTimeout(() => this.wake(), 0)
+      return
     }
     this.arm()
   }
@@ -119,13 +154,15 @@ export class Scheduler {
   private arm() {
     if (this.stopped) return
     if (this.timer) clearTimeout(this.timer)
+    const now = this.now()
     let wait = POLL_MS
     try {
       const at = this.store.triggers.nextDue()
-      if (at !== null) wait = Math.max(0, Math.min(POLL_MS, at - this.now()))
+      if (at !== null) wait = Math.max(0, Math.min(POLL_MS, at - now))
     } catch (err) {
       this.log.error('trigger scheduler failed', { error: String(err) })
     }
+    wait = Math.max(wait, this.retryAt - now)
     this.timer = setTimeout(() => this.wake(), wait)
   }
 }

@@ -9,7 +9,8 @@ export class TokenBuckets {
 
   constructor(
     private readonly perSecond: number,
-    private readonly burst = perSecond * 2,
+    // Below 0.5/s twice the rate is under one token: a bucket that could never serve.
+    private readonly burst = Math.max(1, perSecond * 2),
     private readonly now: () => number = () => performance.now(),
     private readonly maxKeys = 100_000,
   ) {}

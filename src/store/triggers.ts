@@ -36,8 +36,8 @@ export type ExecutionFilter = {
 /** A trigger as stored, with what the scheduler needs. */
 export type NewTrigger = { id: string; name: string; condition: Condition; delayMs: number; nextAt: number | null }
 
-/** A firing that is due: a schedule's tick or an on_finish firing whose delay has passed. */
-export type DueFiring = { trigger_seq: number; kind: TriggerKind; due_at: number; run_seq: number | null }
+/** A firing that is due: a schedule's tick, or an on_finish firing (its row's seq) whose delay has passed. */
+export type DueFiring = { trigger_seq: number; kind: TriggerKind; due_at: number; firing_seq: number | null }
 
 type TriggerRow = { id: string; job_id: string; name: string; kind: TriggerKind; params: string; enabled: number; created_at: number; last_executed_at: number | null }
 const COLUMNS = 't.id, t.job_id, t.name, t.kind, t.params, t.enabled, t.created_at, t.last_executed_at'
@@ -75,11 +75,11 @@ export function triggerRepository(db: Database) {
   const setEnabled = db.query('UPDATE triggers SET enabled = ?2, next_at = ?3 WHERE seq = ?1')
   const dropFirings = db.query('DELETE FROM trigger_firings WHERE trigger_seq = ?')
   const dueTicks = db.query(`SELECT seq AS trigger_seq, next_at AS due_at FROM triggers WHERE next_at IS NOT NULL AND next_at <= ${INT} ORDER BY next_at LIMIT ${INT}`)
-  const dueFirings = db.query(`SELECT trigger_seq, run_seq, due_at FROM trigger_firings WHERE due_at <= ${INT} ORDER BY due_at LIMIT ${INT}`)
+  const dueFirings = db.query(`SELECT seq AS firing_seq, trigger_seq, due_at FROM trigger_firings WHERE due_at <= ${INT} ORDER BY due_at LIMIT ${INT}`)
   const nextDue = db.query(
     'SELECT min(at) AS at FROM (SELECT min(next_at) AS at FROM triggers WHERE next_at IS NOT NULL UNION ALL SELECT min(due_at) FROM trigger_firings)',
   )
-  const takeFiring = db.query('DELETE FROM trigger_firings WHERE trigger_seq = ? AND run_seq = ?')
+  const takeFiring = db.query('DELETE FROM trigger_firings WHERE seq = ?')
   const advance = db.query('UPDATE triggers SET next_at = ?3 WHERE seq = ?1 AND next_at = ?2')
   const executed = db.query('UPDATE triggers SET last_executed_at = ? WHERE seq = ?')
   const unfinished = db.query("SELECT 1 FROM runs WHERE job_seq = ? AND status <> 'finished' LIMIT 1")
@@ -162,8 +162,8 @@ export function triggerRepository(db: Database) {
     },
     /** Ticks and firings due at `now`, earliest first, at most `limit` of each. */
     due(now: number, limit: number): DueFiring[] {
-      const ticks = (dueTicks.all(now, limit) as { trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'schedule' as const, run_seq: null }))
-      const firings = (dueFirings.all(now, limit) as { trigger_seq: number; run_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'on_finish' as const }))
+      const ticks = (dueTicks.all(now, limit) as { trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'schedule' as const, firing_seq: null }))
+      const firings = (dueFirings.all(now, limit) as { firing_seq: number; trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'on_finish' as const }))
       return [...ticks, ...firings].sort((a, b) => a.due_at - b.due_at)
     },
     /**
@@ -180,7 +180,7 @@ export function triggerRepository(db: Database) {
         if (d.kind === 'schedule') {
           if (row.next_at !== d.due_at) return null
           advance.run(row.seq, d.due_at, next(toTrigger(row).condition, now))
-        } else if (takeFiring.run(d.trigger_seq, d.run_seq).changes === 0) return null
+        } else if (takeFiring.run(d.firing_seq).changes === 0) return null
         if (row.enabled !== 1) return null
         const busy = unfinished.get(row.job_seq) !== null
         const runId = busy ? null : createRun(row.tenant, row.job_id)
@@ -194,7 +194,7 @@ export function triggerRepository(db: Database) {
     /** Gives up a firing that failed: a schedule moves on to `next`, an on_finish firing goes. */
     discard(d: DueFiring, next: (condition: Condition) => number | null) {
       db.transaction(() => {
-        if (d.kind === 'on_finish') return void takeFiring.run(d.trigger_seq, d.run_seq)
+        if (d.kind === 'on_finish') return void takeFiring.run(d.firing_seq)
         const row = bySeq.get(d.trigger_seq) as Stored | null
         if (row) advance.run(row.seq, d.due_at, next(toTrigger(row).condition))
       }).immediate()

@@ -227,7 +227,7 @@ describe('executions', () => {
     const made: Execution[] = []
     for (let i = 0; i < 3; i++) {
       clock = first + i * HOUR + 1000 // executed a second after each tick
-      made.push(...scheduler.tick())
+      made.push(...scheduler.tick().made)
     }
     // The first run is still pending at the second and third ticks: skipped.
     expect(made.map((e) => e.outcome)).toEqual(['created_run', 'skipped', 'skipped'])

@@ -3,6 +3,7 @@
 // the scheduler's `now` is the only thing faked, and it is never started (no timers): each test
 // calls tick() at the moments it wants.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { createLogger } from '../../src/log'
 import { Scheduler } from '../../src/schedule/scheduler'
 import { job, testApi, type TestApi } from '../helpers/api'
@@ -44,11 +45,11 @@ describe('schedule', () => {
     expect(tick % HOUR).toBe(0)
     expect(tick).toBeGreaterThan(clock)
     clock = tick - 1
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(await runsOf(j.id)).toEqual([])
 
     clock = tick + 250
-    const made = scheduler.tick()
+    const made = scheduler.tick().made
     expect(made).toHaveLength(1)
     const runs = await runsOf(j.id)
     expect(runs).toHaveLength(1)
@@ -62,7 +63,7 @@ describe('schedule', () => {
     expect(shown.last_executed_at).toBe(new Date(tick + 250).toISOString())
     expect(nextAt(t.id)).toBe(tick + HOUR)
     // The same moment again makes nothing more.
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(1)
   })
 
@@ -73,7 +74,7 @@ describe('schedule', () => {
     for (const status of ['pending', 'running', 'paused']) {
       api.db.query('UPDATE runs SET status = ? WHERE id = ?').run(status, manual.id)
       clock = nextAt(t.id)!
-      expect(scheduler.tick().map((e) => e.outcome)).toEqual(['skipped'])
+      expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['skipped'])
     }
     expect((await runsOf(j.id)).map((r) => r.id)).toEqual([manual.id])
     const executions = await executionsOf(t.id)
@@ -82,7 +83,7 @@ describe('schedule', () => {
     // Once it has finished, the next tick creates a run.
     await stop(manual.id)
     clock = nextAt(t.id)!
-    expect(scheduler.tick().map((e) => e.outcome)).toEqual(['created_run'])
+    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await runsOf(j.id)).toHaveLength(2)
   })
 
@@ -92,7 +93,7 @@ describe('schedule', () => {
     const first = nextAt(t.id)!
     // Down for ten hours: 120 ticks passed.
     clock = first + 10 * HOUR + 60_000
-    const made = scheduler.tick()
+    const made = scheduler.tick().made
     expect(made).toHaveLength(1)
     expect(made[0]!.scheduled_at).toBe(new Date(first).toISOString())
     expect(await runsOf(j.id)).toHaveLength(1)
@@ -106,7 +107,7 @@ describe('schedule', () => {
     expect(tick % 10_000).toBe(0)
     expect(tick - clock).toBeLessThanOrEqual(10_000)
     clock = tick
-    scheduler.tick()
+    scheduler.tick().made
     expect(nextAt(t.id)).toBe(tick + 10_000)
   })
 
@@ -126,13 +127,13 @@ describe('schedule', () => {
     expect((await api.put(`/v1/triggers/${t.id}/disable`)).body.enabled).toBe(false)
     expect(nextAt(t.id)).toBeNull()
     clock = tick + 5 * HOUR
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(await runsOf(j.id)).toEqual([])
     // Enabling computes from the real now (the route's clock): the next hour after it.
     expect((await api.put(`/v1/triggers/${t.id}/enable`)).body.enabled).toBe(true)
     expect(nextAt(t.id)).toBe(tick)
     clock = tick
-    expect(scheduler.tick()).toHaveLength(1)
+    expect(scheduler.tick().made).toHaveLength(1)
   })
 
   test('two schedulers on one database (two processes) make a tick once', async () => {
@@ -147,7 +148,7 @@ describe('schedule', () => {
     const create = (tenant: string, jobId: string) => api.store.runs.create(tenant, api.store.jobs.get(tenant, jobId)!, { id: crypto.randomUUID(), config: {} }).id
     expect(api.store.triggers.fire(due[0]!, clock, next, create)).not.toBeNull()
     expect(api.store.triggers.fire(due[0]!, clock, next, create)).toBeNull()
-    expect(other.tick()).toEqual([])
+    expect(other.tick().made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(1)
   })
 })
@@ -156,13 +157,13 @@ describe('on_finish', () => {
   test('without a delay: fires as soon as a run of the job finishes, with any stop reason', async () => {
     const j = await newJob()
     const t = await newTrigger(j.id, { kind: 'on_finish' })
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     const first = (await api.post(`/v1/jobs/${j.id}/runs`)).body
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     await stop(first.id)
     const finishedAt = Date.parse((await api.get(`/v1/runs/${first.id}`)).body.finished_at)
     clock = Date.now()
-    const made = scheduler.tick()
+    const made = scheduler.tick().made
     expect(made).toHaveLength(1)
     expect(made[0]).toMatchObject({ outcome: 'created_run', scheduled_at: new Date(finishedAt).toISOString() })
     const runs = await runsOf(j.id)
@@ -173,7 +174,7 @@ describe('on_finish', () => {
     api.db.query("UPDATE runs SET status = 'running' WHERE id = ?").run(made[0]!.run_id)
     expect(api.store.frontier.finish(seqOf(made[0]!.run_id!), 'max_urls', Date.now())).toBe(true)
     clock = Date.now()
-    expect(scheduler.tick().map((e) => e.outcome)).toEqual(['created_run'])
+    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await executionsOf(t.id)).toHaveLength(2)
     expect(firings()).toEqual([])
   })
@@ -186,9 +187,9 @@ describe('on_finish', () => {
     const finishedAt = Date.parse((await api.get(`/v1/runs/${run.id}`)).body.finished_at)
     expect(firings().map((f) => f.due_at)).toEqual([finishedAt + 600_000])
     clock = finishedAt + 599_999
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     clock = finishedAt + 600_000
-    const made = scheduler.tick()
+    const made = scheduler.tick().made
     expect(made.map((e) => [e.outcome, e.scheduled_at])).toEqual([['created_run', new Date(finishedAt + 600_000).toISOString()]])
     expect(firings()).toEqual([])
     expect((await executionsOf(t.id)).map((e) => e.run_id)).toEqual([made[0]!.run_id])
@@ -201,7 +202,7 @@ describe('on_finish', () => {
     for (let round = 1; round <= 3; round++) {
       await stop(run.id)
       clock = Date.now() + 61_000
-      const made = scheduler.tick()
+      const made = scheduler.tick().made
       expect(made).toHaveLength(1)
       run = (await api.get(`/v1/runs/${made[0]!.run_id}`)).body
       expect(run.status).toBe('pending')
@@ -212,7 +213,7 @@ describe('on_finish', () => {
     await stop(run.id)
     expect(firings()).toEqual([])
     clock = Date.now() + 3_600_000
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(4)
     expect(await executionsOf(t.id)).toHaveLength(3)
   })
@@ -226,7 +227,7 @@ describe('on_finish', () => {
     expect(firings()).toEqual([])
     await api.put(`/v1/triggers/${t.id}/enable`)
     clock = Date.now() + HOUR
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(1)
   })
 
@@ -236,7 +237,7 @@ describe('on_finish', () => {
     const b = await newTrigger(j.id, { kind: 'on_finish' }, 'b')
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now()
-    const made = scheduler.tick()
+    const made = scheduler.tick().made
     expect(made.map((e) => e.outcome).sort()).toEqual(['created_run', 'skipped'])
     expect(await runsOf(j.id)).toHaveLength(2)
     expect((await executionsOf(a.id)).length + (await executionsOf(b.id)).length).toBe(2)
@@ -248,7 +249,7 @@ describe('on_finish', () => {
     await newTrigger(other.id, { kind: 'on_finish' })
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now() + HOUR
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(await runsOf(other.id)).toEqual([])
   })
 })
@@ -259,7 +260,7 @@ describe('deletion', () => {
     const t = await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1m' } })
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now() + 61_000
-    const [made] = scheduler.tick()
+    const [made] = scheduler.tick().made
     await stop(made!.run_id!)
     expect(firings()).toHaveLength(1)
     expect((await api.del(`/v1/triggers/${t.id}`)).status).toBe(204)
@@ -267,7 +268,7 @@ describe('deletion', () => {
     expect((api.db.query('SELECT count(*) AS n FROM trigger_executions').get() as { n: number }).n).toBe(0)
     expect(await runsOf(j.id)).toHaveLength(2)
     clock = Date.now() + HOUR
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
   })
 
   test('deleting a job removes its triggers, their executions and firings', async () => {
@@ -275,7 +276,7 @@ describe('deletion', () => {
     const s = await newTrigger(j.id, { kind: 'schedule', params: { expression: '0 * * * *' } })
     await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1h' } })
     clock = nextAt(s.id)!
-    scheduler.tick()
+    scheduler.tick().made
     await stop((await runsOf(j.id))[0]!.id)
     expect(firings()).toHaveLength(1)
     expect((await api.del(`/v1/jobs/${j.id}`)).status).toBe(204)
@@ -283,11 +284,52 @@ describe('deletion', () => {
     expect([count('triggers'), count('trigger_executions'), count('trigger_firings')]).toEqual([0, 0, 0])
     expect((await api.get(`/v1/triggers/${s.id}`)).status).toBe(404)
     clock += 2 * HOUR
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
   })
 })
 
 describe('failures', () => {
+  test('a database that is busy (another process holds the write lock) defers the firing: nothing is lost, it fires once the lock is free', async () => {
+    const j = await newJob()
+    const t = await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1m' } })
+    await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
+    clock = Date.now() + 61_000
+    // A second connection takes the write lock and keeps it past the busy timeout.
+    const { Database } = await import('bun:sqlite')
+    const other = new Database(join(api.dir, 'trawl.db'))
+    other.exec('PRAGMA busy_timeout = 0')
+    api.db.exec('PRAGMA busy_timeout = 50')
+    other.exec('BEGIN IMMEDIATE')
+    try {
+      expect(scheduler.tick()).toEqual({ made: [], more: false })
+      expect(logs.some((l) => l.includes('trigger firing deferred'))).toBe(true)
+    } finally {
+      other.exec('ROLLBACK')
+      other.close()
+      api.db.exec('PRAGMA busy_timeout = 5000')
+    }
+    expect(firings()).toHaveLength(1)
+    // Not before the retry delay, then once.
+    expect(scheduler.tick().made).toEqual([])
+    clock += 1_000
+    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
+    expect(await executionsOf(t.id)).toHaveLength(1)
+  })
+
+  test('a finish of a run that reuses a deleted run\'s seq still records its own firing', async () => {
+    const j = await newJob()
+    await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1h' } })
+    const first = (await api.post(`/v1/jobs/${j.id}/runs`)).body
+    await stop(first.id)
+    const seqOf = (id: string) => (api.db.query('SELECT seq FROM runs WHERE id = ?').get(id) as { seq: number }).seq
+    const firstSeq = seqOf(first.id)
+    expect((await api.del(`/v1/runs/${first.id}`)).status).toBe(204)
+    const second = (await api.post(`/v1/jobs/${j.id}/runs`)).body
+    expect(seqOf(second.id)).toBe(firstSeq)
+    await stop(second.id)
+    expect(firings()).toHaveLength(2)
+  })
+
   test('a firing that fails is logged and given up, not retried in a loop; later ticks still fire', async () => {
     const j = await newJob()
     const t = await newTrigger(j.id, { kind: 'schedule', params: { expression: '0 * * * *' } })
@@ -295,12 +337,12 @@ describe('failures', () => {
     // A job config the run creation cannot resolve (stored by hand: the API never lets one in).
     api.db.query("UPDATE jobs SET config = 'not json' WHERE id = ?").run(j.id)
     clock = tick
-    expect(scheduler.tick()).toEqual([])
+    expect(scheduler.tick().made).toEqual([])
     expect(logs.some((l) => l.includes('trigger firing failed'))).toBe(true)
     expect(nextAt(t.id)).toBe(tick + HOUR)
     expect(await executionsOf(t.id)).toEqual([])
     api.db.query('UPDATE jobs SET config = ? WHERE id = ?').run(JSON.stringify(job().config), j.id)
     clock = tick + HOUR
-    expect(scheduler.tick().map((e) => e.outcome)).toEqual(['created_run'])
+    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
   })
 })

@@ -42,14 +42,21 @@ CREATE TABLE trigger_executions (
 CREATE INDEX trigger_executions_by_trigger ON trigger_executions (trigger_seq, seq);
 
 -- on_finish firings not yet made, in the database so that one falling due while the process is
--- down fires after the restart. One per trigger and finished run.
+-- down fires after the restart. Keyed by their own seq, not (trigger, run): runs.seq can be
+-- reused once the last run is deleted, and a firing of the new run must not be taken for the
+-- old one's. The trigger below records one per finish.
 CREATE TABLE trigger_firings (
+  seq         INTEGER PRIMARY KEY,
   trigger_seq INTEGER NOT NULL REFERENCES triggers (seq) ON DELETE CASCADE,
   run_seq     INTEGER NOT NULL,  -- the finished run (no reference: deleting it cancels nothing)
-  due_at      INTEGER NOT NULL,
-  PRIMARY KEY (trigger_seq, run_seq)
-) WITHOUT ROWID;
+  due_at      INTEGER NOT NULL
+);
 CREATE INDEX trigger_firings_due ON trigger_firings (due_at);
+CREATE INDEX trigger_firings_by_trigger ON trigger_firings (trigger_seq);
+
+-- "Does the job have an unfinished run?" at every firing: the few unfinished runs, not all of a
+-- job's runs (an on_finish loop adds one per round).
+CREATE INDEX runs_unfinished ON runs (job_seq) WHERE status <> 'finished';
 
 -- A run finishes in several places (the engine's end, the stop route, a run that cannot be
 -- resumed); recording the firings here, in the same transaction as the finish, misses none of
@@ -57,7 +64,7 @@ CREATE INDEX trigger_firings_due ON trigger_firings (due_at);
 CREATE TRIGGER runs_finished_fire AFTER UPDATE OF status ON runs
 WHEN NEW.status = 'finished' AND OLD.status <> 'finished'
 BEGIN
-  INSERT OR IGNORE INTO trigger_firings (trigger_seq, run_seq, due_at)
+  INSERT INTO trigger_firings (trigger_seq, run_seq, due_at)
     SELECT t.seq, NEW.seq, coalesce(NEW.finished_at, 0) + t.delay_ms
     FROM triggers t
     WHERE t.job_seq = NEW.job_seq AND t.kind = 'on_finish' AND t.enabled = 1;
