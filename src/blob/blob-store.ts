@@ -48,6 +48,9 @@ export function assertValidKey(key: unknown): asserts key is string {
   }
   if (!KEY_CHARS.test(key)) throw new BlobError('invalid_key', 'blob key may only contain A-Z a-z 0-9 . _ : / -')
   if (key.startsWith('/')) throw new BlobError('invalid_key', 'blob key must not start with /')
-  // A `..` segment would let a key that is mapped onto a path (or a prefixed S3 key) escape its prefix.
-  if (key.split('/').includes('..')) throw new BlobError('invalid_key', 'blob key must not contain a .. segment')
+  // A `..` segment would let a key that is mapped onto a path (or a prefixed S3 key) escape its
+  // prefix; S3 clients (Bun's too) also resolve `.` segments, so `a/./b` would be `a/b`'s object.
+  const segments = key.split('/')
+  if (segments.includes('..')) throw new BlobError('invalid_key', 'blob key must not contain a .. segment')
+  if (segments.includes('.')) throw new BlobError('invalid_key', 'blob key must not contain a . segment')
 }

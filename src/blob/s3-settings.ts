@@ -10,6 +10,8 @@ export function parseBlobUrl(url: string): S3Location {
   if (!m) throw new ConfigError(`TRAWL_BLOB_URL: must be s3://bucket/prefix, got "${url}"`)
   // `s3://b/crawls` and `s3://b/crawls/` name one folder; keys go below it, never beside it.
   const path = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
+  // S3 clients resolve dot segments: `s3://b/../other` would write into another bucket.
+  if (path.split('/').some((s) => s === '.' || s === '..')) throw new ConfigError(`TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "${url}"`)
   return { bucket: m[1]!, prefix: path ? `${path}/` : '' }
 }
 

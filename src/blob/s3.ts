@@ -197,9 +197,12 @@ export class S3BlobStore implements BlobStore {
     return this.ops.track(() => {
       assertValidKey(key)
       return this.serial(key, async () => {
-        // Always sent, row or not: it also removes an object a crash left without its row.
+        // The row first: a crash between the two leaves an object without a row (the next delete
+        // of the key removes it), never a row describing bytes that are gone. The DELETE is sent
+        // row or not, for that reason.
+        const existed = await this.index({ kind: 'delete', name: this.indexName(key) })
         await this.client.delete(this.objectKey(key)).catch((e: unknown) => Promise.reject(s3Error(e, `deleting blob ${key} failed`)))
-        return this.index({ kind: 'delete', name: this.indexName(key) })
+        return existed
       })
     })
   }

@@ -37,10 +37,13 @@ describe('with TRAWL_BLOB_URL pointing at the S3 server', () => {
     expect(code).toBe(0)
     expect(count('fail')).toBe(0)
     expect(count('pass')).toBeGreaterThanOrEqual(40)
-    // They went to S3: the engine's blobs (t/<tenant>/…) and the API tests' (runs/<run>/…) are objects there.
+    // They went to S3: the engine's blobs and the API tests' are objects there (runs/<run>/<id>);
+    // the engine's artifact ids are time-ordered (v7) uuids, the API tests' random (v4) ones.
     const keys = await server.keys(`${prefix}/`)
-    expect(keys.some((k) => k.startsWith(`${prefix}/t/`))).toBe(true)
-    expect(keys.some((k) => k.startsWith(`${prefix}/runs/`))).toBe(true)
+    const version = (k: string) => k.split('/').at(-1)!.charAt(14)
+    expect(keys.every((k) => k.startsWith(`${prefix}/runs/`))).toBe(true)
+    expect(keys.some((k) => version(k) === '7')).toBe(true)
+    expect(keys.some((k) => version(k) === '4')).toBe(true)
   }, 120_000)
 })
 
