@@ -98,10 +98,23 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
   // body gets our JSON 413, not Bun's empty one.
-  const serveOpts = (port: number, maxRequestBytes: number) => ({ hostname: config.host, port, reusePort: false, maxRequestBodySize: maxRequestBytes + 1024 * 1024 })
+  // development off: on, Bun answers an error that escapes every handler with its HTML page of
+  // stack frames and source lines (Elysia turns it on unless NODE_ENV says production).
+  // idleTimeout: Bun closes a connection idle this long even while its handler runs, and
+  // Elysia's 30 s would cut a paid scrape (up to 120 s, plus a render and a facilitator's
+  // answers) after it was charged. The scrape port takes Bun's most, 255 s; the management port,
+  // whose fetches may wait 300 s for a target, none (it listens on loopback by default).
+  const serveOpts = (port: number, maxRequestBytes: number, idleTimeout: number) => ({
+    hostname: config.host,
+    port,
+    reusePort: false,
+    development: false,
+    idleTimeout,
+    maxRequestBodySize: maxRequestBytes + 1024 * 1024,
+  })
   try {
-    management.listen(serveOpts(config.port, config.maxRequestBytes))
-    scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES))
+    management.listen(serveOpts(config.port, config.maxRequestBytes, 0))
+    scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES, 255))
   } catch (err) {
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
     await resources.close()

@@ -64,7 +64,7 @@ export function createApp(opts: AppOptions) {
     .onError(({ code, error: thrown, request }) => {
       // Elysia wraps whatever onParse throws in a ParseError; our own errors are in its cause.
       const error = code === 'PARSE' && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown
-      if (opts.tenant && (error instanceof ApiError || code === 'PARSE') && new URL(request.url).pathname.startsWith('/v1/')) {
+      if (opts.tenant && (error instanceof ApiError || code === 'PARSE') && pathOf(request).startsWith('/v1/')) {
         try {
           tenantOf(request) // tenant is checked before validation, even when the body did not parse
         } catch (tenantError) {
@@ -73,8 +73,7 @@ export function createApp(opts: AppOptions) {
       }
       if (error instanceof ApiError) return errorResponse(error)
       if (code === 'NOT_FOUND') {
-        const url = new URL(request.url)
-        return errorResponse(new ApiError(404, 'not_found', `no route for ${request.method} ${url.pathname}`))
+        return errorResponse(new ApiError(404, 'not_found', `no route for ${request.method} ${pathOf(request)}`))
       }
       if (code === 'PARSE') return errorResponse(ValidationError.of('body', 'is not valid JSON'))
       opts.log.error('unhandled error', { method: request.method, url: request.url, error: String((error as Error)?.stack ?? error) })
@@ -110,11 +109,11 @@ export function createApp(opts: AppOptions) {
     app.onAfterResponse({ as: 'global' }, (ctx) => {
       const { request } = ctx
       const started = starts.get(request)
-      const url = new URL(request.url)
+      const url = URL.parse(request.url) ?? URL.parse(request.url, 'http://invalid')
       // Our replies are Response objects; an error reply has no response here, only its code.
       const { response, code } = ctx as { response?: unknown; code?: string }
       const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? 404 : (ctx.set.status ?? 200)
-      opts.log.debug('request', { method: request.method, path: url.pathname + url.search, status, ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10 })
+      opts.log.debug('request', { method: request.method, path: url ? url.pathname + url.search : request.url, status, ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10 })
     })
   }
   mount(app as unknown as Elysia, opts.routes, refs)
@@ -132,6 +131,15 @@ function renameDocumentedPaths(doc: unknown, routes: Route[]) {
     for (const op of Object.values(ops)) op.parameters = [...r.doc.parameters, ...(op.parameters ?? [])]
     paths[r.doc.path] = { ...paths[r.doc.path], ...ops }
   }
+}
+
+/**
+ * The request's path, whatever Bun made of its URL: a Host header holding `/` leaves
+ * request.url relative, and `new URL` of that threw inside the error handler itself.
+ */
+function pathOf(request: Request): string {
+  const url = URL.parse(request.url) ?? URL.parse(request.url, 'http://invalid')
+  return url?.pathname ?? '/'
 }
 
 /** Marks object query parameters as deepObject (`labels[env]=prod`) and arrays as repeated keys. */

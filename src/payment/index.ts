@@ -9,7 +9,7 @@ import { atomicToUsd, usdToAtomic } from './money'
 import { payNetwork } from './networks'
 import { foreignRefusal, refusal } from './reasons'
 import { AuthorizationVerifier } from './signature'
-import { claimedPayer, verifyPayment } from './verify'
+import { verifyPayment, type Verified } from './verify'
 import { paymentHeader, type Version } from './wire'
 
 
@@ -26,11 +26,21 @@ export type Admitted = {
   readonly requirements: Record<string, unknown>
 }
 
+/** A payment that passed the local checks (X402.md §3.2 steps 1-5) and is not recorded yet. */
+export type Checked = { readonly payer: string; readonly resource: string; readonly verified: Verified }
+
 /** The scrape API's payment check: challenge, verify, ledger, settle (X402.md §3). */
 export interface PaymentGate {
-  /** The payer a request's payment header names (PAYMENT-SIGNATURE, else X-PAYMENT), decoded but NOT verified; null when absent or undecodable. For the rate limiter. */
-  payerOf(request: Request): string | null
-  /** A ready 402 (no payment, or an invalid one: `error` holds the reason), or the payment, now `accepted` in the ledger. */
+  /**
+   * The local checks, with no side effect: a ready 402 (no payment, or an invalid one: `error`
+   * holds the reason), or the checked payment with its (verified) payer. The scrape API applies
+   * its per-payer rate limit between this and `record`, so a 429 never consumes a payment and a
+   * payer's bucket is only ever charged with that payer's own signatures.
+   */
+  check(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; checked: Checked }>
+  /** Records a checked payment (the replay guard: a 402 when it was used already) and, with a facilitator, verifies it there. */
+  record(checked: Checked): Promise<{ ok: false; response: Response } | { ok: true; payment: Admitted }>
+  /** `check`, then `record`. */
   admit(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; payment: Admitted }>
   /**
    * After the scrape. Not succeeded: row `handler_failed`, nothing settled, no headers. Succeeded:
@@ -81,12 +91,12 @@ class Gate implements PaymentGate {
     this.verifier = new AuthorizationVerifier(terms.network)
   }
 
-  payerOf(request: Request): string | null {
-    const header = paymentHeader(request.headers)
-    return header ? claimedPayer(header.text) : null
+  async admit(request: Request, resource: string) {
+    const checked = await this.check(request, resource)
+    return checked.ok ? this.record(checked.checked) : checked
   }
 
-  async admit(request: Request, resource: string) {
+  async check(request: Request, resource: string) {
     const header = paymentHeader(request.headers)
     if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
     const checked = await verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
@@ -94,7 +104,10 @@ class Gate implements PaymentGate {
       this.log.debug('payment refused', { reason: checked.reason, header: header.version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE' })
       return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }
     }
-    const v = checked.payment
+    return { ok: true as const, checked: { payer: checked.payment.payer, resource, verified: checked.payment } }
+  }
+
+  async record({ resource, verified: v }: Checked) {
     const requirements = requirementsFor(v.version, this.terms, resource)
     const accepted = this.ledger.accept({
       key: v.key,

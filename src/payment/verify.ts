@@ -24,8 +24,17 @@ const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
 const UINT256_MAX = 2n ** 256n - 1n
 // secp256k1's group order; an s above half of it is the malleated twin USDC's ecrecover refuses.
 const HALF_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n
-// Both references leave this much of validBefore for the settlement to land.
+// Both references leave at least this much of validBefore for the settlement to land.
 const VALID_BEFORE_MARGIN = 6n
+
+/**
+ * How long an authorization must stay valid to be accepted: half the challenge's
+ * maxTimeoutSeconds (clients sign now + maxTimeoutSeconds, so half of it tolerates that much
+ * clock skew), at least the references' 6 s. An authorization that expires sooner could not be
+ * settled later from the ledger, nor after a long scrape through a facilitator: accepting it
+ * would serve a scrape nobody can be paid for.
+ */
+export const validityMargin = (maxTimeoutSeconds: number) => BigInt(Math.max(Number(VALID_BEFORE_MARGIN), Math.floor(maxTimeoutSeconds / 2)))
 
 type Outcome = { ok: true; payment: Verified } | { ok: false; reason: Reason }
 const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
@@ -66,7 +75,7 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
   if (version === 1 ? value < price : value !== price) return refuse('invalid_exact_evm_payload_authorization_value')
   const now = BigInt(Math.floor(nowMs / 1000))
   const validBefore = BigInt(a.validBefore)
-  if (validBefore < now + VALID_BEFORE_MARGIN) return refuse('invalid_exact_evm_payload_authorization_valid_before')
+  if (validBefore < now + validityMargin(t.maxTimeoutSeconds)) return refuse('invalid_exact_evm_payload_authorization_valid_before')
   if (BigInt(a.validAfter) > now) return refuse('invalid_exact_evm_payload_authorization_valid_after')
 
   // 5. Signature, over a domain built from our terms.
@@ -83,13 +92,6 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
 
 /** The ledger key of an authorization: the nonce space EIP-3009 itself enforces, one per authorizer and token. */
 export const replayKey = (t: Terms, from: `0x${string}`, nonce: string) => `${t.network.chainId}:${t.network.asset}:${from}:${nonce.toLowerCase()}`
-
-/** The `from` of a payment header, decoded but not verified (for rate limiting); null when there is none. */
-export function claimedPayer(text: string): `0x${string}` | null {
-  const p = decodeJsonHeader(text)
-  const a = p && isObject(p.payload) && isObject(p.payload.authorization) ? p.payload.authorization : null
-  return a && isAddress(a.from) ? getAddress(a.from.toLowerCase()) : null
-}
 
 const isAddress = (v: unknown): v is `0x${string}` => typeof v === 'string' && ADDRESS.test(v)
 const isUint = (v: unknown): v is string => typeof v === 'string' && UINT.test(v) && BigInt(v) <= UINT256_MAX

@@ -9,12 +9,13 @@ import { ScrapeFailure, type Scraper } from './scraper'
 import { SCRAPE_PATH_PREFIX, targetOf } from './target-url'
 
 /**
- * The payment side of a scrape (x402, src/payment): who pays (for the rate limit), admission
- * before the scrape, settlement after it. Absent when TRAWL_PAY_TO is unset: the API is free.
+ * The payment side of a scrape (x402, src/payment): the local checks (which name the payer for
+ * the rate limit), recording before the scrape, settlement after it. Absent when TRAWL_PAY_TO is
+ * unset: the API is free.
  */
 export type Payments = {
-  payerOf(request: Request): string | null
-  admit(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; payment: unknown }>
+  check(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; checked: { payer: string } }>
+  record(checked: unknown): Promise<{ ok: false; response: Response } | { ok: true; payment: unknown }>
   settle(payment: unknown, succeeded: boolean): Promise<{ headers: Record<string, string> } | { response: Response }>
 }
 
@@ -121,23 +122,33 @@ function getRequest(request: Request, proxyNames: readonly string[]): ScrapeRequ
 function markdownAnswer(result: ScrapeResult, headers: Record<string, string>): Response {
   const first = result.results[0]!
   const meta = { 'x-scrape-url': result.url, 'x-scrape-rendered': String(result.rendered), ...headers }
-  if (first.kind === 'binary') return new Response(Buffer.from(first.content, 'base64'), { status: 200, headers: { ...meta, 'content-type': first.content_type } })
+  // The target's bytes under its own type, from the API's origin: never sniffed, and a document
+  // (SVG, XML) opened from here runs sandboxed, with no script on this origin.
+  if (first.kind === 'binary') {
+    const headers = { ...meta, 'content-type': first.content_type, 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' }
+    return new Response(Buffer.from(first.content, 'base64'), { status: 200, headers })
+  }
   return new Response((first as { content: string }).content, { status: 200, headers: { ...meta, 'content-type': 'text/markdown; charset=utf-8' } })
 }
 
 async function serve(deps: ScrapeDeps, request: Request, req: ScrapeRequest, answer: (result: ScrapeResult, headers: Record<string, string>) => Response): Promise<Response> {
-  const payer = deps.payments?.payerOf(request) ?? null
+  // The payment is checked first, without side effects, so that the rate limit can count a
+  // verified payer's requests in the payer's bucket; anything unpaid or invalid counts against
+  // the client's address. A 429 still comes before the 402, and never consumes a payment.
+  const checked = deps.payments ? await deps.payments.check(request, resourceOf(deps.config, request)) : null
+  const payer = checked?.ok ? checked.checked.payer : null
   if (deps.limiter) {
-    const wait = deps.limiter.take(payer ? `payer:${payer.toLowerCase()}` : `ip:${deps.clientIp(request)}`)
+    const wait = deps.limiter.take(payer ? `payer:${payer.toLowerCase()}` : `ip:${addressKey(deps.clientIp(request))}`)
     if (wait > 0) {
       return json(429, { error: 'rate_limited', message: `too many scrapes; retry in ${wait} s (TRAWL_SCRAPE_RATE)` }, { 'retry-after': String(wait) })
     }
   }
   let payment: unknown = null
-  if (deps.payments) {
-    const admitted = await deps.payments.admit(request, resourceOf(deps.config, request))
-    if (!admitted.ok) return admitted.response
-    payment = admitted.payment
+  if (deps.payments && checked) {
+    if (!checked.ok) return checked.response
+    const recorded = await deps.payments.record(checked.checked)
+    if (!recorded.ok) return recorded.response
+    payment = recorded.payment
   }
   let result: ScrapeResult | null = null
   let failure: Response
@@ -152,14 +163,30 @@ async function serve(deps: ScrapeDeps, request: Request, req: ScrapeRequest, ans
   }
   let headers: Record<string, string> = {}
   if (deps.payments && payment !== null) {
-    const settled = await deps.payments.settle(payment, result !== null)
+    // A client that hung up gets nothing, so it is not charged.
+    const settled = await deps.payments.settle(payment, result !== null && !request.signal.aborted)
     if ('response' in settled) return settled.response
     headers = settled.headers
   }
   return result ? answer(result, headers) : failure!
 }
 
-/** The absolute URL a payment is for (x402 `resource`): TRAWL_PUBLIC_URL's origin, or the request's own. */
+/**
+ * The rate limit's key for a client address: IPv4 as it is, IPv6 by its /64 (one host is
+ * usually given a whole /64, and could otherwise take a new bucket per address).
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped) return mapped[1]!
+  const [head = '', tail = ''] = address.split('::')
+  const left = head ? head.split(':') : []
+  const right = tail ? tail.split(':') : []
+  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`
+}
+
+/** The absolute URL a payment is for (x402 `resource`): under TRAWL_PUBLIC_URL when set, else the request's own origin. */
 function resourceOf(config: Config, request: Request): string {
   const url = new URL(request.url)
   if (!config.publicUrl) return `${url.origin}${url.pathname}`

@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BINARY, childEnv, cleanup, ensureBinary, runBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
 
+// 3 MB: far more than a pipe holds, so the command must wait for its reader before exiting.
+const LARGE = new Uint8Array(3 * 1024 * 1024).map((_, i) => (i * 31) & 255)
 let site: ReturnType<typeof Bun.serve>
 let origin: string
 let trawl: Trawl
@@ -19,6 +21,7 @@ beforeAll(async () => {
       const url = new URL(req.url)
       if (url.pathname === '/page') return new Response(`<html><head><title>Page</title></head><body><h1>Hello</h1><p class="price">12.50</p><p>${url.search.replace(/&/g, '&amp;')}</p></body></html>`, { headers: { 'content-type': 'text/html' } })
       if (url.pathname === '/bytes') return new Response(new Uint8Array([0, 1, 2, 254, 255]), { headers: { 'content-type': 'application/octet-stream' } })
+      if (url.pathname === '/large') return new Response(LARGE, { headers: { 'content-type': 'application/pdf' } })
       return new Response('gone', { status: 410 })
     },
   })
@@ -62,6 +65,16 @@ describe('the scrape API in the binary', () => {
     }
   })
 
+  test('a Host header Bun cannot make a URL of gets our JSON, never a page of stack frames (both ports)', async () => {
+    for (const port of [trawl.scrapePort, trawl.port]) {
+      const raw = await rawRequest(port, `GET /v1/scrape/${origin}/page HTTP/1.1\r\nHost: a/b\r\nConnection: close\r\n\r\n`)
+      expect(raw).toMatch(/^HTTP\/1\.1 [45]\d\d /)
+      expect(raw).not.toContain('<html')
+      expect(raw).not.toMatch(/\bat .*\.ts:\d+/)
+      expect(raw.slice(raw.indexOf('\r\n\r\n') + 4)).toMatch(/^\{"error":"[a-z_]+","message":/)
+    }
+  })
+
   test('the address guard holds by default: a loopback target is a 500 blocked_address', async () => {
     const guarded = await startTrawl({ env: { TRAWL_SCRAPE_RENDER: 'never' } })
     const r = await guarded.scrape.post('/v1/scrape', { url: `${origin}/page` }, { tenant: null })
@@ -70,6 +83,19 @@ describe('the scrape API in the binary', () => {
     await guarded.stop()
   })
 })
+
+/** One raw HTTP exchange, for requests fetch() will not send. */
+async function rawRequest(port: number, text: string): Promise<string> {
+  const { connect } = await import('node:net')
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text))
+    let out = ''
+    socket.on('data', (d) => (out += d.toString('latin1')))
+    socket.on('end', () => resolve(out))
+    socket.on('error', reject)
+    setTimeout(() => (socket.destroy(), resolve(out)), 5000)
+  })
+}
 
 describe('trawl scrape', () => {
   const env = { TRAWL_SCRAPE_RENDER: 'never' }
@@ -87,6 +113,13 @@ describe('trawl scrape', () => {
     const child = Bun.spawn([BINARY, 'scrape', `${origin}/bytes`], { env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
     const raw = new Uint8Array(await new Response(child.stdout).arrayBuffer())
     expect([await child.exited, [...raw]]).toEqual([0, [0, 1, 2, 254, 255]])
+    // A reader that starts late still gets every byte of a large body.
+    const slow = Bun.spawn([BINARY, 'scrape', `${origin}/large`], { env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
+    await Bun.sleep(500)
+    const all = new Uint8Array(await new Response(slow.stdout).arrayBuffer())
+    expect(await slow.exited).toBe(0)
+    expect(all.length).toBe(LARGE.length)
+    expect(Buffer.compare(all, LARGE)).toBe(0)
   })
 
   test('a failing target exits 1 with its reason; bad arguments exit 2 with one line', async () => {

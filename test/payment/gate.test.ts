@@ -170,14 +170,21 @@ describe('accepted payments', () => {
     expect(result.ok && result.payment.version).toBe(2)
   })
 
-  test('payerOf reads the claimed payer without verifying', async () => {
+  test('check has no side effect and names the verified payer; a forged one is refused, not named', async () => {
+    const before = t.rows().length
+    const ok = await gate.check(v1Request(await v1Payload({ account: otherPayer })), RESOURCE)
+    expect(ok.ok && ok.checked.payer).toBe(otherPayer.address)
+    expect(t.rows().length).toBe(before)
     const forged = await v1Payload({ account: otherPayer })
-    forged.payload.signature = '0x00'
-    expect(gate.payerOf(v1Request(forged))).toBe(otherPayer.address)
-    expect(gate.payerOf(v2Request(await v2Payload()))).toBe(payer.address)
-    expect(gate.payerOf(new Request(RESOURCE))).toBeNull()
-    expect(gate.payerOf(v1Request('%%%'))).toBeNull()
-    expect(gate.payerOf(v1Request({ x402Version: 1 }))).toBeNull()
+    forged.payload.signature = (await v1Payload()).payload.signature
+    const refused = await gate.check(v1Request(forged), RESOURCE)
+    expect(refused.ok).toBe(false)
+    // Recorded once; the same checked payment again is a replay.
+    if (!ok.ok) throw new Error('unreachable')
+    expect((await gate.record(ok.checked)).ok).toBe(true)
+    const again = await gate.record(ok.checked)
+    expect(again.ok).toBe(false)
+    expect(t.rows().length).toBe(before + 1)
   })
 })
 
@@ -245,10 +252,13 @@ describe('refused payments: 402, the reason in `error`, the ledger untouched', (
     await expectRefusal(v1Request(await v1Payload({ payloadNetwork: 'polygon' })), 'invalid_network')
   })
 
-  test('expired, or expiring within the 6 s margin', async () => {
+  test('expired, or expiring before half of maxTimeoutSeconds (300 s here) has passed: it could not be settled', async () => {
     const now = Math.floor(Date.now() / 1000)
     await expectRefusal(v1Request(await v1Payload({ authorization: { validBefore: String(now - 1) } })), 'invalid_exact_evm_payload_authorization_valid_before')
     await expectRefusal(v1Request(await v1Payload({ authorization: { validBefore: String(now + 4) } })), 'invalid_exact_evm_payload_authorization_valid_before')
+    await expectRefusal(v1Request(await v1Payload({ authorization: { validBefore: String(now + 140) } })), 'invalid_exact_evm_payload_authorization_valid_before')
+    const enough = await gate.admit(v1Request(await v1Payload({ authorization: { validBefore: String(now + 160) } })), RESOURCE)
+    expect(enough.ok).toBe(true)
   })
 
   test('not valid yet', async () => {

@@ -189,6 +189,8 @@ describe('GET /v1/scrape/{url}', () => {
     const r = await fetchRaw(`/v1/scrape/${origin}/logo.png`)
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toBe('image/png')
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(r.headers.get('content-security-policy')).toBe('sandbox')
     expect(new Uint8Array(await r.arrayBuffer())).toEqual(PNG)
   })
 
