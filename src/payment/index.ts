@@ -132,6 +132,19 @@ class Gate implements PaymentGate {
     return { ok: true as const, payment }
   }
 
+  /**
+   * Moves the row out of `accepted`. A database failure here (busy past its timeout, full) must
+   * not turn a scrape that was served, or settled on chain, into an error for the payer: it is
+   * logged, and the row stays `accepted`, which an operator reads as unknown.
+   */
+  private mark(payment: Admitted, to: 'served' | 'handler_failed' | 'settled' | 'settle_failed', extra?: { tx?: string; error?: string }) {
+    try {
+      this.ledger.mark(payment.key, 'accepted', to, extra)
+    } catch (err) {
+      this.log.error('payment ledger update failed; the row stays accepted', { key: payment.key, to, error: String(err) })
+    }
+  }
+
   /** Local checks passed; the facilitator also knows balances and on-chain nonces. A refusal releases the ledger row. */
   private async verifyWithFacilitator(payment: Admitted): Promise<Response | null> {
     let why
@@ -150,12 +163,12 @@ class Gate implements PaymentGate {
 
   async settle(payment: Admitted, succeeded: boolean) {
     if (!succeeded) {
-      this.ledger.mark(payment.key, 'accepted', 'handler_failed')
+      this.mark(payment, 'handler_failed')
       return { headers: {} }
     }
     const receipt = { network: networkName(payment.version, this.terms), payer: payment.payer }
     if (!this.facilitator) {
-      this.ledger.mark(payment.key, 'accepted', 'served')
+      this.mark(payment, 'served')
       // Nothing was settled on chain: the authorization waits in the ledger, so the transaction is empty.
       return { headers: { ...receiptHeader(payment.version, { success: true, transaction: '', ...receipt }), 'Cache-Control': 'private' } }
     }
@@ -163,7 +176,7 @@ class Gate implements PaymentGate {
     try {
       const settled = await this.facilitator.settle(facilitatorRequest(payment))
       if (settled.success) {
-        this.ledger.mark(payment.key, 'accepted', 'settled', { tx: settled.transaction })
+        this.mark(payment, 'settled', { tx: settled.transaction })
         return { headers: { ...receiptHeader(payment.version, { success: true, transaction: settled.transaction, ...receipt }), 'Cache-Control': 'private' } }
       }
       failure = foreignRefusal(settled.reason, 'unexpected_settle_error', 'the payment could not be settled, so the result is withheld')
@@ -172,7 +185,7 @@ class Gate implements PaymentGate {
       failure = refusal('unexpected_settle_error')
       this.log.warn('facilitator settle failed', { payer: payment.payer, error: err instanceof FacilitatorError ? err.message : String(err) })
     }
-    this.ledger.mark(payment.key, 'accepted', 'settle_failed', { error: failure.v1 })
+    this.mark(payment, 'settle_failed', { error: failure.v1 })
     const failed = receiptHeader(payment.version, { success: false, errorReason: payment.version === 1 ? failure.v1 : failure.v2, transaction: '', ...receipt })
     return { response: challengeResponse(this.terms, payment.resource, failure, failed) }
   }
