@@ -3,7 +3,6 @@ import { notFound, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, Duration, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { expressionError, MAX_EXPRESSION_LENGTH, nextTick, timezoneError } from '../schedule/cron'
-import { delayMs } from '../schedule/scheduler'
 import { DURATION_PATTERN, parseDuration } from '../util/duration'
 import { EXECUTION_OUTCOMES, TRIGGER_KINDS, type Condition } from '../store/triggers'
 import type { Deps } from './deps'
@@ -152,7 +151,6 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
         id: body.id ?? crypto.randomUUID(),
         name: body.name,
         condition,
-        delayMs: condition.kind === 'on_finish' ? delayMs(condition.params) : 0,
         nextAt: condition.kind === 'schedule' ? nextTick(condition.params, now) : null,
       })
       engine?.notify()
@@ -196,7 +194,7 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
       params: TriggerParams,
       response: { status: 200, schema: TriggerShape },
       handle: ({ tenant, params }) => {
-        const trigger = store.triggers.setEnabled(tenant, params.trigger_id, enabled, (c) => (c.kind === 'schedule' ? nextTick(c.params, Date.now()) : null))
+        const trigger = store.triggers.setEnabled(tenant, params.trigger_id, enabled, (schedule) => nextTick(schedule, Date.now()))
         if (!trigger) throw notFound('trigger')
         engine?.notify()
         return { status: 200, body: trigger }

@@ -23,6 +23,8 @@ export interface BlobStore {
   delete(key: string): Promise<boolean>
   /** Waits for operations already started, then releases the store; later calls fail with `io`. */
   close(): Promise<void>
+  /** The store's own SQLite file, when it has one (its checkpoints run on the checkpoint thread). */
+  readonly databaseFile?: string
 }
 
 export class BlobError extends Error {

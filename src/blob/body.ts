@@ -1,4 +1,4 @@
-import { BlobError } from './blob-store'
+import { BlobError, type BlobInfo } from './blob-store'
 import { Checksum, checksumOf } from './checksum'
 import type { TempFile } from './files'
 
@@ -12,7 +12,7 @@ export type ReadLimits = {
   spill: () => Promise<TempFile>
 }
 
-const tooLarge = (max: number) => new BlobError('too_large', `blob body is larger than ${max} bytes`)
+export const tooLarge = (max: number) => new BlobError('too_large', `blob body is larger than ${max} bytes`)
 
 /**
  * Reads a body once, taking its checksum as it goes. A stream is held in memory only up to `inlineMax`;
@@ -85,6 +85,9 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   }
   return out
 }
+
+/** A stored blob's row as the stores' indexes hold it, as BlobInfo. */
+export const toInfo = (row: { size: number; checksum: string; content_type: string }): BlobInfo => ({ size: row.size, checksum: row.checksum, contentType: row.content_type })
 
 export function ioError(e: unknown, what = 'blob storage failed'): BlobError {
   if (e instanceof BlobError) return e

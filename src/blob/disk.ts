@@ -6,7 +6,7 @@ import { retryBusy, type Synchronous } from '../store/wal'
 import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
 import { Operations } from './operations'
-import { ioError, readBody } from './body'
+import { ioError, readBody, toInfo } from './body'
 import { checksumOf } from './checksum'
 import { BlobFiles } from './files'
 import type { Database } from 'bun:sqlite'
@@ -212,10 +212,6 @@ export class DiskBlobStore implements BlobStore {
     return { existed: old !== null, oldFile: old?.file ?? null }
   }
 
-}
-
-function toInfo(row: BlobRow): BlobInfo {
-  return { size: row.size, checksum: row.checksum, contentType: row.content_type }
 }
 
 function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {

@@ -6,15 +6,11 @@ import { BlobError } from './blob-store'
  */
 export class Operations {
   private readonly inFlight = new Set<Promise<unknown>>()
-  private closedFlag = false
-
-  get closed() {
-    return this.closedFlag
-  }
+  private closed = false
 
   /** Runs `work` as a tracked operation; rejects with `io` once closed. */
   track<T>(work: () => Promise<T>): Promise<T> {
-    if (this.closedFlag) return Promise.reject(new BlobError('io', 'blob store is closed'))
+    if (this.closed) return Promise.reject(new BlobError('io', 'blob store is closed'))
     let p: Promise<T>
     try {
       p = work()
@@ -28,7 +24,7 @@ export class Operations {
   }
 
   assertOpen() {
-    if (this.closedFlag) throw new BlobError('io', 'blob store is closed')
+    if (this.closed) throw new BlobError('io', 'blob store is closed')
   }
 
   /**
@@ -36,8 +32,8 @@ export class Operations {
    * each wait (operations may be waiting on a batch only a flush commits). False when already closed.
    */
   async close(flush: () => void): Promise<boolean> {
-    if (this.closedFlag) return false
-    this.closedFlag = true
+    if (this.closed) return false
+    this.closed = true
     while (this.inFlight.size > 0) {
       flush()
       await Promise.allSettled(this.inFlight)

@@ -1,6 +1,7 @@
 import type { S3Options } from 'bun'
 import { CommitBatcher } from './batcher'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { ioError, tooLarge, toInfo } from './body'
 import { Operations } from './operations'
 import { Checksum, checksumOf } from './checksum'
 import { openS3Index, type IndexStatements } from './s3-index'
@@ -106,8 +107,7 @@ export class S3BlobStore implements BlobStore {
       // holds the old body, so its row comes back. After an S3 or network failure the upload
       // may or may not have landed, and the key stays missing rather than maybe wrong.
       if (old && upload.refused) {
-        const info = { size: old.size, checksum: old.checksum, contentType: old.content_type }
-        await this.index({ kind: 'put', name, info }).catch(() => {})
+        await this.index({ kind: 'put', name, info: toInfo(old) }).catch(() => {})
       }
       throw e
     }
@@ -220,12 +220,12 @@ export class S3BlobStore implements BlobStore {
     return this.batcher.submit(op).catch((e: unknown) => Promise.reject(ioError(e, 'the S3 blob index failed')))
   }
 
-  /** Runs inside the batch's transaction; answers whether the name had a row before. */
+  /** Runs inside the batch's transaction; for a delete, answers whether the name had a row. */
   private applyOne(op: IndexOp): boolean {
     if (op.kind === 'delete') return this.sql.delete.get(op.name) !== null
-    const existed = this.sql.get.get(op.name) !== null
+    // A put's answer is not read: replace() dropped the old row before.
     this.sql.upsert.run(op.name, op.info.size, op.info.checksum, op.info.contentType)
-    return existed
+    return true
   }
 
   private serial<T>(key: string, work: () => Promise<T>): Promise<T> {
@@ -244,14 +244,6 @@ export class S3BlobStore implements BlobStore {
 
 }
 
-const toInfo = (row: { size: number; checksum: string; content_type: string }): BlobInfo => ({
-  size: row.size,
-  checksum: row.checksum,
-  contentType: row.content_type,
-})
-
-const tooLarge = (max: number) => new BlobError('too_large', `blob body is larger than ${max} bytes`)
-
 const isNoSuchKey = (e: unknown) => (e as { code?: unknown } | null)?.code === 'NoSuchKey'
 
 /** Any failure of S3 or of the way to it is `io`: the caller may retry; the S3 error code stays in the message and the cause. */
@@ -260,10 +252,6 @@ function s3Error(e: unknown, what = 'S3 blob storage failed'): BlobError {
   const code = (e as { code?: unknown } | null)?.code
   const message = e instanceof Error ? e.message : String(e)
   return new BlobError('io', `${what}: ${typeof code === 'string' ? `${code}: ` : ''}${message}`, { cause: e })
-}
-
-function ioError(e: unknown, what: string): BlobError {
-  return e instanceof BlobError ? e : new BlobError('io', `${what}: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
 }
 
 /** A large Uint8Array body as a stream, so it takes the multipart path. */

@@ -1,4 +1,4 @@
-import { DiskBlobStore, openBlobStore, S3BlobStore } from '../blob'
+import { openBlobStore } from '../blob'
 import type { Config } from '../config'
 import { createFetcher } from '../fetch'
 import type { Logger } from '../log'
@@ -23,8 +23,7 @@ export function openCrawlResources(config: Config, log: Logger): CrawlResources 
   const blobs = openBlobStore(config)
   // A crawl commits steadily to both databases (the blob store's is blobs.db, or the S3 store's
   // index); their checkpoints run on a thread of their own.
-  const blobDb = blobs instanceof DiskBlobStore || blobs instanceof S3BlobStore ? [blobs.databaseFile] : []
-  const checkpointer = new Checkpointer([db.filename, ...blobDb], {
+  const checkpointer = new Checkpointer([db.filename, ...(blobs.databaseFile ? [blobs.databaseFile] : [])], {
     onFailure: (message) => log.warn('the checkpoint thread stopped; SQLite checkpoints on the writing thread instead', { error: message }),
   })
   return {

@@ -2,7 +2,6 @@ import { resolveConfig, type CrawlConfig } from '../crawl/manifest'
 import type { Logger } from '../log'
 import type { Store } from '../store'
 import type { Condition, DueFiring, Execution } from '../store/triggers'
-import { parseDuration } from '../util/duration'
 import { nextTick } from './cron'
 
 /** At most this long between looks at the database, so firings recorded by another process are seen. */
@@ -32,8 +31,8 @@ export type Turn = { made: Execution[]; more: boolean }
 export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | null = null
   private stopped = true
-  private running = false
-  private again = false
+  /** A wake is queued already: notifications in one turn make one look, not one each. */
+  private queued = false
   /** No firing is tried before this (epoch ms): set by a transient failure. */
   private retryAt = 0
 
@@ -58,7 +57,12 @@ export class Scheduler {
 
   /** Something may be due sooner than the timer knows (a trigger created or enabled, a run finished). */
   notify() {
-    if (!this.stopped) queueMicrotask(() => this.wake())
+    if (this.stopped || this.queued) return
+    this.queued = true
+    queueMicrotask(() => {
+      this.queued = false
+      this.wake()
+    })
   }
 
   /**
@@ -71,24 +75,25 @@ export class Scheduler {
     const now = this.now()
     if (now < this.retryAt) return { made, more: false }
     const due = this.store.triggers.due(now, BATCH)
+    let more = due.length === BATCH
     for (const d of due) {
       const outcome = this.fire(d, now)
       if (outcome === 'retry') {
         this.retryAt = now + RETRY_MS
-        return { made, more: false }
+        more = false
+        break
       }
       if (outcome) made.push(outcome)
     }
-    return { made, more: due.length === BATCH }
+    // One look of the runner takes every run it has room for.
+    if (made.some((e) => e.run_id)) this.onRun()
+    return { made, more }
   }
 
   private fire(d: DueFiring, now: number): Execution | null | 'retry' {
     try {
       const execution = this.store.triggers.fire(d, now, (condition, after) => this.next(condition, after), (tenant, jobId) => this.createRun(tenant, jobId))
-      if (execution) {
-        this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
-        if (execution.run_id) this.onRun()
-      }
+      if (execution) this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
       return execution
     } catch (err) {
       if (transient(err)) {
@@ -127,23 +132,15 @@ export class Scheduler {
 
   private wake(): void {
     if (this.stopped) return
-    if (this.running) {
-      this.again = true
-      return
-    }
-    this.running = true
     let more = false
     try {
       more = this.tick().more
     } catch (err) {
       this.log.error('trigger scheduler failed', { error: String(err) })
       this.retryAt = this.now() + RETRY_MS
-    } finally {
-      this.running = false
     }
     // A full batch leaves more: the next one after other work has had its turn (HTTP, the runs' leases).
-    if (more || this.again) {
-      this.again = false
+    if (more) {
       if (this.timer) clearTimeout(this.timer)
       this.timer = setTimeout(() => this.wake(), 0)
       return
@@ -166,6 +163,3 @@ export class Scheduler {
     this.timer = setTimeout(() => this.wake(), wait)
   }
 }
-
-/** A delay of an on_finish trigger in ms (validated at create time). */
-export const delayMs = (params: { delay?: string }) => (params.delay === undefined ? 0 : parseDuration(params.delay)!)

@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { conflict } from '../http/errors'
 import { emptyPage, INT, ListQuery, type Page } from './list'
+import { parseDuration } from '../util/duration'
 import { iso } from './time'
 
 export const TRIGGER_KINDS = ['schedule', 'on_finish'] as const
@@ -8,7 +9,8 @@ export const EXECUTION_OUTCOMES = ['created_run', 'skipped'] as const
 export type TriggerKind = (typeof TRIGGER_KINDS)[number]
 export type Outcome = (typeof EXECUTION_OUTCOMES)[number]
 
-export type Condition = { kind: 'schedule'; params: { expression: string; timezone?: string } } | { kind: 'on_finish'; params: { delay?: string } }
+export type ScheduleParams = { expression: string; timezone?: string }
+export type Condition = { kind: 'schedule'; params: ScheduleParams } | { kind: 'on_finish'; params: { delay?: string } }
 export type Trigger = { id: string; job_id: string; name: string; condition: Condition; enabled: boolean; created_at: string; last_executed_at: string | null }
 export type Execution = { id: string; trigger_id: string; run_id: string | null; scheduled_at: string; executed_at: string; created_at: string; outcome: Outcome }
 
@@ -34,18 +36,19 @@ export type ExecutionFilter = {
 }
 
 /** A trigger as stored, with what the scheduler needs. */
-export type NewTrigger = { id: string; name: string; condition: Condition; delayMs: number; nextAt: number | null }
+export type NewTrigger = { id: string; name: string; condition: Condition; nextAt: number | null }
 
 /** A firing that is due: a schedule's tick, or an on_finish firing (its row's seq) whose delay has passed. */
 export type DueFiring = { trigger_seq: number; kind: TriggerKind; due_at: number; firing_seq: number | null }
 
 type TriggerRow = { id: string; job_id: string; name: string; kind: TriggerKind; params: string; enabled: number; created_at: number; last_executed_at: number | null }
 const COLUMNS = 't.id, t.job_id, t.name, t.kind, t.params, t.enabled, t.created_at, t.last_executed_at'
+const conditionOf = (r: Pick<TriggerRow, 'kind' | 'params'>) => ({ kind: r.kind, params: JSON.parse(r.params) }) as Condition
 const toTrigger = (r: TriggerRow): Trigger => ({
   id: r.id,
   job_id: r.job_id,
   name: r.name,
-  condition: { kind: r.kind, params: JSON.parse(r.params) } as Condition,
+  condition: conditionOf(r),
   enabled: r.enabled === 1,
   created_at: iso(r.created_at)!,
   last_executed_at: iso(r.last_executed_at),
@@ -71,7 +74,8 @@ export function triggerRepository(db: Database) {
   )
   const byId = db.query(`SELECT t.seq, t.job_seq, t.next_at, ${COLUMNS} FROM triggers t WHERE tenant = ? AND id = ?`)
   const bySeq = db.query(`SELECT t.seq, t.tenant, t.job_seq, t.next_at, ${COLUMNS} FROM triggers t WHERE seq = ?`)
-  const remove = db.query('DELETE FROM triggers WHERE seq = ?')
+  // Executions and waiting firings go with it (ON DELETE CASCADE); triggers carry no labels.
+  const remove = db.query('DELETE FROM triggers WHERE tenant = ? AND id = ?')
   const setEnabled = db.query('UPDATE triggers SET enabled = ?2, next_at = ?3 WHERE seq = ?1')
   const dropFirings = db.query('DELETE FROM trigger_firings WHERE trigger_seq = ?')
   const dueTicks = db.query(`SELECT seq AS trigger_seq, next_at AS due_at FROM triggers WHERE next_at IS NOT NULL AND next_at <= ${INT} ORDER BY next_at LIMIT ${INT}`)
@@ -94,7 +98,8 @@ export function triggerRepository(db: Database) {
     /** Inserts a trigger of a job (seq and id of this tenant's job); 409 when the id is taken. */
     create(tenant: string, job: { seq: number; id: string }, t: NewTrigger): Trigger {
       return db.transaction(() => {
-        const { changes } = insert.run(tenant, t.id, job.seq, job.id, t.name, t.condition.kind, JSON.stringify(t.condition.params), t.delayMs, Date.now(), t.nextAt)
+        const delayMs = t.condition.kind === 'on_finish' && t.condition.params.delay !== undefined ? parseDuration(t.condition.params.delay)! : 0
+        const { changes } = insert.run(tenant, t.id, job.seq, job.id, t.name, t.condition.kind, JSON.stringify(t.condition.params), delayMs, Date.now(), t.nextAt)
         if (changes === 0) throw conflict(`trigger ${t.id} already exists`)
         return toTrigger(getRow(tenant, t.id)!)
       }).immediate()
@@ -105,25 +110,20 @@ export function triggerRepository(db: Database) {
     },
     /** Deletes a trigger with its executions and pending firings; false when it did not exist. */
     delete(tenant: string, id: string): boolean {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return false
-        remove.run(row.seq)
-        return true
-      }).immediate()
+      return remove.run(tenant, id).changes > 0
     },
     /**
      * Enables or disables a trigger. `nextAt` computes a schedule's next tick from now when it is
      * enabled, so ticks that passed while it was disabled never fire; disabling drops the next
      * tick and the on_finish firings waiting for their delay. Null when it does not exist.
      */
-    setEnabled(tenant: string, id: string, enabled: boolean, nextAt: (condition: Condition) => number | null): Trigger | null {
+    setEnabled(tenant: string, id: string, enabled: boolean, nextAt: (schedule: ScheduleParams) => number | null): Trigger | null {
       return db.transaction(() => {
         const row = getRow(tenant, id)
         if (!row) return null
         const wasEnabled = row.enabled === 1
         if (wasEnabled !== enabled) {
-          setEnabled.run(row.seq, enabled ? 1 : 0, enabled && row.kind === 'schedule' ? nextAt(toTrigger(row).condition) : null)
+          setEnabled.run(row.seq, enabled ? 1 : 0, enabled && row.kind === 'schedule' ? nextAt(JSON.parse(row.params)) : null)
           if (!enabled) dropFirings.run(row.seq)
         }
         return toTrigger(getRow(tenant, id)!)
@@ -179,7 +179,7 @@ export function triggerRepository(db: Database) {
         if (!row) return null
         if (d.kind === 'schedule') {
           if (row.next_at !== d.due_at) return null
-          advance.run(row.seq, d.due_at, next(toTrigger(row).condition, now))
+          advance.run(row.seq, d.due_at, next(conditionOf(row), now))
         } else if (takeFiring.run(d.firing_seq).changes === 0) return null
         if (row.enabled !== 1) return null
         const busy = unfinished.get(row.job_seq) !== null
@@ -196,7 +196,7 @@ export function triggerRepository(db: Database) {
       db.transaction(() => {
         if (d.kind === 'on_finish') return void takeFiring.run(d.firing_seq)
         const row = bySeq.get(d.trigger_seq) as Stored | null
-        if (row) advance.run(row.seq, d.due_at, next(toTrigger(row).condition))
+        if (row) advance.run(row.seq, d.due_at, next(conditionOf(row)))
       }).immediate()
     },
   }
