@@ -32,9 +32,9 @@ async function main(argv: string[]): Promise<number> {
     case 'crawl':
       return (await import('./cli/crawl')).crawlCommand(rest)
     case 'scrape':
-      return buffered(async (out) => (await import('./cli/scrape')).scrapeCommand(rest, out))
+      return (await import('./cli/scrape')).scrapeCommand(rest)
     case 'payments':
-      return buffered(async (out) => (await import('./cli/payments')).paymentsCommand(rest, out))
+      return (await import('./cli/payments')).paymentsCommand(rest)
     case undefined:
     case 'help':
     case '--help':
@@ -44,23 +44,6 @@ async function main(argv: string[]): Promise<number> {
     default:
       process.stderr.write(`trawl: unknown command "${command}"\n\n${USAGE}`)
       return 2
-  }
-}
-
-/**
- * Runs a command whose stdout may be large (a scraped PDF, a ledger exported for settlement)
- * and writes it whole before the process exits: process.exit right after process.stdout.write
- * drops what a pipe has not taken yet (measured: 128 KiB of 10 MiB reached `wc -c`), and
- * Bun.write to stdout resolves only once everything is written.
- */
-async function buffered(command: (out: NodeJS.WriteStream) => Promise<number>): Promise<number> {
-  const chunks: Uint8Array[] = []
-  const encoder = new TextEncoder()
-  const out = { write: (chunk: string | Uint8Array) => (chunks.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk), true) } as unknown as NodeJS.WriteStream
-  try {
-    return await command(out)
-  } finally {
-    if (chunks.length) await Bun.write(Bun.stdout, Buffer.concat(chunks))
   }
 }
 
@@ -84,8 +67,15 @@ async function serve(argv: string[]): Promise<number> {
   })
 }
 
+// process.exit right after process.stdout.write drops what a pipe has not taken yet (measured:
+// 128 KiB of a scraped 10 MiB reached `wc -c`); ending stdout waits until everything is written.
+const flushStdout = () => new Promise<void>((resolve) => process.stdout.end(() => resolve()))
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  async (code) => {
+    await flushStdout()
+    process.exit(code)
+  },
   (err) => {
     if (err instanceof ConfigError) {
       process.stderr.write(`trawl: ${err.message}\n`)

@@ -91,10 +91,8 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const { store, parser, fetcher, blobs } = resources
   const engine = createEngines(resources, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
-  // The client's address for the rate limit comes from the listening server, made below.
-  let clientIp = (_request: Request) => 'unknown'
   const payments = createPaymentGate(config, store.db, log)
-  const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments }, (request) => clientIp(request)))
+  const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments }, (request) => scrape.server?.requestIP(request)?.address ?? 'unknown'))
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized
   // body gets our JSON 413, not Bun's empty one.
@@ -120,7 +118,6 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     await resources.close()
     throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
   }
-  clientIp = (request) => scrape.server?.requestIP(request)?.address ?? 'unknown'
   const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)

@@ -16,13 +16,14 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { privateKeyToAccount } from 'viem/accounts'
+import { payNetwork } from '../../src/payment/networks'
 import { TRANSFER_WITH_AUTHORIZATION } from '../../src/payment/signature'
 
 const ROOT = join(import.meta.dir, '..', '..')
 // Anvil's first two well-known keys: a payer and a pay-to address. Test keys, never funded.
 const PAYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
-const USDC_BASE_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
+const NETWORK = payNetwork('base-sepolia')
 
 const { values: args } = parseArgs({
   options: {
@@ -127,7 +128,7 @@ async function signPayments(n: number): Promise<string[]> {
     const nonce = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as `0x${string}`
     const authorization = { from: PAYER.address, to: PAY_TO, value: '1000', validAfter: String(now - 600), validBefore: String(now + 3600), nonce }
     const signature = await PAYER.signTypedData({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC_BASE_SEPOLIA },
+      domain: { name: NETWORK.name, version: NETWORK.version, chainId: NETWORK.chainId, verifyingContract: NETWORK.asset },
       types: TRANSFER_WITH_AUTHORIZATION,
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: 1000n, validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore), to: PAY_TO },

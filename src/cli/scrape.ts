@@ -7,7 +7,7 @@ import { createFetcher } from '../fetch'
 import { FieldErrors } from '../http/errors'
 import { createLogger } from '../log'
 import { ParsePool } from '../parse/pool'
-import { localeProblem, TIMEOUT_SECONDS, urlProblem, type Format } from '../scrape/schema'
+import { localeProblem, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type Format } from '../scrape/schema'
 import { ScrapeFailure, Scraper } from '../scrape/scraper'
 
 const FORMATS = ['markdown', 'html', 'json'] as const
@@ -38,9 +38,10 @@ export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = pr
   const format: Format = kind === 'json' ? { kind: 'json', fields: readFields(fieldsFile!) } : kind === 'html' ? { kind: 'html' } : { kind: 'markdown' }
   const timeout = flags.timeout as string | undefined
   const seconds = timeout === undefined ? TIMEOUT_SECONDS.default : Number(timeout)
-  if (!(seconds >= TIMEOUT_SECONDS.min && seconds <= TIMEOUT_SECONDS.max)) throw new ConfigError(`--timeout: must be seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}, got "${timeout}"`)
+  if (timeout !== undefined && timeoutProblem(timeout)) throw new ConfigError(`--timeout: must be seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}, got "${timeout}"`)
   const locale = (flags.locale as string | undefined) ?? null
-  if (locale !== null && localeProblem(locale)) throw new ConfigError(`--locale: ${localeProblem(locale)}, got "${locale}"`)
+  const localeError = locale === null ? null : localeProblem(locale)
+  if (localeError) throw new ConfigError(`--locale: ${localeError}, got "${locale}"`)
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const fetcher = createFetcher(config, log)
@@ -48,7 +49,7 @@ export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = pr
   try {
     const result = await new Scraper({ fetcher, parser, config, log }).scrape({ url, formats: [format], proxy: null, timeoutMs: Math.round(seconds * 1000), locale })
     const r = result.results[0]!
-    if (r.kind === 'binary') out.write(Buffer.from(r.content, 'base64'))
+    if (r.kind === 'binary') out.write(r.bytes)
     else if (r.kind === 'json') out.write(`${JSON.stringify(r.data, null, 2)}\n`)
     else out.write(r.content.endsWith('\n') ? r.content : `${r.content}\n`)
     if (r.kind === 'json' && r.errors.length) for (const e of r.errors) err.write(`trawl scrape: ${e.field}: ${e.message}\n`)

@@ -26,20 +26,20 @@ export type AppOptions = {
 export function createApp(opts: AppOptions) {
   const refs: References = {}
   const starts = new WeakMap<Request, number>()
-  const cors = opts.cors
+  const cors = opts.cors && { allow: opts.cors.allowHeaders.join(', '), expose: opts.cors.exposeHeaders.join(', ') }
   const app = new Elysia()
     .onRequest(({ request, set }) => {
       if (cors) {
         // Set here, the headers go on every answer: routes', errors' and 404s alike.
         set.headers['access-control-allow-origin'] = '*'
-        set.headers['access-control-expose-headers'] = cors.exposeHeaders.join(', ')
+        set.headers['access-control-expose-headers'] = cors.expose
         if (request.method === 'OPTIONS') {
           return new Response(null, {
             status: 204,
             headers: {
               'access-control-allow-origin': '*',
               'access-control-allow-methods': 'GET, POST, OPTIONS',
-              'access-control-allow-headers': cors.allowHeaders.join(', '),
+              'access-control-allow-headers': cors.allow,
               'access-control-max-age': '86400',
             },
           })
@@ -109,7 +109,7 @@ export function createApp(opts: AppOptions) {
     app.onAfterResponse({ as: 'global' }, (ctx) => {
       const { request } = ctx
       const started = starts.get(request)
-      const url = URL.parse(request.url) ?? URL.parse(request.url, 'http://invalid')
+      const url = urlOf(request)
       // Our replies are Response objects; an error reply has no response here, only its code.
       const { response, code } = ctx as { response?: unknown; code?: string }
       const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? 404 : (ctx.set.status ?? 200)
@@ -137,10 +137,8 @@ function renameDocumentedPaths(doc: unknown, routes: Route[]) {
  * The request's path, whatever Bun made of its URL: a Host header holding `/` leaves
  * request.url relative, and `new URL` of that threw inside the error handler itself.
  */
-function pathOf(request: Request): string {
-  const url = URL.parse(request.url) ?? URL.parse(request.url, 'http://invalid')
-  return url?.pathname ?? '/'
-}
+const urlOf = (request: Request) => URL.parse(request.url) ?? URL.parse(request.url, 'http://invalid')
+const pathOf = (request: Request) => urlOf(request)?.pathname ?? '/'
 
 /** Marks object query parameters as deepObject (`labels[env]=prod`) and arrays as repeated keys. */
 function annotateQueryStyles(doc: unknown) {
@@ -178,6 +176,6 @@ function hoistSchemaIds(doc: unknown) {
   for (const [k, v] of Object.entries(doc as Record<string, unknown>)) if (k !== 'components') (doc as Record<string, unknown>)[k] = visit(v)
 }
 
-export function errorResponse(error: ApiError): Response {
-  return json(error.status, error.body())
+export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
+  return json(error.status, error.body(), headers)
 }

@@ -10,7 +10,7 @@ import { payNetwork } from './networks'
 import { foreignRefusal, refusal } from './reasons'
 import { AuthorizationVerifier } from './signature'
 import { verifyPayment, type Verified } from './verify'
-import { paymentHeader, type Version } from './wire'
+import { HEADERS, paymentHeader, type Version } from './wire'
 
 
 /** A payment that was verified and entered in the ledger as `accepted`; hand it back to `settle`. */
@@ -101,7 +101,7 @@ class Gate implements PaymentGate {
     if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
     const checked = await verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
     if (!checked.ok) {
-      this.log.debug('payment refused', { reason: checked.reason, header: header.version === 1 ? 'X-PAYMENT' : 'PAYMENT-SIGNATURE' })
+      this.log.debug('payment refused', { reason: checked.reason, header: HEADERS[header.version].payment })
       return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }
     }
     return { ok: true as const, checked: { payer: checked.payment.payer, resource, verified: checked.payment } }
@@ -151,7 +151,7 @@ class Gate implements PaymentGate {
     try {
       const answer = await this.facilitator!.verify(facilitatorRequest(payment))
       if (answer.isValid) return null
-      why = foreignRefusal(answer.reason, 'invalid_payment', 'the payment facilitator refused the payment')
+      why = foreignRefusal(answer.reason, 'invalid_payment')
       this.log.info('payment refused by the facilitator', { payer: payment.payer, reason: why.v1 })
     } catch (err) {
       why = refusal('unexpected_verify_error')
@@ -179,7 +179,7 @@ class Gate implements PaymentGate {
         this.mark(payment, 'settled', { tx: settled.transaction })
         return { headers: { ...receiptHeader(payment.version, { success: true, transaction: settled.transaction, ...receipt }), 'Cache-Control': 'private' } }
       }
-      failure = foreignRefusal(settled.reason, 'unexpected_settle_error', 'the payment could not be settled, so the result is withheld')
+      failure = foreignRefusal(settled.reason, 'unexpected_settle_error')
       this.log.warn('settlement refused', { payer: payment.payer, reason: failure.v1 })
     } catch (err) {
       failure = refusal('unexpected_settle_error')

@@ -37,7 +37,7 @@ export function refusal(reason: Reason): Refusal {
  * A facilitator's reason, passed on when it looks like a reason code (it may be one of the
  * 2.x names); anything else, such as free text or an HTML page, becomes `fallback`.
  */
-export function foreignRefusal(raw: unknown, fallback: Reason, message: string): Refusal {
+export function foreignRefusal(raw: unknown, fallback: Reason): Refusal {
   if (typeof raw !== 'string' || !/^[a-z0-9_]{1,100}$/.test(raw)) return refusal(fallback)
-  return { v1: raw, v2: raw, message }
+  return { v1: raw, v2: raw, message: REASONS[fallback].message }
 }

@@ -34,6 +34,25 @@ export const TRANSFER_WITH_AUTHORIZATION = {
 
 const TYPE_HASH = keccak256(toBytes('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'), 'bytes')
 
+/** A signature's parts: r and s in range, s low, v the recovery bit (0 or 1). */
+export type Signature = { r: bigint; s: bigint; v: number }
+
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
+
+/**
+ * The parts of a 0x r‖s‖v signature, or null unless it is what USDC's ecrecover takes: exactly
+ * 65 bytes (longer ones are smart-wallet signatures, which need a chain), 0 < r < n, 0 < s ≤ n/2
+ * (the high-s twin of a signature verifies but ecrecover refuses it), v ∈ {27, 28, 0, 1}.
+ */
+export function parseSignature(signature: string): Signature | null {
+  if (!SIGNATURE.test(signature)) return null
+  const r = BigInt(`0x${signature.slice(2, 66)}`)
+  const s = BigInt(`0x${signature.slice(66, 130)}`)
+  const v = Number.parseInt(signature.slice(130, 132), 16)
+  if (!(r > 0n && r < N && s > 0n && s <= N / 2n) || !(v === 27 || v === 28 || v === 0 || v === 1)) return null
+  return { r, s, v: v % 27 }
+}
+
 /** The authorization as the payload carries it (already shape-checked). */
 export type Authorization = { from: string; to: string; value: bigint; validAfter: bigint; validBefore: bigint; nonce: string }
 
@@ -68,15 +87,8 @@ export class AuthorizationVerifier {
     return keccak256(message, 'bytes')
   }
 
-  /**
-   * Whether `signature` (0x r‖s‖v, already checked to be 65 bytes, low s, v ∈ {27, 28, 0, 1}) is
-   * `from`'s (checksummed) over `digest`.
-   */
-  signedBy(digest: Uint8Array, signature: string, from: string): boolean {
-    const r = BigInt(`0x${signature.slice(2, 66)}`)
-    const s = BigInt(`0x${signature.slice(66, 130)}`)
-    const v = Number.parseInt(signature.slice(130, 132), 16) % 27
-    if (r >= N || s >= N) return false
+  /** Whether `signature` (from parseSignature) is `from`'s (checksummed) over `digest`. */
+  signedBy(digest: Uint8Array, { r, s, v }: Signature, from: string): boolean {
     const cached = this.keys.get(from)
     if (cached) {
       this.keys.delete(from)

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem'
-import type { Terms } from './challenge'
+import { networkName, type Terms } from './challenge'
 import type { Reason } from './reasons'
-import type { AuthorizationVerifier } from './signature'
+import { parseSignature, type AuthorizationVerifier } from './signature'
 import { decodeJsonHeader, isObject, type Version } from './wire'
 
 /** A payment that passed steps 1–5 of X402.md §3.2; the replay check (step 6) is the ledger's insert. */
@@ -20,10 +20,7 @@ export type Verified = {
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const UINT = /^\d{1,78}$/
 const NONCE = /^0x[0-9a-fA-F]{64}$/
-const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
 const UINT256_MAX = 2n ** 256n - 1n
-// secp256k1's group order; an s above half of it is the malleated twin USDC's ecrecover refuses.
-const HALF_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n
 // Both references leave at least this much of validBefore for the settlement to land.
 const VALID_BEFORE_MARGIN = 6n
 
@@ -54,7 +51,7 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
   const accepted = version === 2 ? p.accepted : p
   if (!isObject(accepted)) return refuse('invalid_payload')
   if (accepted.scheme !== 'exact') return refuse('unsupported_scheme')
-  if (accepted.network !== (version === 1 ? t.network.v1 : t.network.v2)) return refuse('invalid_network')
+  if (accepted.network !== networkName(version, t)) return refuse('invalid_network')
   if (version === 2 && !(sameAddress(accepted.asset, t.network.asset) && sameAddress(accepted.payTo, t.payTo) && accepted.amount === t.amount)) {
     return refuse('invalid_payment_requirements')
   }
@@ -66,10 +63,11 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
   const { signature } = body
   if (!isAddress(a.from) || !isAddress(a.to) || !isUint(a.value) || !isUint(a.validAfter) || !isUint(a.validBefore)) return refuse('invalid_payload')
   if (typeof a.nonce !== 'string' || !NONCE.test(a.nonce)) return refuse('invalid_payload')
-  if (typeof signature !== 'string' || !isCanonicalSignature(signature)) return refuse('invalid_exact_evm_payload_signature')
+  const sig = typeof signature === 'string' ? parseSignature(signature) : null
+  if (!sig) return refuse('invalid_exact_evm_payload_signature')
 
   // 4. Amount and time.
-  if (a.to.toLowerCase() !== t.payTo.toLowerCase()) return refuse('invalid_exact_evm_payload_recipient_mismatch')
+  if (!sameAddress(a.to, t.payTo)) return refuse('invalid_exact_evm_payload_recipient_mismatch')
   const value = BigInt(a.value)
   const price = BigInt(t.amount)
   if (version === 1 ? value < price : value !== price) return refuse('invalid_exact_evm_payload_authorization_value')
@@ -81,7 +79,7 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
   // 5. Signature, over a domain built from our terms.
   const from = getAddress(a.from.toLowerCase())
   const digest = verifier.digest({ from, to: a.to, value, validAfter: BigInt(a.validAfter), validBefore, nonce: a.nonce })
-  const valid = verifier.signedBy(digest, signature, from)
+  const valid = verifier.signedBy(digest, sig, from)
   if (!valid) return refuse('invalid_exact_evm_payload_signature')
 
   return {
@@ -96,12 +94,3 @@ export const replayKey = (t: Terms, from: `0x${string}`, nonce: string) => `${t.
 const isAddress = (v: unknown): v is `0x${string}` => typeof v === 'string' && ADDRESS.test(v)
 const isUint = (v: unknown): v is string => typeof v === 'string' && UINT.test(v) && BigInt(v) <= UINT256_MAX
 const sameAddress = (v: unknown, ours: string) => typeof v === 'string' && v.toLowerCase() === ours.toLowerCase()
-
-/** Exactly r‖s‖v (65 bytes), v ∈ {27, 28, 0, 1}, low s: what USDC's ecrecover takes. Longer ones are smart-wallet signatures, which need a chain. */
-function isCanonicalSignature(sig: string): boolean {
-  if (!SIGNATURE.test(sig)) return false
-  const r = BigInt(`0x${sig.slice(2, 66)}`)
-  const s = BigInt(`0x${sig.slice(66, 130)}`)
-  const v = Number.parseInt(sig.slice(130, 132), 16)
-  return r > 0n && s > 0n && s <= HALF_N && (v === 27 || v === 28 || v === 0 || v === 1)
-}

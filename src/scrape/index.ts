@@ -1,11 +1,12 @@
-import { Type } from '@sinclair/typebox'
 import type { Config } from '../config'
-import { FieldErrors } from '../http/errors'
+import { errorResponse } from '../http/app'
+import { ApiError, FieldErrors } from '../http/errors'
 import { json, route, type Route } from '../http/route'
 import type { Logger } from '../log'
+import type { PaymentGate } from '../payment'
 import type { TokenBuckets } from './rate-limit'
-import { localeProblem, proxyProblem, refineBody, ScrapeBody, ScrapeResponse, TIMEOUT_SECONDS, urlProblem, type ScrapeRequest, type ScrapeResult } from './schema'
-import { ScrapeFailure, type Scraper } from './scraper'
+import { localeProblem, proxyProblem, refineBody, ScrapeBody, ScrapeResponse, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type ScrapeRequest } from './schema'
+import { toAnswer, type Scraped, type Scraper } from './scraper'
 import { SCRAPE_PATH_PREFIX, targetOf } from './target-url'
 
 /**
@@ -13,11 +14,7 @@ import { SCRAPE_PATH_PREFIX, targetOf } from './target-url'
  * the rate limit), recording before the scrape, settlement after it. Absent when TRAWL_PAY_TO is
  * unset: the API is free.
  */
-export type Payments = {
-  check(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; checked: { payer: string } }>
-  record(checked: unknown): Promise<{ ok: false; response: Response } | { ok: true; payment: unknown }>
-  settle(payment: unknown, succeeded: boolean): Promise<{ headers: Record<string, string> } | { response: Response }>
-}
+export type Payments = Pick<PaymentGate, 'check' | 'record' | 'settle'>
 
 export type ScrapeDeps = {
   scraper: Scraper
@@ -56,14 +53,14 @@ export const scrapeRoutes = (deps: ScrapeDeps): Route[] => {
       body: ScrapeBody,
       refine: (body, errors) => refineBody(body, errors, proxyNames),
       response: { status: 200, schema: ScrapeResponse },
-      handle: ({ body, request }) =>
-        serve(deps, request, {
+      handle: ({ body, request, url }) =>
+        serve(deps, request, url, {
           url: body.url,
           formats: body.formats ?? [{ kind: 'markdown' }],
           proxy: body.proxy ?? null,
           timeoutMs: Math.round((body.timeout_seconds ?? TIMEOUT_SECONDS.default) * 1000),
           locale: body.locale ?? null,
-        }, (result, headers) => json(200, result, headers)),
+        }, (result, headers) => json(200, toAnswer(result), headers)),
     }),
     route({
       method: 'GET',
@@ -85,7 +82,7 @@ export const scrapeRoutes = (deps: ScrapeDeps): Route[] => {
         ],
       },
       response: { status: 200, contentType: 'text/markdown', description: 'the page as markdown' },
-      handle: ({ request }) => serve(deps, request, getRequest(request, proxyNames), markdownAnswer),
+      handle: ({ request, url }) => serve(deps, request, url, getRequest(request, proxyNames), markdownAnswer),
     }),
   ]
 }
@@ -106,8 +103,9 @@ function getRequest(request: Request, proxyNames: readonly string[]): ScrapeRequ
   }
   const timeout = request.headers.get('x-scrape-timeout-seconds')
   const seconds = timeout === null ? TIMEOUT_SECONDS.default : Number(timeout)
-  if (timeout !== null && (timeout.trim() === '' || !Number.isFinite(seconds) || seconds < TIMEOUT_SECONDS.min || seconds > TIMEOUT_SECONDS.max)) {
-    errors.add('X-Scrape-Timeout-Seconds', `must be a number of seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}`)
+  if (timeout !== null) {
+    const problem = timeoutProblem(timeout)
+    if (problem) errors.add('X-Scrape-Timeout-Seconds', problem)
   }
   const locale = request.headers.get('x-scrape-locale')
   if (locale !== null) {
@@ -119,56 +117,44 @@ function getRequest(request: Request, proxyNames: readonly string[]): ScrapeRequ
 }
 
 /** The GET form's answer: the markdown itself, or the bytes of content that is not text. */
-function markdownAnswer(result: ScrapeResult, headers: Record<string, string>): Response {
+function markdownAnswer(result: Scraped, headers: Record<string, string>): Response {
   const first = result.results[0]!
   const meta = { 'x-scrape-url': result.url, 'x-scrape-rendered': String(result.rendered), ...headers }
   // The target's bytes under its own type, from the API's origin: never sniffed, and a document
   // (SVG, XML) opened from here runs sandboxed, with no script on this origin.
   if (first.kind === 'binary') {
     const headers = { ...meta, 'content-type': first.content_type, 'x-content-type-options': 'nosniff', 'content-security-policy': 'sandbox' }
-    return new Response(Buffer.from(first.content, 'base64'), { status: 200, headers })
+    return new Response(first.bytes, { status: 200, headers })
   }
   return new Response((first as { content: string }).content, { status: 200, headers: { ...meta, 'content-type': 'text/markdown; charset=utf-8' } })
 }
 
-async function serve(deps: ScrapeDeps, request: Request, req: ScrapeRequest, answer: (result: ScrapeResult, headers: Record<string, string>) => Response): Promise<Response> {
+async function serve(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRequest, answer: (result: Scraped, headers: Record<string, string>) => Response): Promise<Response> {
+  const { payments } = deps
   // The payment is checked first, without side effects, so that the rate limit can count a
   // verified payer's requests in the payer's bucket; anything unpaid or invalid counts against
   // the client's address. A 429 still comes before the 402, and never consumes a payment.
-  const checked = deps.payments ? await deps.payments.check(request, resourceOf(deps.config, request)) : null
+  const checked = payments ? await payments.check(request, resourceOf(deps.config, url)) : null
   const payer = checked?.ok ? checked.checked.payer : null
   if (deps.limiter) {
     const wait = deps.limiter.take(payer ? `payer:${payer.toLowerCase()}` : `ip:${addressKey(deps.clientIp(request))}`)
-    if (wait > 0) {
-      return json(429, { error: 'rate_limited', message: `too many scrapes; retry in ${wait} s (TRAWL_SCRAPE_RATE)` }, { 'retry-after': String(wait) })
-    }
+    if (wait > 0) return errorResponse(new ApiError(429, 'rate_limited', `too many scrapes; retry in ${wait} s (TRAWL_SCRAPE_RATE)`), { 'retry-after': String(wait) })
   }
-  let payment: unknown = null
-  if (deps.payments && checked) {
-    if (!checked.ok) return checked.response
-    const recorded = await deps.payments.record(checked.checked)
-    if (!recorded.ok) return recorded.response
-    payment = recorded.payment
-  }
-  let result: ScrapeResult | null = null
-  let failure: Response
+  if (!payments || !checked) return answer(await deps.scraper.scrape(req), {})
+  if (!checked.ok) return checked.response
+  const recorded = await payments.record(checked.checked)
+  if (!recorded.ok) return recorded.response
+  let result: Scraped
   try {
     result = await deps.scraper.scrape(req, payer ?? '')
   } catch (err) {
-    if (err instanceof ScrapeFailure) failure = json(500, { error: err.code, message: err.message })
-    else {
-      deps.log.error('scrape failed', { url: req.url, error: String((err as Error)?.stack ?? err) })
-      failure = json(500, { error: 'internal', message: 'internal error' })
-    }
+    // Not charged; the error itself is answered as every error is (a ScrapeFailure is a 500 with its code).
+    await payments.settle(recorded.payment, false)
+    throw err
   }
-  let headers: Record<string, string> = {}
-  if (deps.payments && payment !== null) {
-    // A client that hung up gets nothing, so it is not charged.
-    const settled = await deps.payments.settle(payment, result !== null && !request.signal.aborted)
-    if ('response' in settled) return settled.response
-    headers = settled.headers
-  }
-  return result ? answer(result, headers) : failure!
+  // A client that hung up gets nothing, so it is not charged.
+  const settled = await payments.settle(recorded.payment, !request.signal.aborted)
+  return 'response' in settled ? settled.response : answer(result, settled.headers)
 }
 
 /**
@@ -187,9 +173,8 @@ export function addressKey(address: string): string {
 }
 
 /** The absolute URL a payment is for (x402 `resource`): under TRAWL_PUBLIC_URL when set, else the request's own origin. */
-function resourceOf(config: Config, request: Request): string {
-  const url = new URL(request.url)
-  if (!config.publicUrl) return `${url.origin}${url.pathname}`
-  return `${config.publicUrl.replace(/\/+$/, '')}${url.pathname}`
+function resourceOf(config: Config, url: URL): string {
+  // config.ts strips TRAWL_PUBLIC_URL's trailing slashes.
+  return `${config.publicUrl ?? url.origin}${url.pathname}`
 }
 

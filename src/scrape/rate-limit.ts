@@ -34,8 +34,4 @@ export class TokenBuckets {
     this.buckets.set(key, { tokens, at: now })
     return Math.max(1, Math.ceil((1 - tokens) / this.perSecond))
   }
-
-  get size() {
-    return this.buckets.size
-  }
 }

@@ -63,6 +63,14 @@ export function urlProblem(url: string): string | null {
   return null
 }
 
+/** Why `text` is not a page-load timeout in seconds (timeout_seconds, X-Scrape-Timeout-Seconds, --timeout), or null. */
+export function timeoutProblem(text: string): string | null {
+  const seconds = Number(text)
+  return text.trim() !== '' && Number.isFinite(seconds) && seconds >= TIMEOUT_SECONDS.min && seconds <= TIMEOUT_SECONDS.max
+    ? null
+    : `must be a number of seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}`
+}
+
 /** Why `tag` is not a BCP 47 language tag, or null. */
 export function localeProblem(tag: string): string | null {
   try {

@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import { ApiError } from '../http/errors'
 import type { Logger } from '../log'
 import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { Fetcher } from '../fetch/fetcher'
@@ -11,13 +12,27 @@ import { ParseTimeout, PoolError, type ParsePool } from '../parse/pool'
 import { acceptLanguage, type ScrapeRequest, type ScrapeResult } from './schema'
 
 /** Why a scrape failed: a target failure (DESIGN §7), answered 500 with this code and never charged. */
-export class ScrapeFailure extends Error {
+export class ScrapeFailure extends ApiError {
   constructor(
-    readonly code: FetchErrorCode | 'http_status' | 'parse_error',
+    override readonly code: FetchErrorCode | 'http_status' | 'parse_error',
     message: string,
   ) {
-    super(message)
+    super(500, code, message)
   }
+}
+
+/**
+ * A scrape as the scraper answers it: as SPEC's result, except that content which is not text
+ * keeps its bytes. The POST answer encodes them (toAnswer); the GET form and `trawl scrape`
+ * write them as they are.
+ */
+export type Scraped = Omit<ScrapeResult, 'results'> & { results: (Exclude<ScrapeResult['results'][number], { kind: 'binary' }> | { kind: 'binary'; bytes: Uint8Array; content_type: string })[] }
+
+/** The POST answer of a scrape: bytes as base64, encoded once for every format that holds them. */
+export function toAnswer(scraped: Scraped): ScrapeResult {
+  let base64: string | null = null
+  const results = scraped.results.map((r) => (r.kind === 'binary' ? { kind: 'binary' as const, content: (base64 ??= Buffer.from(r.bytes).toString('base64')), content_type: r.content_type } : r))
+  return { ...scraped, results }
 }
 
 // A scrape runs no category guards and names no data maps: there is nothing to look up.
@@ -36,15 +51,14 @@ export class Scraper {
   constructor(private readonly deps: ScraperDeps) {}
 
   /** `lane` keeps one payer's parses from queueing behind another's. Throws ScrapeFailure. */
-  async scrape(req: ScrapeRequest, lane = ''): Promise<ScrapeResult> {
+  async scrape(req: ScrapeRequest, lane = ''): Promise<Scraped> {
     const rendered = await this.renders()
     const fetched = await this.fetch(req, rendered)
     if (fetched.status >= 400) throw new ScrapeFailure('http_status', `${fetched.final_url} answered HTTP ${fetched.status}`)
     const contentType = fetched.content_type ?? 'application/octet-stream'
     const base = { url: fetched.final_url, rendered, status: fetched.status }
     if (documentKind(contentType) === null) {
-      const content = (fetched.body as Uint8Array & { toBase64(): string }).toBase64()
-      return { ...base, results: req.formats.map(() => ({ kind: 'binary' as const, content, content_type: contentType })) }
+      return { ...base, results: req.formats.map(() => ({ kind: 'binary' as const, bytes: fetched.body, content_type: contentType })) }
     }
     const steps: Step[] = req.formats.flatMap((f): Step[] => {
       if (f.kind === 'markdown') return [{ kind: 'markdown', ...(f.skip_tags ? { skip_tags: f.skip_tags } : {}) }]
