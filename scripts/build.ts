@@ -2,17 +2,26 @@
 // --minify-identifiers (mangled names silently disable Elysia's validation code paths);
 // --bytecode needs --format=esm; the binary must not pick up .env or bunfig.toml from the cwd.
 import { rmSync } from 'node:fs'
+import { buildNative } from './native'
 
 const outfile = process.argv[2] ?? 'dist/trawl'
 const target = process.argv[3] // e.g. bun-linux-arm64; default: this machine
 rmSync(outfile, { force: true }) // a failed build must not leave an old binary looking current
+
+// The native signature checker is built for this machine, so a binary for another target goes
+// without it (and checks payment signatures in JavaScript). Embedded as a file, it is found
+// through Bun.embeddedFiles by src/payment/native.ts.
+const native = !target || target === `bun-${process.platform}-${process.arch}` ? buildNative() : null
 
 const args = [
   'build',
   'src/main.ts',
   'src/parse/worker.ts', // parse worker threads (src/parse/pool.ts) load it from inside the binary
   'src/store/checkpoint-worker.ts', // the checkpoint thread (src/store/checkpointer.ts), likewise
+  ...(native ? [native] : []),
   '--compile',
+  // Keeps src/ the root of the embedded tree whatever else is embedded (src/util/worker-url.ts).
+  '--root=src',
   '--minify-syntax',
   '--minify-whitespace',
   '--bytecode',

@@ -10,6 +10,7 @@ import type { Logger } from './log'
 import type { Fetcher } from './fetch/fetcher'
 import type { ParsePool } from './parse/pool'
 import { createPaymentGate } from './payment'
+import { nativeSignerStatus } from './payment/native'
 import { SCRAPE_CORS, scrapeRoutes, type Payments, type ScrapeDeps } from './scrape'
 import { TokenBuckets } from './scrape/rate-limit'
 import { Scraper } from './scrape/scraper'
@@ -122,7 +123,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)
   engine.start()
-  log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: payments ? payments.describe() : 'free', data_dir: config.dataDir })
+  log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: payments ? payments.describe() : 'free', ...(payments ? { payment_signatures: nativeSignerStatus() } : {}), data_dir: config.dataDir })
   let stopped: Promise<void> | null = null
   return {
     managementUrl,

@@ -84,6 +84,8 @@ describe('configuration errors exit 2 with one line naming the setting', () => {
     const t = await startTrawl({ env: { TRAWL_PAY_TO: payTo, TRAWL_PRICE: '$0.002', TRAWL_PAY_NETWORK: 'base' } })
     try {
       expect(t.stdout().split('\n')[0]).toEndWith(`(paid, 0.002 USD per request to ${payTo} on base)`)
+      // The binary carries the native checker (scripts/native.ts) and loads it.
+      expect(t.stdout() + t.stderr()).toContain('payment_signatures="signatures checked by libsecp256k1"')
     } finally {
       expect(await t.stop()).toEqual({ code: 0, signal: null })
     }

@@ -1,0 +1,90 @@
+// Builds the native signature checker (src/payment/native/signer.c with the vendored
+// libsecp256k1) into src/payment/native/build/trawl-signer.so (beside its sources, so the
+// binary's embedded files keep src/ as their root), which src/payment/native.ts loads and
+// scripts/build.ts embeds in the binary. Needs a C compiler (`cc`, or $CC); without one it says so
+// and returns null, and payments are then checked in JavaScript, about eight times slower.
+// Skips the work when the sources and flags are unchanged since the last build.
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..')
+const SOURCE = join(ROOT, 'src/payment/native')
+const LIB = join(SOURCE, 'secp256k1')
+const BUILD = join(SOURCE, 'build')
+export const NATIVE_OUT = join(BUILD, 'trawl-signer.so')
+
+// libsecp256k1's defaults, spelled out so the generated tables and the library agree.
+const DEFINES = ['-DECMULT_WINDOW_SIZE=15', '-DECMULT_GEN_PREC_BITS=4']
+const LIBRARY_FLAGS = [
+  '-O2',
+  '-fPIC',
+  '-shared',
+  '-fvisibility=hidden',
+  '-Wall',
+  '-Wno-unused-function',
+  ...DEFINES,
+  '-DENABLE_MODULE_RECOVERY=1',
+  ...(process.arch === 'x64' ? ['-DUSE_ASM_X86_64=1'] : []),
+  `-I${join(LIB, 'src')}`,
+]
+
+function compiler(): string | null {
+  const candidates = [process.env.CC, 'cc', 'gcc', 'clang'].filter((c): c is string => !!c)
+  for (const cc of candidates) {
+    const probe = Bun.spawnSync([cc, '--version'], { stdout: 'ignore', stderr: 'ignore' })
+    if (probe.exitCode === 0) return cc
+  }
+  return null
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name)
+    if (e.isDirectory()) return path === BUILD ? [] : sourceFiles(path)
+    return /\.[ch]$/.test(e.name) ? [path] : []
+  })
+}
+
+function fingerprint(cc: string): string {
+  const hash = createHash('sha256').update(`${cc}\n${LIBRARY_FLAGS.join(' ')}\n`)
+  for (const file of sourceFiles(SOURCE).sort()) hash.update(relative(SOURCE, file)).update(readFileSync(file))
+  return hash.digest('hex')
+}
+
+function run(cmd: string[], cwd = ROOT) {
+  const proc = Bun.spawnSync(cmd, { cwd, stdout: 'pipe', stderr: 'pipe' })
+  if (proc.exitCode !== 0) throw new Error(`${cmd.join(' ')} failed (exit ${proc.exitCode}):\n${proc.stderr.toString()}${proc.stdout.toString()}`)
+}
+
+/** Builds the library when needed; its path, or null when there is no C compiler. Throws if compiling fails. */
+export function buildNative(): string | null {
+  const cc = compiler()
+  if (!cc) {
+    console.warn('trawl: no C compiler (cc, gcc or clang): payment signatures will be checked in JavaScript, about eight times slower')
+    return null
+  }
+  const stamp = `${NATIVE_OUT}.sha256`
+  const print = fingerprint(cc)
+  if (existsSync(NATIVE_OUT) && existsSync(stamp) && readFileSync(stamp, 'utf8') === print) return NATIVE_OUT
+
+  const work = join(BUILD, 'work')
+  rmSync(work, { recursive: true, force: true })
+  mkdirSync(join(work, 'src'), { recursive: true })
+  // The generators write src/precomputed_ecmult*.c relative to their working directory.
+  for (const name of ['precompute_ecmult', 'precompute_ecmult_gen']) {
+    run([cc, '-O2', ...DEFINES, `-I${join(LIB, 'src')}`, join(LIB, 'src', `${name}.c`), '-o', join(work, name)])
+    run([join(work, name)], work)
+  }
+  const partial = `${NATIVE_OUT}.partial`
+  run([cc, ...LIBRARY_FLAGS, join(SOURCE, 'signer.c'), join(LIB, 'src/secp256k1.c'), join(work, 'src/precomputed_ecmult.c'), join(work, 'src/precomputed_ecmult_gen.c'), '-o', partial])
+  renameSync(partial, NATIVE_OUT)
+  writeFileSync(stamp, print)
+  rmSync(work, { recursive: true, force: true })
+  return NATIVE_OUT
+}
+
+if (import.meta.main) {
+  const out = buildNative()
+  if (out) console.log(`${relative(ROOT, out)} (${(statSync(out).size / 1024).toFixed(0)} KB)`)
+}
