@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { CommitBatcher } from './batcher'
+import { CommitBatcher } from '../util/commit-batcher'
 import { retryBusy, type Synchronous } from '../store/wal'
 import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'

@@ -1,5 +1,5 @@
 import type { S3Options } from 'bun'
-import { CommitBatcher } from './batcher'
+import { CommitBatcher } from '../util/commit-batcher'
 import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
 import { ioError, tooLarge, toInfo } from './body'
 import { Operations } from './operations'

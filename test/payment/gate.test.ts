@@ -344,6 +344,17 @@ describe('replay under concurrency', () => {
     expect(t.rows().filter((row) => row.payload.payload && (row.payload as any).payload.authorization.nonce === payload.payload.authorization.nonce).length).toBe(1)
   })
 
+  test('16 different payments at once (one group commit): each admitted, each its own row, each served', async () => {
+    const payloads = await Promise.all(Array.from({ length: 16 }, () => v1Payload()))
+    const admitted = await Promise.all(payloads.map((p) => gate.admit(v1Request(p), RESOURCE)))
+    expect(admitted.map((r) => r.ok)).toEqual(payloads.map(() => true))
+    const keys = admitted.map((r) => (r.ok ? r.payment.key : ''))
+    expect(new Set(keys).size).toBe(16)
+    for (const key of keys) expect(t.ledger.get(key)!.status).toBe('accepted')
+    await Promise.all(admitted.map((r, i) => (r.ok ? gate.settle(r.payment, i % 2 === 0) : null)))
+    expect(keys.map((key) => t.ledger.get(key)!.status)).toEqual(keys.map((_, i) => (i % 2 === 0 ? 'served' : 'handler_failed')))
+  })
+
   test('two gates on one data dir (two processes) share the replay guard', async () => {
     const db2 = openDatabase(t.dir)
     const gate2 = createPaymentGate(t.config, db2, createLogger('error')) as PaymentGate
