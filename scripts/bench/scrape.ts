@@ -11,7 +11,7 @@
 // request, so signing is not measured. Rounds alternate free and paid, each `requests` scrapes
 // with `clients` in flight; the verdict compares the median round of each: payment may add at
 // most 15% to p50, and paid scrapes must reach 200/s (issue 7).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -40,7 +40,8 @@ const ROUNDS = Number(args.rounds)
 const SIZE = Number(args.size)
 const BINARY = args.binary!
 
-type Round = { mode: 'free' | 'paid'; round: number; perSec: number; p50: number; p99: number; errors: number; statuses: Record<number, number> }
+type Round = { mode: 'free' | 'paid'; round: number; perSec: number; p50: number; p99: number; errors: number; statuses: Record<number, number>; cpuMs: number }
+type Server = { base: string; pid: number }
 
 async function main() {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`)
@@ -58,14 +59,17 @@ async function main() {
 
     // A short warm-up of each, unmeasured: JIT, parse workers, keep-alive connections.
     let next = 0
-    await drive(free, target, Math.min(REQUESTS, 300), () => null)
-    await drive(paid, target, CLIENTS * 2, () => payments[next++]!)
+    await drive(free.base, target, Math.min(REQUESTS, 300), () => null)
+    await drive(paid.base, target, CLIENTS * 2, () => payments[next++]!)
     const rounds: Round[] = []
     for (let round = 1; round <= ROUNDS; round++) {
       for (const mode of ['free', 'paid'] as const) {
-        const r = await drive(mode === 'free' ? free : paid, target, REQUESTS, () => (mode === 'paid' ? payments[next++]! : null))
-        rounds.push({ mode, round, ...r })
-        console.log(`${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, errors ${r.errors} ${JSON.stringify(r.statuses)}`)
+        const server = mode === 'free' ? free : paid
+        const cpuBefore = cpuSeconds(server.pid)
+        const r = await drive(server.base, target, REQUESTS, () => (mode === 'paid' ? payments[next++]! : null))
+        const cpuMs = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / REQUESTS
+        rounds.push({ mode, round, ...r, cpuMs })
+        console.log(`${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, trawl CPU ${cpuMs.toFixed(2)} ms a scrape, errors ${r.errors} ${JSON.stringify(r.statuses)}`)
       }
     }
     report(rounds)
@@ -82,9 +86,12 @@ function report(rounds: Round[]) {
   const freeP50 = median(of('free').map((r) => r.p50))
   const paidP50 = median(of('paid').map((r) => r.p50))
   const paidRate = median(of('paid').map((r) => r.perSec))
-  console.log('\n| mode | round | scrapes/s | p50 ms | p99 ms | errors |')
-  console.log('|---|---|---|---|---|---|')
-  for (const r of rounds) console.log(`| ${r.mode} | ${r.round} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} |`)
+  console.log('\n| mode | round | scrapes/s | p50 ms | p99 ms | trawl CPU ms a scrape | errors |')
+  console.log('|---|---|---|---|---|---|---|')
+  for (const r of rounds) console.log(`| ${r.mode} | ${r.round} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.cpuMs.toFixed(2)} | ${r.errors} |`)
+  const cpu = (mode: 'free' | 'paid') => median(of(mode).map((r) => r.cpuMs))
+  // CPU time is steadier than latency on a shared machine: it says what payment itself costs.
+  console.log(`\ntrawl CPU a scrape (median rounds): free ${cpu('free').toFixed(2)} ms, paid ${cpu('paid').toFixed(2)} ms`)
   const added = paidP50 / freeP50 - 1
   const errors = rounds.reduce((n, r) => n + r.errors, 0)
   console.log(`\npayment adds ${(added * 100).toFixed(1)}% to p50 (median rounds: paid ${paidP50.toFixed(1)} ms, free ${freeP50.toFixed(1)} ms; target at most 15%): ${added <= 0.15 && errors === 0 ? 'met' : 'NOT met'}`)
@@ -156,7 +163,18 @@ console.log(server.port)`,
   return `http://127.0.0.1:${new TextDecoder().decode(value).trim()}`
 }
 
-async function startTrawl(dataDir: string, env: Record<string, string>, procs: ReturnType<typeof Bun.spawn>[]): Promise<string> {
+/** User plus system CPU seconds of a process and its threads so far (Linux /proc; 0 elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // USER_HZ is 100 on Linux
+  } catch {
+    return 0
+  }
+}
+
+async function startTrawl(dataDir: string, env: Record<string, string>, procs: ReturnType<typeof Bun.spawn>[]): Promise<Server> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRAWL_'))) as Record<string, string>
   const proc = Bun.spawn([BINARY, 'serve', '--data-dir', dataDir, '--port', '0', '--scrape-port', '0'], { env: { ...clean, ...env }, stdout: 'pipe', stderr: 'inherit' })
   procs.push(proc)
@@ -169,7 +187,7 @@ async function startTrawl(dataDir: string, env: Record<string, string>, procs: R
   }
   const m = / scrape (http:\/\/[^ ,]+)/.exec(text)
   if (!m) throw new Error(`no scrape address in the start-up line: ${text}`)
-  return m[1]!
+  return { base: m[1]!, pid: proc.pid }
 }
 
 await main()
