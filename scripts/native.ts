@@ -32,8 +32,11 @@ const LIBRARY_FLAGS = [
 function compiler(): string | null {
   const candidates = [process.env.CC, 'cc', 'gcc', 'clang'].filter((c): c is string => !!c)
   for (const cc of candidates) {
-    const probe = Bun.spawnSync([cc, '--version'], { stdout: 'ignore', stderr: 'ignore' })
-    if (probe.exitCode === 0) return cc
+    try {
+      if (Bun.spawnSync([cc, '--version'], { stdout: 'ignore', stderr: 'ignore' }).exitCode === 0) return cc
+    } catch {
+      // not on PATH: Bun.spawnSync throws instead of failing
+    }
   }
   return null
 }
