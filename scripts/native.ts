@@ -16,11 +16,14 @@ export const NATIVE_OUT = join(BUILD, 'trawl-signer.so')
 
 // libsecp256k1's defaults, spelled out so the generated tables and the library agree.
 const DEFINES = ['-DECMULT_WINDOW_SIZE=15', '-DECMULT_GEN_PREC_BITS=4']
+const GENERATOR_FLAGS = ['-O2', ...DEFINES, `-I${join(LIB, 'src')}`]
 const LIBRARY_FLAGS = [
   '-O2',
   '-fPIC',
   '-shared',
   '-fvisibility=hidden',
+  // Only trawl_* are exported: the library's own API stays hidden (its header exports it otherwise).
+  '-DSECP256K1_API=',
   '-Wall',
   '-Wno-unused-function',
   ...DEFINES,
@@ -29,16 +32,29 @@ const LIBRARY_FLAGS = [
   `-I${join(LIB, 'src')}`,
 ]
 
-function compiler(): string | null {
-  const candidates = [process.env.CC, 'cc', 'gcc', 'clang'].filter((c): c is string => !!c)
-  for (const cc of candidates) {
-    try {
-      if (Bun.spawnSync([cc, '--version'], { stdout: 'ignore', stderr: 'ignore' }).exitCode === 0) return cc
-    } catch {
-      // not on PATH: Bun.spawnSync throws instead of failing
-    }
+/** A compiler command (`$CC` may carry words: `ccache gcc`) and what identifies it: its version line and target. */
+type Compiler = { cmd: string[]; identity: string }
+
+function compiler(): Compiler | null {
+  const fromEnv = process.env.CC?.trim().split(/\s+/)
+  const candidates = [...(fromEnv?.length ? [fromEnv] : []), ['cc'], ['gcc'], ['clang']]
+  for (const cmd of candidates) {
+    const found = probe(cmd)
+    if (found) return found
+    if (cmd === fromEnv) console.warn(`trawl: CC="${process.env.CC}" does not run; trying cc, gcc and clang`)
   }
   return null
+}
+
+function probe(cmd: string[]): Compiler | null {
+  try {
+    const version = Bun.spawnSync([...cmd, '--version'], { stdout: 'pipe', stderr: 'ignore' })
+    if (version.exitCode !== 0) return null
+    const target = Bun.spawnSync([...cmd, '-dumpmachine'], { stdout: 'pipe', stderr: 'ignore' })
+    return { cmd, identity: `${version.stdout.toString().split('\n')[0]}\n${target.stdout.toString().trim()}` }
+  } catch {
+    return null // not on PATH: Bun.spawnSync throws instead of failing
+  }
 }
 
 function sourceFiles(dir: string): string[] {
@@ -49,8 +65,9 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
-function fingerprint(cc: string): string {
-  const hash = createHash('sha256').update(`${cc}\n${LIBRARY_FLAGS.join(' ')}\n`)
+/** What the library depends on: the sources, the flags, the compiler and its target, the platform. */
+function fingerprint(cc: Compiler): string {
+  const hash = createHash('sha256').update(`${cc.cmd.join(' ')}\n${cc.identity}\n${process.platform}-${process.arch}\n${GENERATOR_FLAGS.join(' ')}\n${LIBRARY_FLAGS.join(' ')}\n`)
   for (const file of sourceFiles(SOURCE).sort()) hash.update(relative(SOURCE, file)).update(readFileSync(file))
   return hash.digest('hex')
 }
@@ -71,19 +88,24 @@ export function buildNative(): string | null {
   const print = fingerprint(cc)
   if (existsSync(NATIVE_OUT) && existsSync(stamp) && readFileSync(stamp, 'utf8') === print) return NATIVE_OUT
 
-  const work = join(BUILD, 'work')
+  // Per process, so that two builds at once (a bench build beside npm test) never share files.
+  const work = join(BUILD, `work-${process.pid}`)
+  const partial = `${NATIVE_OUT}.${process.pid}.partial`
   rmSync(work, { recursive: true, force: true })
   mkdirSync(join(work, 'src'), { recursive: true })
-  // The generators write src/precomputed_ecmult*.c relative to their working directory.
-  for (const name of ['precompute_ecmult', 'precompute_ecmult_gen']) {
-    run([cc, '-O2', ...DEFINES, `-I${join(LIB, 'src')}`, join(LIB, 'src', `${name}.c`), '-o', join(work, name)])
-    run([join(work, name)], work)
+  try {
+    // The generators write src/precomputed_ecmult*.c relative to their working directory.
+    for (const name of ['precompute_ecmult', 'precompute_ecmult_gen']) {
+      run([...cc.cmd, ...GENERATOR_FLAGS, join(LIB, 'src', `${name}.c`), '-o', join(work, name)])
+      run([join(work, name)], work)
+    }
+    run([...cc.cmd, ...LIBRARY_FLAGS, join(SOURCE, 'signer.c'), join(LIB, 'src/secp256k1.c'), join(work, 'src/precomputed_ecmult.c'), join(work, 'src/precomputed_ecmult_gen.c'), '-o', partial])
+    renameSync(partial, NATIVE_OUT)
+    writeFileSync(stamp, print)
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+    rmSync(partial, { force: true })
   }
-  const partial = `${NATIVE_OUT}.partial`
-  run([cc, ...LIBRARY_FLAGS, join(SOURCE, 'signer.c'), join(LIB, 'src/secp256k1.c'), join(work, 'src/precomputed_ecmult.c'), join(work, 'src/precomputed_ecmult_gen.c'), '-o', partial])
-  renameSync(partial, NATIVE_OUT)
-  writeFileSync(stamp, print)
-  rmSync(work, { recursive: true, force: true })
   return NATIVE_OUT
 }
 

@@ -344,7 +344,7 @@ describe('replay under concurrency', () => {
     expect(t.rows().filter((row) => row.payload.payload && (row.payload as any).payload.authorization.nonce === payload.payload.authorization.nonce).length).toBe(1)
   })
 
-  test('16 different payments at once (one group commit): each admitted, each its own row, each served', async () => {
+  test('16 different payments at once: each admitted, each its own row, each served', async () => {
     const payloads = await Promise.all(Array.from({ length: 16 }, () => v1Payload()))
     const admitted = await Promise.all(payloads.map((p) => gate.admit(v1Request(p), RESOURCE)))
     expect(admitted.map((r) => r.ok)).toEqual(payloads.map(() => true))
@@ -353,6 +353,33 @@ describe('replay under concurrency', () => {
     for (const key of keys) expect(t.ledger.get(key)!.status).toBe('accepted')
     await Promise.all(admitted.map((r, i) => (r.ok ? gate.settle(r.payment, i % 2 === 0) : null)))
     expect(keys.map((key) => t.ledger.get(key)!.status)).toEqual(keys.map((_, i) => (i % 2 === 0 ? 'served' : 'handler_failed')))
+  })
+
+  test("a ledger write that fails fails only its own request, not the others committed with it", async () => {
+    t.db.exec(`CREATE TEMP TRIGGER refuse_other BEFORE INSERT ON payments WHEN NEW.payer = '${otherPayer.address}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`)
+    try {
+      const payloads = [await v1Payload(), await v1Payload({ account: otherPayer }), await v1Payload()]
+      const results = await Promise.allSettled(payloads.map((p) => gate.admit(v1Request(p), RESOURCE)))
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value.ok : String(r.reason)))).toEqual([true, expect.stringContaining('refused by the test'), true])
+      const nonces = new Set(t.rows().map((row) => (row.payload as any).payload.authorization.nonce))
+      expect(payloads.map((p) => nonces.has(p.payload.authorization.nonce))).toEqual([true, false, true])
+    } finally {
+      t.db.exec('DROP TRIGGER temp.refuse_other')
+    }
+  })
+
+  test('a status move that fails is logged and the row stays accepted; the scrape is still answered', async () => {
+    const admitted = await gate.admit(v1Request(await v1Payload()), RESOURCE)
+    if (!admitted.ok) throw new Error('refused')
+    t.db.exec(`CREATE TEMP TRIGGER refuse_served BEFORE UPDATE ON payments WHEN NEW.status = 'served' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`)
+    try {
+      const settled = await gate.settle(admitted.payment, true)
+      expect('headers' in settled && Object.keys(settled.headers).sort()).toEqual(['Cache-Control', 'X-PAYMENT-RESPONSE'])
+      expect(t.ledger.get(admitted.payment.key)!.status).toBe('accepted')
+      expect(t.logs.some((l) => l.includes('payment ledger update failed') && l.includes('refused by the test'))).toBe(true)
+    } finally {
+      t.db.exec('DROP TRIGGER temp.refuse_served')
+    }
   })
 
   test('two gates on one data dir (two processes) share the replay guard', async () => {

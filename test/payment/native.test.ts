@@ -4,6 +4,10 @@ import { describe, expect, test } from 'bun:test'
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { keccak256 } from 'viem'
 import { nativeSigner, nativeSignerStatus } from '../../src/payment/native'
+import { buildNative } from '../../scripts/native'
+
+// The library under test is the one these sources build (a no-op when it is current).
+buildNative()
 
 const native = nativeSigner()!
 const hex = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('hex') : null)

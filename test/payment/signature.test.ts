@@ -7,8 +7,12 @@ import { hashTypedData } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { payNetwork } from '../../src/payment/networks'
 import { nativeSigner, type NativeSigner } from '../../src/payment/native'
+import { buildNative } from '../../scripts/native'
 import { AuthorizationVerifier, parseSignature, TRANSFER_WITH_AUTHORIZATION, type Authorization } from '../../src/payment/signature'
 import { otherPayer, payer, PAY_TO, randomNonce } from './helpers'
+
+// The library under test is the one these sources build (a no-op when it is current).
+buildNative()
 
 const TYPES = TRANSFER_WITH_AUTHORIZATION
 
