@@ -19,6 +19,13 @@ export type S3BlobStoreOptions = {
   maxBytes?: number
   /** blobs-s3.db durability, as applyWalPragmas says. `normal`. */
   synchronous?: Synchronous
+  /**
+   * How long S3 may go without answering, or without taking more of an upload's body, before
+   * the operation fails with `io`. 60 s. Bun.S3Client has no timeout of its own: a server that
+   * accepts the connection and never answers held an operation, and the crawl page behind it,
+   * forever.
+   */
+  timeoutMs?: number
 }
 
 const MIN_PART = 5 * 1024 * 1024
@@ -50,6 +57,7 @@ export class S3BlobStore implements BlobStore {
   private readonly partSize: number
   private readonly queueSize: number
   private readonly maxBytes: number
+  private readonly timeoutMs: number
   private readonly ops = new Operations()
   /** The last operation queued on each key: puts and deletes of one key run one at a time, in call order. */
   private readonly tails = new Map<string, Promise<unknown>>()
@@ -65,6 +73,8 @@ export class S3BlobStore implements BlobStore {
     this.queueSize = Math.max(1, opts.queueSize ?? 2)
     this.maxBytes = opts.maxBytes ?? this.partSize * MAX_PARTS
     if (!(this.maxBytes >= 0)) throw new RangeError('S3BlobStore maxBytes must be a non-negative number')
+    this.timeoutMs = opts.timeoutMs ?? 60_000
+    if (!(this.timeoutMs > 0)) throw new RangeError('S3BlobStore timeoutMs must be positive')
     this.client = new Bun.S3Client(clientOptions)
     ;({ db: this.db, statements: this.sql } = openS3Index(dataDir, opts.synchronous ?? 'normal'))
     // A crawl puts a body per page: rows share transactions as the disk store's do.
@@ -123,20 +133,26 @@ export class S3BlobStore implements BlobStore {
    */
   private async upload(objectKey: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string, state: { refused: boolean }): Promise<BlobInfo> {
     if (body instanceof Uint8Array && body.byteLength <= this.partSize) {
-      await this.client.write(objectKey, body, { type: contentType }).catch((e: unknown) => Promise.reject(s3Error(e)))
+      await watched(this.client.write(objectKey, body, { type: contentType }), this.timeoutMs, 'storing the blob').result.catch((e: unknown) => Promise.reject(s3Error(e)))
       return { size: body.byteLength, checksum: checksumOf(body), contentType }
     }
     const reader = (body instanceof Uint8Array ? chunksOf(body, this.partSize) : body).getReader()
     const hasher = new Checksum()
     let size = 0
     let refusal: BlobError | null = null
+    let over = false
     const refuse = (controller: ReadableStreamDefaultController<Uint8Array>, err: BlobError) => {
+      // Once the upload has failed (a timeout), what the stream does after says nothing about S3.
+      if (over) return controller.error(err)
       refusal = err
       state.refused = true
       controller.error(err)
     }
+    // Every chunk Bun takes is progress: the deadline is S3 taking nothing, and answering nothing, for timeoutMs.
+    let progress = () => {}
     const counted = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
+        progress()
         let next: Read
         try {
           next = await reader.read()
@@ -156,8 +172,11 @@ export class S3BlobStore implements BlobStore {
     })
     try {
       // A Response is how Bun's types take a stream body; Bun reads its stream as it uploads.
-      await this.client.write(objectKey, new Response(counted), { type: contentType, partSize: this.partSize, queueSize: this.queueSize })
+      const write = watched(this.client.write(objectKey, new Response(counted), { type: contentType, partSize: this.partSize, queueSize: this.queueSize }), this.timeoutMs, 'storing the blob')
+      progress = write.touch
+      await write.result
     } catch (e) {
+      over = true
       // Bun may stop reading without cancelling (a failed part): the caller's stream is let go either way.
       await reader.cancel().catch(() => {})
       throw refusal ?? s3Error(e)
@@ -177,12 +196,13 @@ export class S3BlobStore implements BlobStore {
       const reader = this.client.file(this.objectKey(key)).stream().getReader()
       let first: Read
       try {
-        first = await reader.read()
+        first = await watched(reader.read(), this.timeoutMs, `reading blob ${key}`).result
       } catch (e) {
         if (isNoSuchKey(e)) return null
+        void reader.cancel().catch(() => {})
         throw s3Error(e, `reading blob ${key} failed`)
       }
-      return { info, stream: resumed(first, reader, key) }
+      return { info, stream: resumed(first, reader, key, this.timeoutMs) }
     })
   }
 
@@ -201,7 +221,7 @@ export class S3BlobStore implements BlobStore {
         // of the key removes it), never a row describing bytes that are gone. The DELETE is sent
         // row or not, for that reason.
         const existed = await this.index({ kind: 'delete', name: this.indexName(key) })
-        await this.client.delete(this.objectKey(key)).catch((e: unknown) => Promise.reject(s3Error(e, `deleting blob ${key} failed`)))
+        await watched(this.client.delete(this.objectKey(key)), this.timeoutMs, `deleting blob ${key}`).result.catch((e: unknown) => Promise.reject(s3Error(e, `deleting blob ${key} failed`)))
         return existed
       })
     })
@@ -266,8 +286,26 @@ function chunksOf(bytes: Uint8Array, size: number): ReadableStream<Uint8Array> {
   })
 }
 
+/**
+ * `work`, failing with `io` when `ms` pass without it settling; `touch` restarts the wait (an
+ * upload that is still taking its body). The request itself cannot be aborted (Bun.S3Client takes
+ * no signal): it is left to end or fail on its own, and its outcome is ignored.
+ */
+function watched<T>(work: Promise<T>, ms: number, what: string): { result: Promise<T>; touch: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let expire!: (e: BlobError) => void
+  const expired = new Promise<never>((_, reject) => (expire = reject))
+  const touch = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => expire(new BlobError('io', `${what} failed: S3 did not answer within ${ms / 1000} s`)), ms)
+  }
+  touch()
+  const result = Promise.race([work, expired]).finally(() => clearTimeout(timer))
+  return { result, touch }
+}
+
 /** The rest of a GET after its first chunk, in chunks of at most READ_CHUNK, with failures as `io`. */
-function resumed(first: Read, reader: Reader, key: string): ReadableStream<Uint8Array> {
+function resumed(first: Read, reader: Reader, key: string, timeoutMs: number): ReadableStream<Uint8Array> {
   let pending: Uint8Array | null = first.done ? null : first.value
   let done = first.done
   return new ReadableStream<Uint8Array>({
@@ -275,10 +313,11 @@ function resumed(first: Read, reader: Reader, key: string): ReadableStream<Uint8
       while (!pending || pending.byteLength === 0) {
         if (done) return controller.close()
         try {
-          const next = await reader.read()
+          const next = await watched(reader.read(), timeoutMs, `reading blob ${key}`).result
           if (next.done) done = true
           else pending = next.value
         } catch (e) {
+          void reader.cancel().catch(() => {})
           return controller.error(s3Error(e, `reading blob ${key} failed`))
         }
       }

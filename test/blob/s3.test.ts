@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { DiskBlobStore, openBlobStore, S3BlobStore, type S3BlobStoreOptions } from '../../src/blob'
+import { BlobError, DiskBlobStore, openBlobStore, S3BlobStore, type S3BlobStoreOptions } from '../../src/blob'
 import { parseBlobUrl, s3ClientOptions } from '../../src/blob/s3-settings'
 import { ConfigError } from '../../src/config'
 import { startS3Server, type S3TestServer } from '../helpers/s3-server'
@@ -242,6 +243,45 @@ describe('S3 failures are io', () => {
     }
     // The server itself still holds the first body: nothing reached it.
     expect(await serverBytes(`${prefix}/t/k`)).toEqual(bodyOf(15, 100))
+  })
+
+  test('a server that accepts and never answers: every operation fails with io after timeoutMs, none hangs', async () => {
+    const { store, prefix, dir } = s3Store()
+    await store.put('t/k', bodyOf(18, 100), 'text/plain')
+    await store.close()
+    // Reads whatever it is sent and never answers, as a wedged S3 gateway does.
+    const sockets: Socket[] = []
+    const silent = createServer((socket) => {
+      sockets.push(socket)
+      socket.on('data', () => {})
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+    const hung = s3Store(prefix, { timeoutMs: 300 }, { ...server.env(prefix), TRAWL_S3_ENDPOINT: endpoint }, dir)
+    const failure = async (p: Promise<unknown>) => {
+      const started = performance.now()
+      const e = await p.then(() => null, (err: unknown) => err)
+      return { code: (e as BlobError | null)?.code, timedOut: /S3 did not answer within 0\.3 s/.test(String((e as Error | null)?.message)), ms: performance.now() - started }
+    }
+    try {
+      for (const [what, op] of [
+        ['get', () => hung.store.get('t/k')],
+        ['one PUT', () => hung.store.put('t/small', bodyOf(19, 100), 'text/plain')],
+        ['multipart', () => hung.store.put('t/big', streamOf(bodyOf(20, 6 * MiB)), 'text/plain')],
+        ['delete', () => hung.store.delete('t/k')],
+      ] as const) {
+        const f = await failure(op())
+        expect([what, f.code, f.timedOut]).toEqual([what, 'io', true])
+        expect(f.ms).toBeGreaterThanOrEqual(250)
+        expect(f.ms).toBeLessThan(5000)
+      }
+      // As with a server that is down: the failed puts and the delete left no row behind.
+      for (const key of ['t/k', 't/small', 't/big']) expect(await hung.store.head(key)).toBeNull()
+    } finally {
+      await hung.store.close()
+      for (const socket of sockets) socket.destroy()
+      silent.close()
+    }
   })
 
   test('wrong credentials: io naming the S3 error, and nothing stored', async () => {
