@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dir, '..')
 const SOURCE = join(ROOT, 'src/payment/native')
 const LIB = join(SOURCE, 'secp256k1')
 const BUILD = join(SOURCE, 'build')
-export const NATIVE_OUT = join(BUILD, 'trawl-signer.so')
+const NATIVE_OUT = join(BUILD, 'trawl-signer.so')
 
 // libsecp256k1's defaults, spelled out so the generated tables and the library agree.
 const DEFINES = ['-DECMULT_WINDOW_SIZE=15', '-DECMULT_GEN_PREC_BITS=4']

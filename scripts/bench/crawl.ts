@@ -52,11 +52,11 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { procCpu } from './proc'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const LINKS = 20
 const DISTINCT = 16 // distinct targets among the 20 links; the rest repeat one with another spelling
-const CLK_TCK = 100 // /proc/<pid>/stat ticks per second on Linux
 
 type Site = { dir: string; pages: number; bytes: number; port: number; base: string }
 type Server = { kind: 'nginx' | 'bun'; pid: number; stop: () => Promise<void>; errors: () => string[] }
@@ -248,16 +248,6 @@ function serveMain(dir: string, port: number) {
 
 // ---------------------------------------------------------------- measuring a process
 
-/** utime+stime of a process and its waited-for children, in seconds (null when gone). */
-function procCpu(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLK_TCK
-  } catch {
-    return null
-  }
-}
 
 function procRssMb(pid: number): number | null {
   try {

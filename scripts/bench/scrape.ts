@@ -11,13 +11,15 @@
 // request, so signing is not measured. Rounds alternate free and paid, each `requests` scrapes
 // with `clients` in flight; the verdict compares the median round of each: payment may add at
 // most 15% to p50, and paid scrapes must reach 200/s (issue 7).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { privateKeyToAccount } from 'viem/accounts'
 import { payNetwork } from '../../src/payment/networks'
 import { TRANSFER_WITH_AUTHORIZATION } from '../../src/payment/signature'
+import { encodeJsonHeader } from '../../src/payment/wire'
+import { procCpu } from './proc'
 
 const ROOT = join(import.meta.dir, '..', '..')
 // Anvil's first two well-known keys: a payer and a pay-to address. Test keys, never funded.
@@ -65,9 +67,9 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const mode of ['free', 'paid'] as const) {
         const server = mode === 'free' ? free : paid
-        const cpuBefore = cpuSeconds(server.pid)
+        const cpuBefore = procCpu(server.pid) ?? 0
         const r = await drive(server.base, target, REQUESTS, () => (mode === 'paid' ? payments[next++]! : null))
-        const cpuMs = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / REQUESTS
+        const cpuMs = (((procCpu(server.pid) ?? 0) - cpuBefore) * 1000) / REQUESTS
         rounds.push({ mode, round, ...r, cpuMs })
         console.log(`${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, trawl CPU ${cpuMs.toFixed(2)} ms a scrape, errors ${r.errors} ${JSON.stringify(r.statuses)}`)
       }
@@ -140,7 +142,7 @@ async function signPayments(n: number): Promise<string[]> {
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: 1000n, validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore), to: PAY_TO },
     })
-    out.push(Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature, authorization } })).toString('base64'))
+    out.push(encodeJsonHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature, authorization } }))
   }
   return out
 }
@@ -161,17 +163,6 @@ console.log(server.port)`,
   const reader = proc.stdout.getReader()
   const { value } = await reader.read()
   return `http://127.0.0.1:${new TextDecoder().decode(value).trim()}`
-}
-
-/** User plus system CPU seconds of a process and its threads so far (Linux /proc; 0 elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // USER_HZ is 100 on Linux
-  } catch {
-    return 0
-  }
 }
 
 async function startTrawl(dataDir: string, env: Record<string, string>, procs: ReturnType<typeof Bun.spawn>[]): Promise<Server> {

@@ -13,7 +13,7 @@ import { PageOf } from './shapes'
 const closed = { additionalProperties: false } as const
 const Name = Type.String({ minLength: 1, maxLength: 255 })
 /** The longest on_finish delay: a year. Longer is almost surely a typo, and stays a row for as long. */
-export const MAX_DELAY_MS = 366 * 86_400_000
+const MAX_DELAY_MS = 366 * 86_400_000
 
 const ScheduleCondition = Type.Object(
   {

@@ -1,7 +1,6 @@
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
+import type { Database } from 'bun:sqlite'
 import { migrateUnderLock } from '../store/db'
-import { applyWalPragmas, type Synchronous } from '../store/wal'
+import { openWalDatabase, type Synchronous } from '../store/wal'
 
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
 export type BlobRow = { size: number; checksum: string; content_type: string; file: string | null }
@@ -35,9 +34,8 @@ const SCHEMA = [
  * puts share, for power-loss durability).
  */
 export function openBlobDb(dataDir: string, synchronous: Synchronous) {
-  const db = new Database(join(dataDir, 'blobs.db'), { create: true, strict: true })
   // Bodies are read once and streamed out, so a large page cache buys little.
-  applyWalPragmas(db, { synchronous, cacheKiB: 2048 })
+  const db = openWalDatabase(dataDir, 'blobs.db', { synchronous, cacheKiB: 2048 })
   const from = migrate(db)
   // Processes older than version 3 never enter themselves as openers (disk.ts): the open that
   // upgrades the file cannot tell whether one of them is still writing.

@@ -1,8 +1,5 @@
-import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { migrateUnderLock } from '../store/db'
-import { applyWalPragmas, type Synchronous } from '../store/wal'
+import { openWalDatabase, type Synchronous } from '../store/wal'
 
 /** What the index knows of an object: what S3 cannot tell back through Bun.S3Client (the checksum). */
 export type IndexRow = { size: number; checksum: string; content_type: string }
@@ -25,9 +22,7 @@ const VERSION = 1
  * checksum cannot travel with the object (decision "The S3 blob store").
  */
 export function openS3Index(dataDir: string, synchronous: Synchronous) {
-  mkdirSync(dataDir, { recursive: true })
-  const db = new Database(join(dataDir, 'blobs-s3.db'), { create: true, strict: true })
-  applyWalPragmas(db, { synchronous, cacheKiB: 2048 })
+  const db = openWalDatabase(dataDir, 'blobs-s3.db', { synchronous, cacheKiB: 2048 })
   migrateUnderLock(db, {
     name: 'blobs-s3.db',
     known: VERSION,

@@ -39,6 +39,9 @@ const READ_CHUNK = 64 * 1024
 type Read = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array }
 type Reader = { read(): Promise<Read>; cancel(reason?: unknown): Promise<void> }
 
+/** What an upload learnt before it failed: refused by us (too large, a failing body) before S3 completed anything. */
+type UploadState = { refusal: BlobError | null }
+
 type IndexOp = { kind: 'put'; name: string; info: BlobInfo } | { kind: 'delete'; name: string }
 
 /**
@@ -108,7 +111,7 @@ export class S3BlobStore implements BlobStore {
     const name = this.indexName(key)
     const old = this.sql.get.get(name)
     if (old) await this.index({ kind: 'delete', name })
-    const upload = { refused: false }
+    const upload: UploadState = { refusal: null }
     let info: BlobInfo
     try {
       info = await this.upload(this.objectKey(key), body, contentType, upload)
@@ -116,7 +119,7 @@ export class S3BlobStore implements BlobStore {
       // Refused before S3 completed anything (too large, the body's stream failed): S3 still
       // holds the old body, so its row comes back. After an S3 or network failure the upload
       // may or may not have landed, and the key stays missing rather than maybe wrong.
-      if (old && upload.refused) {
+      if (old && upload.refusal) {
         await this.index({ kind: 'put', name, info: toInfo(old) }).catch(() => {})
       }
       throw e
@@ -131,7 +134,7 @@ export class S3BlobStore implements BlobStore {
    * taken as Bun reads it; erroring the stream makes Bun fail the upload without completing it,
    * which is how too_large and a failing body leave the object as it was.
    */
-  private async upload(objectKey: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string, state: { refused: boolean }): Promise<BlobInfo> {
+  private async upload(objectKey: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string, state: UploadState): Promise<BlobInfo> {
     if (body instanceof Uint8Array && body.byteLength <= this.partSize) {
       await watched(this.client.write(objectKey, body, { type: contentType }), this.timeoutMs, 'storing the blob').result.catch((e: unknown) => Promise.reject(s3Error(e)))
       return { size: body.byteLength, checksum: checksumOf(body), contentType }
@@ -139,13 +142,10 @@ export class S3BlobStore implements BlobStore {
     const reader = (body instanceof Uint8Array ? chunksOf(body, this.partSize) : body).getReader()
     const hasher = new Checksum()
     let size = 0
-    let refusal: BlobError | null = null
     let over = false
     const refuse = (controller: ReadableStreamDefaultController<Uint8Array>, err: BlobError) => {
       // Once the upload has failed (a timeout), what the stream does after says nothing about S3.
-      if (over) return controller.error(err)
-      refusal = err
-      state.refused = true
+      if (!over) state.refusal = err
       controller.error(err)
     }
     // Every chunk Bun takes is progress: the deadline is S3 taking nothing, and answering nothing, for timeoutMs.
@@ -179,7 +179,7 @@ export class S3BlobStore implements BlobStore {
       over = true
       // Bun may stop reading without cancelling (a failed part): the caller's stream is let go either way.
       await reader.cancel().catch(() => {})
-      throw refusal ?? s3Error(e)
+      throw state.refusal ?? s3Error(e)
     }
     return { size, checksum: hasher.digest(), contentType }
   }
@@ -196,11 +196,10 @@ export class S3BlobStore implements BlobStore {
       const reader = this.client.file(this.objectKey(key)).stream().getReader()
       let first: Read
       try {
-        first = await watched(reader.read(), this.timeoutMs, `reading blob ${key}`).result
+        first = await readWatched(reader, key, this.timeoutMs)
       } catch (e) {
         if (isNoSuchKey(e)) return null
-        void reader.cancel().catch(() => {})
-        throw s3Error(e, `reading blob ${key} failed`)
+        throw e
       }
       return { info, stream: resumed(first, reader, key, this.timeoutMs) }
     })
@@ -264,14 +263,13 @@ export class S3BlobStore implements BlobStore {
 
 }
 
-const isNoSuchKey = (e: unknown) => (e as { code?: unknown } | null)?.code === 'NoSuchKey'
+const codeOf = (e: unknown) => (e as { code?: unknown } | null)?.code
+const isNoSuchKey = (e: unknown) => codeOf(e) === 'NoSuchKey'
 
 /** Any failure of S3 or of the way to it is `io`: the caller may retry; the S3 error code stays in the message and the cause. */
 function s3Error(e: unknown, what = 'S3 blob storage failed'): BlobError {
-  if (e instanceof BlobError) return e
-  const code = (e as { code?: unknown } | null)?.code
-  const message = e instanceof Error ? e.message : String(e)
-  return new BlobError('io', `${what}: ${typeof code === 'string' ? `${code}: ` : ''}${message}`, { cause: e })
+  const code = codeOf(e)
+  return ioError(e, typeof code === 'string' ? `${what}: ${code}` : what)
 }
 
 /** A large Uint8Array body as a stream, so it takes the multipart path. */
@@ -304,6 +302,16 @@ function watched<T>(work: Promise<T>, ms: number, what: string): { result: Promi
   return { result, touch }
 }
 
+/** One read of a GET's body within the deadline; a failure is `io` (its S3 code kept, so NoSuchKey still reads as such) and lets the body go. */
+async function readWatched(reader: Reader, key: string, timeoutMs: number): Promise<Read> {
+  try {
+    return await watched(reader.read(), timeoutMs, `reading blob ${key}`).result
+  } catch (e) {
+    void reader.cancel().catch(() => {})
+    throw isNoSuchKey(e) ? e : s3Error(e, `reading blob ${key} failed`)
+  }
+}
+
 /** The rest of a GET after its first chunk, in chunks of at most READ_CHUNK, with failures as `io`. */
 function resumed(first: Read, reader: Reader, key: string, timeoutMs: number): ReadableStream<Uint8Array> {
   let pending: Uint8Array | null = first.done ? null : first.value
@@ -313,11 +321,10 @@ function resumed(first: Read, reader: Reader, key: string, timeoutMs: number): R
       while (!pending || pending.byteLength === 0) {
         if (done) return controller.close()
         try {
-          const next = await watched(reader.read(), timeoutMs, `reading blob ${key}`).result
+          const next = await readWatched(reader, key, timeoutMs)
           if (next.done) done = true
           else pending = next.value
         } catch (e) {
-          void reader.cancel().catch(() => {})
           return controller.error(s3Error(e, `reading blob ${key} failed`))
         }
       }

@@ -180,8 +180,8 @@ export class RunExecution {
         const finish = 'finished' in outcome && outcome.finished !== 'manual' ? outcome.finished : null
         // A stalled run's leftovers failed; a run cut by max_urls or max_age keeps them queued.
         if (finish && finish !== 'max_urls' && finish !== 'max_age') store.frontier.failQueued(this.run.seq)
+        // writeHeld saves these once this has run.
         this.counters = { ...this.counters, ...this.countersFromFrontier() }
-        store.frontier.saveCounters(this.run.seq, this.counters)
         if (finish) store.frontier.finish(this.run.seq, finish, Date.now())
         store.frontier.release(this.run.seq, this.owner)
       })
@@ -299,15 +299,14 @@ export class RunExecution {
   private writeHeld(andThen?: () => void): boolean {
     const writes = this.writes
     this.writes = []
-    const counters = { ...this.counters }
     const { store } = this.deps
     const held = store.transaction(() => {
       if (!store.frontier.holds(this.run.seq, this.owner)) return false
       for (const w of writes) w()
       this.rec.flush()
-      // The run's counters move with the rows they count, so a resumed run starts from both.
-      store.frontier.saveCounters(this.run.seq, counters)
       andThen?.()
+      // The run's counters move with the rows they count, so a resumed run starts from both.
+      store.frontier.saveCounters(this.run.seq, this.counters)
       return true
     })
     if (!held) this.rec.lose()

@@ -20,7 +20,7 @@ const MIME_TYPE = 'application/json'
  * v1 PaymentRequirements, as x402@1.2.0's zod schema accepts them: mimeType present, resource
  * absolute, no `outputSchema: null`, the network from its enum.
  */
-export const requirementsV1 = (t: Terms, resource: string) => ({
+const requirementsV1 = (t: Terms, resource: string) => ({
   scheme: 'exact' as const,
   network: t.network.v1,
   maxAmountRequired: t.amount,
@@ -34,7 +34,7 @@ export const requirementsV1 = (t: Terms, resource: string) => ({
 })
 
 /** v2 PaymentRequirements: CAIP-2 network and `amount`; the resource moves to the envelope. */
-export const requirementsV2 = (t: Terms) => ({
+const requirementsV2 = (t: Terms) => ({
   scheme: 'exact' as const,
   network: t.network.v2,
   amount: t.amount,

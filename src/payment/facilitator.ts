@@ -1,7 +1,8 @@
 import { isObject } from './wire'
+import { readCapped } from '../fetch/body'
 
 /** How long one facilitator call may take: /settle waits for the transaction's receipt, a few seconds on Base. */
-export const FACILITATOR_TIMEOUT_MS = 10_000
+const FACILITATOR_TIMEOUT_MS = 10_000
 // A verify or settle answer is a few hundred bytes.
 const MAX_ANSWER_BYTES = 64 * 1024
 
@@ -20,6 +21,8 @@ type Answer = { status: number; body: Record<string, unknown> }
  */
 export function facilitatorClient(baseUrl: string, fetchFn: typeof fetch = fetch, timeoutMs = FACILITATOR_TIMEOUT_MS) {
   async function post(path: '/verify' | '/settle', body: FacilitatorRequest): Promise<Answer> {
+    // One deadline for the request and the reading of its answer.
+    const signal = AbortSignal.timeout(timeoutMs)
     let response: Response
     try {
       response = await fetchFn(`${baseUrl}${path}`, {
@@ -27,14 +30,14 @@ export function facilitatorClient(baseUrl: string, fetchFn: typeof fetch = fetch
         headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
         body: JSON.stringify(body),
         redirect: 'error',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
       })
     } catch (err) {
       throw new FacilitatorError(`${path}: ${describeFailure(err, timeoutMs)}`)
     }
     let text: string
     try {
-      text = await readCapped(response, MAX_ANSWER_BYTES)
+      text = new TextDecoder().decode(await readCapped(response, MAX_ANSWER_BYTES, signal))
     } catch (err) {
       throw new FacilitatorError(`${path}: HTTP ${response.status}, ${describeFailure(err, timeoutMs)}`)
     }
@@ -66,29 +69,6 @@ export function facilitatorClient(baseUrl: string, fetchFn: typeof fetch = fetch
   }
 }
 export type FacilitatorClient = ReturnType<typeof facilitatorClient>
-
-async function readCapped(response: Response, max: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'))
-  if (declared > max) {
-    await response.body?.cancel()
-    throw new Error(`answer larger than ${max} bytes`)
-  }
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      await reader.cancel()
-      throw new Error(`answer larger than ${max} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string }

@@ -85,7 +85,7 @@ class Gate implements PaymentGate {
    * flight together share one transaction, about a third of the SQLite cost of one each. Each
    * caller still waits for its own commit before it answers (decision 77).
    */
-  private readonly writes: CommitBatcher<LedgerWrite, boolean | Error>
+  private readonly writes: CommitBatcher<LedgerWrite, boolean>
 
   constructor(
     private readonly terms: Terms,
@@ -96,7 +96,8 @@ class Gate implements PaymentGate {
     private readonly now: () => number,
   ) {
     this.verifier = new AuthorizationVerifier(terms.network)
-    this.writes = new CommitBatcher((ops) => applyIsolated(ledger, ops), { maxBatch: 64, maxWaitMs: 2 })
+    // isolate: a failed batch is retried write by write, so one bad write fails only its own request.
+    this.writes = new CommitBatcher((ops) => ledger.applyAll(ops), { maxBatch: 64, maxWaitMs: 2, isolate: true })
   }
 
   async admit(request: Request, resource: string) {
@@ -107,7 +108,7 @@ class Gate implements PaymentGate {
   async check(request: Request, resource: string) {
     const header = paymentHeader(request.headers)
     if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
-    const checked = await verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
+    const checked = verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
     if (!checked.ok) {
       this.log.debug('payment refused', { reason: checked.reason, header: HEADERS[header.version].payment })
       return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }
@@ -117,7 +118,7 @@ class Gate implements PaymentGate {
 
   async record({ resource, verified: v }: Checked) {
     const requirements = requirementsFor(v.version, this.terms, resource)
-    const accepted = await this.write({
+    const accepted = await this.writes.submit({
       kind: 'accept',
       payment: {
       key: v.key,
@@ -143,12 +144,6 @@ class Gate implements PaymentGate {
     return { ok: true as const, payment }
   }
 
-  private async write(op: LedgerWrite): Promise<boolean> {
-    const result = await this.writes.submit(op)
-    if (result instanceof Error) throw result
-    return result
-  }
-
   /**
    * Moves the row out of `accepted`. A database failure here (busy past its timeout, full) must
    * not turn a scrape that was served, or settled on chain, into an error for the payer: it is
@@ -156,7 +151,7 @@ class Gate implements PaymentGate {
    */
   private async mark(payment: Admitted, to: 'served' | 'handler_failed' | 'settled' | 'settle_failed', extra?: { tx?: string; error?: string }) {
     try {
-      await this.write({ kind: 'mark', key: payment.key, from: 'accepted', to, settle: extra })
+      await this.writes.submit({ kind: 'mark', key: payment.key, from: 'accepted', to, settle: extra })
     } catch (err) {
       this.log.error('payment ledger update failed; the row stays accepted', { key: payment.key, to, error: String(err) })
     }
@@ -211,19 +206,6 @@ class Gate implements PaymentGate {
     const t = this.terms
     const mode = this.facilitatorUrl ? `settled through ${withoutCredentials(this.facilitatorUrl)}` : 'verified locally, authorizations wait in the ledger (trawl payments)'
     return `paid: ${atomicToUsd(t.amount)} per request on ${t.network.v1} to ${t.payTo}, ${mode}`
-  }
-}
-
-/**
- * A batch of ledger writes in one transaction; when it fails, each write alone, so that one bad
- * write (or a busy moment) fails only its own request. An Error in the results is that write's.
- */
-function applyIsolated(ledger: PaymentRepository, ops: LedgerWrite[]): (boolean | Error)[] {
-  try {
-    return ledger.applyAll(ops)
-  } catch (err) {
-    if (ops.length === 1) return [err instanceof Error ? err : new Error(String(err))]
-    return ops.map((op) => applyIsolated(ledger, [op])[0]!)
   }
 }
 

@@ -1,5 +1,5 @@
 /** USDC has 6 decimals on every network we accept. */
-export const USDC_DECIMALS = 6
+const USDC_DECIMALS = 6
 const SCALE = 10n ** BigInt(USDC_DECIMALS)
 
 /**

@@ -3,7 +3,7 @@
  * (its client schema holds them in a closed enum); the v2 PAYMENT-REQUIRED header carries the
  * v2 spelling where the v2 spec or @x402/evm renamed one (X402.md §2.7).
  */
-export const REASONS = {
+const REASONS = {
   // Not a refusal: the first challenge. Worded as the reference servers word it.
   payment_required: { v1: 'X-PAYMENT header is required', v2: 'Payment required', message: 'this request must be paid: sign the challenge in `accepts` and send it in X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2)' },
   invalid_payload: { v2: 'invalid_payload', message: 'the payment header is not a well-formed x402 payment payload' },

@@ -66,6 +66,7 @@ const WINDOW = 4
 
 export class AuthorizationVerifier {
   private readonly domain: Uint8Array
+  private readonly hash: (bytes: Uint8Array) => Uint8Array
   private readonly keys = new Map<string, Point>()
 
   /** `native`: the libsecp256k1 checker when it is available; null checks in JavaScript. */
@@ -73,6 +74,7 @@ export class AuthorizationVerifier {
     network: PayNetwork,
     private readonly native: NativeSigner | null = nativeSigner(),
   ) {
+    this.hash = native ? native.keccak256 : (bytes) => keccak256(bytes, 'bytes')
     this.domain = toBytes(hashDomain({ domain: { name: network.name, version: network.version, chainId: BigInt(network.chainId), verifyingContract: network.asset }, types: { EIP712Domain: EIP712_DOMAIN } }))
   }
 
@@ -90,9 +92,8 @@ export class AuthorizationVerifier {
     message[0] = 0x19
     message[1] = 0x01
     message.set(this.domain, 2)
-    const hash = this.native ? this.native.keccak256 : (bytes: Uint8Array) => keccak256(bytes, 'bytes')
-    message.set(hash(struct), 34)
-    return hash(message)
+    message.set(this.hash(struct), 34)
+    return this.hash(message)
   }
 
   /** Whether `signature` (from parseSignature) is `from`'s (checksummed) over `digest`. */

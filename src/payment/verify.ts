@@ -31,7 +31,7 @@ const VALID_BEFORE_MARGIN = 6n
  * settled later from the ledger, nor after a long scrape through a facilitator: accepting it
  * would serve a scrape nobody can be paid for.
  */
-export const validityMargin = (maxTimeoutSeconds: number) => BigInt(Math.max(Number(VALID_BEFORE_MARGIN), Math.floor(maxTimeoutSeconds / 2)))
+const validityMargin = (maxTimeoutSeconds: number) => BigInt(Math.max(Number(VALID_BEFORE_MARGIN), Math.floor(maxTimeoutSeconds / 2)))
 
 type Outcome = { ok: true; payment: Verified } | { ok: false; reason: Reason }
 const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
@@ -41,7 +41,7 @@ const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
  * failing step names the reason. The EIP-712 domain comes from our config only: a signature for
  * another chain or token never verifies against it.
  */
-export async function verifyPayment(version: Version, text: string, t: Terms, nowMs: number, verifier: AuthorizationVerifier): Promise<Outcome> {
+export function verifyPayment(version: Version, text: string, t: Terms, nowMs: number, verifier: AuthorizationVerifier): Outcome {
   // 1. Decode; the version must be the one of the header that carried it.
   const p = decodeJsonHeader(text)
   if (!p) return refuse('invalid_payload')
@@ -89,7 +89,7 @@ export async function verifyPayment(version: Version, text: string, t: Terms, no
 }
 
 /** The ledger key of an authorization: the nonce space EIP-3009 itself enforces, one per authorizer and token. */
-export const replayKey = (t: Terms, from: `0x${string}`, nonce: string) => `${t.network.chainId}:${t.network.asset}:${from}:${nonce.toLowerCase()}`
+const replayKey = (t: Terms, from: `0x${string}`, nonce: string) => `${t.network.chainId}:${t.network.asset}:${from}:${nonce.toLowerCase()}`
 
 const isAddress = (v: unknown): v is `0x${string}` => typeof v === 'string' && ADDRESS.test(v)
 const isUint = (v: unknown): v is string => typeof v === 'string' && UINT.test(v) && BigInt(v) <= UINT256_MAX

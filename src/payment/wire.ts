@@ -8,7 +8,7 @@ export const HEADERS = {
 export type Version = keyof typeof HEADERS
 
 /** A payment header is a few hundred bytes to about 1 KiB; anything past this is not a payment. */
-export const MAX_PAYMENT_HEADER = 16 * 1024
+const MAX_PAYMENT_HEADER = 16 * 1024
 
 /** The payment header of a request: PAYMENT-SIGNATURE (v2) first, else X-PAYMENT (v1); null when neither is there. */
 export function paymentHeader(headers: Headers): { version: Version; text: string } | null {

@@ -1,4 +1,5 @@
 import { Cron } from 'croner'
+import type { ScheduleParams } from '../store/triggers'
 
 /**
  * Cron expressions of `schedule` triggers (DESIGN §5): five fields (minute first) or six with
@@ -6,7 +7,6 @@ import { Cron } from 'croner'
  * its nicknames (`@hourly`, `@daily`, …). croner also takes a seventh field (years); we do not, so
  * an expression means the same thing in every cron a user knows.
  */
-export type Schedule = { expression: string; timezone?: string }
 
 const NICKNAMES = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'])
 export const MAX_EXPRESSION_LENGTH = 255
@@ -42,7 +42,7 @@ export function timezoneError(timezone: string): string | null {
 }
 
 /** The first tick strictly after `after` (epoch ms), or null when the expression has no more. */
-export function nextTick(schedule: Schedule, after: number): number | null {
+export function nextTick(schedule: ScheduleParams, after: number): number | null {
   const next = build(schedule).nextRun(new Date(after))
   return next === null ? null : next.getTime()
 }
@@ -53,4 +53,4 @@ export function nextTick(schedule: Schedule, after: number): number | null {
 // values) fire once at the first valid time in a DST gap and once when an hour repeats, as in
 // Vixie cron; croner's default treats lists and ranges as intervals (skipped in the gap, twice
 // in the repeated hour).
-const build = (s: Schedule) => new Cron(s.expression.trim(), { paused: true, timezone: s.timezone ?? 'UTC', mode: '5-or-6-parts', fixedTimeRule: 'no-wildcard' })
+const build = (s: ScheduleParams) => new Cron(s.expression.trim(), { paused: true, timezone: s.timezone ?? 'UTC', mode: '5-or-6-parts', fixedTimeRule: 'no-wildcard' })

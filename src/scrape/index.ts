@@ -146,7 +146,7 @@ async function serve(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRe
   if (!recorded.ok) return recorded.response
   let result: Scraped
   try {
-    result = await deps.scraper.scrape(req, payer ?? '')
+    result = await deps.scraper.scrape(req, checked.checked.payer)
   } catch (err) {
     // Not charged; the error itself is answered as every error is (a ScrapeFailure is a 500 with its code).
     await payments.settle(recorded.payment, false)

@@ -9,7 +9,7 @@ const closed = { additionalProperties: false } as const
 
 /** Bounds of `timeout_seconds` (and X-Scrape-Timeout-Seconds): how long the page may take to load. */
 export const TIMEOUT_SECONDS = { min: 1, max: 120, default: 30 } as const
-export const MAX_FORMATS = 8
+const MAX_FORMATS = 8
 
 const MarkdownFormat = Type.Object(
   {

@@ -1,14 +1,10 @@
-import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import type { Database } from 'bun:sqlite'
 import { migrations } from './migrations'
-import { applyWalPragmas } from './wal'
+import { openWalDatabase } from './wal'
 
 /** Opens (creating if needed) the SQLite database of a data dir, migrated to this binary's schema. */
 export function openDatabase(dataDir: string): Database {
-  mkdirSync(dataDir, { recursive: true })
-  const db = new Database(join(dataDir, 'trawl.db'), { create: true, strict: true })
-  applyWalPragmas(db, { synchronous: 'normal', cacheKiB: 4096 })
+  const db = openWalDatabase(dataDir, 'trawl.db', { synchronous: 'normal', cacheKiB: 4096 })
   db.exec('PRAGMA foreign_keys = ON')
   migrate(db)
   return db

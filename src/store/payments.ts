@@ -72,27 +72,22 @@ export function paymentRepository(db: Database) {
   const all = db.query(`SELECT ${COLUMNS} FROM payments ORDER BY seq DESC`)
   const byStatus = db.query(`SELECT ${COLUMNS} FROM payments WHERE status = ? ORDER BY seq DESC`)
 
+  /** Records an authorization as `accepted`; false when the key was there already (a replay), whoever inserted it and however recently. */
   const accept = (p: NewPayment): boolean => {
     const now = Date.now()
     const { changes } = insert.run(p.key, p.payer, p.amount, p.network, p.version, JSON.stringify(p.payload), JSON.stringify(p.requirements), seconds(p.validBefore), p.resource, now, now)
     return changes === 1
   }
+  /** Moves a row on from `from`; false when it is not in that state (moved already). */
   const mark = (key: string, from: PaymentStatus, to: PaymentStatus, settle: { tx?: string; error?: string } = {}): boolean =>
     move.run(to, settle.tx ?? null, settle.error ?? null, Date.now(), key, from).changes === 1
   const applyAll = db.transaction((writes: LedgerWrite[]) => writes.map((w) => (w.kind === 'accept' ? accept(w.payment) : mark(w.key, w.from, w.to, w.settle))))
 
   return {
     /**
-     * Records an authorization as `accepted`. One statement, so it is atomic on its own: false
-     * means the key was there already (a replay), whoever inserted it and however recently.
-     */
-    accept,
-    /** Moves a row on from `from`; false when it is not in that state (moved already). */
-    mark,
-    /**
-     * Several accepts and marks in one transaction (the gate's group commit), in order; each
-     * result is what `accept` or `mark` alone would return. A replay within the batch is still
-     * a replay: the unique key sees the earlier insert.
+     * Accepts and marks in one transaction (the gate's group commit), in order; each result is
+     * what that write alone would answer. A replay within the batch is still a replay: the
+     * unique key sees the earlier insert.
      */
     applyAll: (writes: LedgerWrite[]): boolean[] => applyAll.immediate(writes),
     /** Forgets an authorization a facilitator refused before any work: it was never accepted, and the payer may fix it (fund the wallet) and send it again. */

@@ -123,7 +123,8 @@ export function triggerRepository(db: Database) {
         if (!row) return null
         const wasEnabled = row.enabled === 1
         if (wasEnabled !== enabled) {
-          setEnabled.run(row.seq, enabled ? 1 : 0, enabled && row.kind === 'schedule' ? nextAt(JSON.parse(row.params)) : null)
+          const condition = conditionOf(row)
+          setEnabled.run(row.seq, enabled ? 1 : 0, enabled && condition.kind === 'schedule' ? nextAt(condition.params) : null)
           if (!enabled) dropFirings.run(row.seq)
         }
         return toTrigger(getRow(tenant, id)!)
@@ -160,11 +161,11 @@ export function triggerRepository(db: Database) {
     nextDue(): number | null {
       return (nextDue.get() as { at: number | null }).at
     },
-    /** Ticks and firings due at `now`, earliest first, at most `limit` of each. */
+    /** Ticks and firings due at `now`, earliest first, at most `limit` in all. */
     due(now: number, limit: number): DueFiring[] {
       const ticks = (dueTicks.all(now, limit) as { trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'schedule' as const, firing_seq: null }))
       const firings = (dueFirings.all(now, limit) as { firing_seq: number; trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'on_finish' as const }))
-      return [...ticks, ...firings].sort((a, b) => a.due_at - b.due_at)
+      return [...ticks, ...firings].sort((a, b) => a.due_at - b.due_at).slice(0, limit)
     },
     /**
      * Makes one due firing, in one transaction: claims it (the tick moves to `next(now)`, or the
@@ -188,7 +189,7 @@ export function triggerRepository(db: Database) {
         const id = crypto.randomUUID()
         insertExecution.run(row.tenant, id, row.seq, row.id, runId, outcome, d.due_at, now, now)
         executed.run(now, row.seq)
-        return { id, trigger_id: row.id, run_id: runId, scheduled_at: iso(d.due_at)!, executed_at: iso(now)!, created_at: iso(now)!, outcome }
+        return toExecution({ id, trigger_id: row.id, run_id: runId, outcome, scheduled_at: d.due_at, executed_at: now, created_at: now })
       }).immediate()
     },
     /** Gives up a firing that failed: a schedule moves on to `next`, an on_finish firing goes. */

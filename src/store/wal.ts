@@ -1,6 +1,20 @@
-import type { Database } from 'bun:sqlite'
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 
 export type Synchronous = 'normal' | 'full'
+
+/**
+ * Opens (creating it and its directory if needed) `<dataDir>/<file>` with the WAL settings
+ * below: the first steps of every database trawl keeps (trawl.db, blobs.db, blobs-s3.db); each
+ * caller then migrates its own schema.
+ */
+export function openWalDatabase(dataDir: string, file: string, opts: { synchronous: Synchronous; cacheKiB: number }): Database {
+  mkdirSync(dataDir, { recursive: true })
+  const db = new Database(join(dataDir, file), { create: true, strict: true })
+  applyWalPragmas(db, opts)
+  return db
+}
 
 /**
  * The WAL settings trawl.db and blobs.db share. WAL keeps readers off the writer's back, and a

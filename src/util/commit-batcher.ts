@@ -7,7 +7,16 @@
  * steady arrivals. A lone caller that awaits each put therefore pays one loop turn, not a
  * timer, while a crawler with many fetches in flight gets tens of puts per transaction.
  */
-export type BatchOptions = { maxBatch: number; maxWaitMs: number }
+export type BatchOptions = {
+  maxBatch: number
+  maxWaitMs: number
+  /**
+   * When a batch fails, apply its operations again one at a time, so that only the callers whose
+   * own operation fails are rejected (one bad write, or a busy moment, does not fail the rest).
+   * Off: every caller of a failed batch is rejected with its error.
+   */
+  isolate?: boolean
+}
 
 type Pending<Op, R> = { op: Op; resolve: (r: R) => void; reject: (e: unknown) => void }
 
@@ -44,17 +53,24 @@ export class CommitBatcher<Op, R> {
     }
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.opts.maxBatch)
-      let results: R[]
-      try {
-        results = this.apply(batch.map((p) => p.op))
-      } catch (e) {
-        for (const p of batch) p.reject(e)
-        continue
-      }
-      this.counts.commits++
-      this.counts.ops += batch.length
-      batch.forEach((p, i) => p.resolve(results[i]!))
+      if (!this.applyBatch(batch)) for (const p of batch) this.applyBatch([p])
     }
+  }
+
+  /** Applies `batch` and settles its callers; false (isolate mode only) when it failed and nobody was settled. */
+  private applyBatch(batch: Pending<Op, R>[]): boolean {
+    let results: R[]
+    try {
+      results = this.apply(batch.map((p) => p.op))
+    } catch (e) {
+      if (this.opts.isolate && batch.length > 1) return false
+      for (const p of batch) p.reject(e)
+      return true
+    }
+    this.counts.commits++
+    this.counts.ops += batch.length
+    batch.forEach((p, i) => p.resolve(results[i]!))
+    return true
   }
 
   private readonly tick = () => {

@@ -4,21 +4,13 @@
 // acknowledged) fires after the restart. Only 127.0.0.1 is contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cleanup, ensureBinary, freePorts, startTrawl, tempDir } from '../helpers/binary'
+import { waitFor } from '../helpers/wait'
 
 beforeAll(() => ensureBinary(), 180_000)
 afterAll(() => cleanup())
 
 type Execution = { id: string; run_id: string | null; outcome: string; scheduled_at: string; executed_at: string }
 
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await probe()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 // Runs these triggers create crawl a port nothing listens on: they fail fast and finish.
 const deadSeed = () => `http://127.0.0.1:${freePorts(1)[0]}/`
@@ -47,7 +39,7 @@ describe('triggers across restarts', () => {
     const [execution] = await waitFor('the missed tick', async () => {
       const e = (await trawl.api.get(`/v1/triggers/${t.body.id}/executions`)).body.data as Execution[]
       return e.length > 0 ? e : null
-    })
+    }, 15_000, 50)
     expect(execution!.outcome).toBe('created_run')
     expect(execution!.scheduled_at).toBe(first.toISOString())
     expect(Date.parse(execution!.executed_at)).toBeGreaterThanOrEqual(restartedAt)
@@ -67,7 +59,7 @@ describe('triggers across restarts', () => {
     const job = (await trawl.api.post('/v1/jobs', { name: 'after', config: { seeds: [`http://127.0.0.1:${hanging.port}/`], politeness: { respect_robots: false } } })).body
     const t = (await trawl.api.post(`/v1/jobs/${job.id}/triggers`, { name: 'later', condition: { kind: 'on_finish', params: { delay: '2s' } } })).body
     const run = (await trawl.api.post(`/v1/jobs/${job.id}/runs`)).body
-    await waitFor('the run to be running', async () => (await trawl.api.get(`/v1/runs/${run.id}`)).body.status === 'running')
+    await waitFor('the run to be running', async () => (await trawl.api.get(`/v1/runs/${run.id}`)).body.status === 'running', 15_000, 50)
     const stopped = await trawl.api.put(`/v1/runs/${run.id}/stop`)
     await trawl.kill9()
     hanging.stop(true)
@@ -81,7 +73,7 @@ describe('triggers across restarts', () => {
     const [execution] = await waitFor('the delayed firing', async () => {
       const e = (await trawl.api.get(`/v1/triggers/${t.id}/executions`)).body.data as Execution[]
       return e.length > 0 ? e : null
-    })
+    }, 15_000, 50)
     expect(execution!.outcome).toBe('created_run')
     expect(execution!.scheduled_at).toBe(new Date(finishedAt + 2000).toISOString())
     expect(Date.parse(execution!.executed_at)).toBeGreaterThanOrEqual(restartedAt)

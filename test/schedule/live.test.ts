@@ -7,6 +7,7 @@ import { createLogger } from '../../src/log'
 import { createEngines, managementApp } from '../../src/server'
 import { jsonClient } from '../helpers/client'
 import { testApi, type TestApi } from '../helpers/api'
+import { waitFor } from '../helpers/wait'
 
 let api: TestApi
 let engines: ReturnType<typeof createEngines>
@@ -40,15 +41,6 @@ afterAll(async () => {
   api.close()
 })
 
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await probe()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await Bun.sleep(20)
-  }
-}
 
 const newJob = async (name: string) => {
   const r = await client.post('/v1/jobs', { name, config: { seeds: [`http://127.0.0.1:${server.port}/a`], limits: { max_depth: 5 } } })

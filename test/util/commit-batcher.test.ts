@@ -51,6 +51,22 @@ describe('CommitBatcher', () => {
     expect(batcher.counts).toEqual({ commits: 1, ops: 1 })
   })
 
+  test('isolate: a failed batch is applied again one operation at a time; only the failing one is rejected', async () => {
+    const applied: number[][] = []
+    const batcher = new CommitBatcher<number, string>(
+      (ops) => {
+        applied.push([...ops])
+        if (ops.includes(2)) throw new Error(`refused ${ops.join(',')}`)
+        return ops.map((op) => `done ${op}`)
+      },
+      { maxBatch: 64, maxWaitMs: 50, isolate: true },
+    )
+    const results = await Promise.allSettled([1, 2, 3].map((op) => batcher.submit(op)))
+    expect(applied).toEqual([[1, 2, 3], [1], [2], [3]])
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['done 1', 'refused 2', 'done 3'])
+    expect(batcher.counts).toEqual({ commits: 2, ops: 2 })
+  })
+
   test('operations submitted while a batch is being applied go into the next one', async () => {
     const { batcher, applied } = recorder()
     const first = batcher.submit(1)
