@@ -3,7 +3,7 @@
  * one per URL). Records stay raw during the pass; text is decoded only for the URLs kept.
  */
 import { collapse, decodeAttr, decodeText, splitTokens, tokens, type Resolver } from './html-values'
-import { contentOf, readStartTag } from './start-tag'
+import { contentOf, type StartTag } from './start-tag'
 
 /** A link a parse step returns (links step, navigator output). */
 export type LinkOut = {
@@ -22,40 +22,36 @@ export type LinkRecord = { url: string; rel: string | null; text: string; alt: s
 /** A record nobody reads: text of elements whose link was dropped is written here. */
 export const sinkRecord = (): LinkRecord => ({ url: '', rel: null, text: '', alt: '', area: false })
 
-/**
- * Put by the scan before every a[href] and area[href] start tag in the HTMLRewriter output. A
- * C0 control: no HTML text shows it, so the scan drops it from its input beforehand. (A Latin-1
- * character also keeps the output a one-byte-per-character string, which searches faster.)
- */
-export const LINK_MARK = '\u0001'
+/** What the scan reads of a link's start tag, in this order. */
+export const LINK_ATTRIBUTES: readonly string[] = ['href', 'rel', 'alt']
 
-const LINK_ATTRIBUTES = ['href', 'rel', 'alt']
+/** An a[href] or area[href] start tag as the scan read it: the values of LINK_ATTRIBUTES. */
+export type LinkTag = StartTag
 
 /**
- * The `count` marked links of rewriter output `out`, in order; null where the href is not an
- * http(s) URL. Anchor text runs to the anchor's end tag or to the next marked link.
+ * The links of `tags` (start tags read from `s` with href, rel and alt, in document order) as
+ * records; null where the href is not an http(s) URL. Anchor text runs to the anchor's end tag
+ * or to the next link.
  */
-export function readMarkedLinks(out: string, count: number, resolver: Resolver): (LinkRecord | null)[] {
+export function linkRecords(s: string, tags: readonly LinkTag[], resolver: Resolver): (LinkRecord | null)[] {
   const records: (LinkRecord | null)[] = []
   // The next </a and </A at or after the current anchor: kept between anchors, so the searches
   // stay linear in the size of the page.
   let lower = -1
   let upper = -1
-  let at = out.indexOf(LINK_MARK)
-  for (let k = 0; k < count && at >= 0; k++) {
-    const next = out.indexOf(LINK_MARK, at + 1)
-    const tag = readStartTag(out, at + 1, LINK_ATTRIBUTES)
-    const [href, rel = null, alt = ''] = tag?.values ?? []
+  for (let k = 0; k < tags.length; k++) {
+    const tag = tags[k]!
+    const [href, rel = null, alt = ''] = tag.values
     const url = href === undefined ? null : resolver.resolve(href)
-    if (!tag || !url) records.push(null)
+    if (!url) records.push(null)
     else if (tag.name === 'area') records.push({ url, rel, text: '', alt, area: true })
     else {
-      if (lower < tag.end) lower = endTagAt(out, '</a', tag.end)
-      if (upper < tag.end) upper = endTagAt(out, '</A', tag.end)
-      const content = contentOf(out, tag.end, Math.min(lower, upper, next < 0 ? out.length : next))
+      if (lower < tag.end) lower = endTagAt(s, '</a', tag.end)
+      if (upper < tag.end) upper = endTagAt(s, '</A', tag.end)
+      const next = tags[k + 1]?.at ?? s.length
+      const content = contentOf(s, tag.end, Math.min(lower, upper, next))
       records.push({ url, rel, text: content.text, alt: content.alt, area: false })
     }
-    at = next
   }
   return records
 }

@@ -1,5 +1,5 @@
 /**
- * Document metadata gathered during the scan's HTMLRewriter pass: title, description,
+ * Document metadata gathered during the scan's pass over the tags: title, description,
  * canonical, language, Open Graph, JSON-LD, and the robots meta that makes every link nofollow.
  */
 import { attrOrNull, collapse, decodeText, tokens, type Resolver } from './html-values'
@@ -18,7 +18,10 @@ export type Metadata = {
   json_ld: unknown[]
 }
 
-/** Collects metadata: `attachMetadata` routes a rewriter's handlers to it, `metadata()` answers after the pass. */
+/** The raw attribute values of a start tag, as the scan read them. */
+export type Attributes = { getAttribute(name: string): string | null }
+
+/** Collects metadata: the scan gives it the tags it meets, `metadata()` answers after the pass. */
 export class MetadataCollector {
   /** True when `<meta name="robots">` says nofollow or none. */
   robotsNofollow = false
@@ -37,8 +40,8 @@ export class MetadataCollector {
   constructor(private readonly htmlLang: string | null) {}
 
   titleElement(): void {
-    // Only the first <title> counts, even when empty. (An SVG <title> before the document's
-    // own would be taken: telling them apart costs a descendant selector on every page.)
+    // Only the first <title> counts, even when empty (an SVG <title> is not the document's:
+    // the scan does not report it).
     this.inTitle = !this.titleSeen
     this.titleSeen = true
   }
@@ -47,13 +50,13 @@ export class MetadataCollector {
     if (this.inTitle) this.title += text
   }
 
-  link(el: HTMLRewriterTypes.Element, asset: (raw: string) => void): void {
+  link(el: Attributes, asset: (raw: string) => void): void {
     const rel = tokens(el.getAttribute('rel'))
     if (rel.includes('canonical')) this.canonicals.push(el.getAttribute('href')!)
     if (rel.includes('stylesheet')) asset(el.getAttribute('href')!)
   }
 
-  script(el: HTMLRewriterTypes.Element, asset: (raw: string) => void): void {
+  script(el: Attributes, asset: (raw: string) => void): void {
     const src = el.getAttribute('src')
     if (src !== null) asset(src)
     const type = el.getAttribute('type')
@@ -67,7 +70,7 @@ export class MetadataCollector {
   }
 
   // One <meta> may serve two purposes: <meta name="description" property="og:description">.
-  meta(el: HTMLRewriterTypes.Element): void {
+  meta(el: Attributes): void {
     const property = el.getAttribute('property')?.trim().toLowerCase()
     const name = el.getAttribute('name')?.trim().toLowerCase()
     const content = () => attrOrNull(el.getAttribute('content'))
@@ -114,19 +117,4 @@ export class MetadataCollector {
       json_ld,
     }
   }
-}
-
-/**
- * The metadata handlers, for the collector `current()` answers at each call: a rewriter built
- * once can then serve every document (the scan reuses one; building its handlers cost a crawl
- * tens of microseconds a page). Raw stylesheet and script URLs go to `asset` (resolved by the
- * caller after the pass), so that each <link> and <script> is matched by one selector (every
- * selector costs time on every element of the page).
- */
-export function attachMetadata(rewriter: HTMLRewriter, current: () => MetadataCollector, asset: (raw: string) => void): HTMLRewriter {
-  return rewriter
-    .on('title', { element: () => current().titleElement(), text: (chunk) => current().titleText(chunk.text) })
-    .on('meta', { element: (el) => current().meta(el) })
-    .on('link[href]', { element: (el) => current().link(el, asset) })
-    .on('script', { element: (el) => current().script(el, asset), text: (chunk) => current().scriptText(chunk.text) })
 }

@@ -1,18 +1,18 @@
 /**
- * One streaming HTMLRewriter pass over a document for everything that needs no tree: links,
- * metadata, assets and the links of navigator selectors. Steps that need a tree build one
- * elsewhere; this pass is the hot path of every crawled page.
+ * One pass over a document for everything that needs no tree: links, metadata, assets and the
+ * links of navigator selectors. Steps that need a tree build one elsewhere; this pass is the
+ * hot path of every crawled page.
  *
- * Speed: each selector costs time on every element of the page and each handler call costs
- * about a microsecond, so selectors are few and links are not read through handlers. The
- * rewriter only marks each a[href]/area[href] (HTMLRewriter knows where real elements are:
- * not in comments, scripts or attribute values); the marked tags and their text are then read
- * back from the output (links.ts).
+ * Speed: the tags are found by walkTags (tags.ts), which reads only the start tags the scan
+ * wants, their few attributes, and the text of title and JSON-LD scripts. HTMLRewriter runs
+ * only for navigator selectors other than plain anchors (it knows CSS selectors); every call
+ * into a handler costs it about a microsecond, so it then reads links by their order alone.
  */
 import { absoluteHttp, decodeAttr, Resolver } from './html-values'
-import { LINK_MARK, linkOuts, readMarkedLinks, sinkRecord, type LinkOut, type LinkRecord } from './links'
-import { attachMetadata, MetadataCollector, type Metadata } from './metadata'
-import { htmlLang } from './start-tag'
+import { LINK_ATTRIBUTES, linkOuts, linkRecords, sinkRecord, type LinkOut, type LinkRecord, type LinkTag } from './links'
+import { MetadataCollector, type Attributes, type Metadata } from './metadata'
+import { htmlLang, type StartTag } from './start-tag'
+import { walkTags } from './tags'
 
 export type { LinkOut, LinkSource } from './links'
 /** LinkOut of links found on a tree (navigator fallback), by the scan's rules. */
@@ -42,85 +42,91 @@ export type ScanOptions = { navigators?: string[] }
 // Matched on the trimmed selector (`a [href]` is a descendant selector, not this one).
 const ANCHORS_ONLY = /^a(\[\s*href\s*\])?$/
 
-// A navigator's finds: indexes of marked links, or records of other elements carrying href.
-type Found = (number | LinkRecord)[]
+// A navigator's finds: a link element as the walk met it (its index among a[href] and
+// area[href], and its raw href), or a record of another element carrying href.
+type Found = ({ index: number; href: string } | LinkRecord)[]
 
-/** What one pass gathers while HTMLRewriter runs; read by the handlers. */
-type Pass = {
-  documentUrl: URL
-  base: URL
-  baseSeen: boolean
-  marked: number
-  // Raw src/href values of assets, in document order, each once; resolved after the pass.
-  assetRefs: Set<string>
-  meta: MetadataCollector
+/** Start tags the scan reads, with the attributes it wants of each. */
+const WANTED: ReadonlyMap<string, readonly string[]> = new Map([
+  ['a', LINK_ATTRIBUTES],
+  ['area', LINK_ATTRIBUTES],
+  ['base', ['href']],
+  ['img', ['src']],
+  ['link', ['href', 'rel']],
+  ['meta', ['property', 'name', 'content', 'http-equiv']],
+  ['script', ['src', 'type']],
+  ['title', []],
+])
+
+/** A start tag's attributes for the metadata collector (raw values, null when absent). */
+const attributes = (tag: StartTag): Attributes => {
+  const wanted = WANTED.get(tag.name)!
+  return { getAttribute: (name) => tag.values[wanted.indexOf(name)] ?? null }
 }
-
-/** The handlers every scan has, for the pass `pass()` answers at each call. */
-function scanHandlers(rewriter: HTMLRewriter, pass: () => Pass): HTMLRewriter {
-  rewriter
-    .on('base[href]', {
-      // The first <base href> anywhere in the document is its base URL (HTML), resolved against
-      // the document URL, when http(s). Every URL is resolved after the pass, so elements met
-      // before the <base> follow it too.
-      element: (el) => {
-        const p = pass()
-        if (p.baseSeen) return
-        p.baseSeen = true
-        const url = absoluteHttp(decodeAttr(el.getAttribute('href')!), p.documentUrl.href)
-        if (url !== null) p.base = new URL(url)
-      },
-    })
-    .on('a[href], area[href]', {
-      element: (el) => {
-        el.before(LINK_MARK)
-        pass().marked++
-      },
-    })
-    .on('img[src]', { element: (el) => void pass().assetRefs.add(el.getAttribute('src')!) })
-  return attachMetadata(rewriter, () => pass().meta, (raw) => pass().assetRefs.add(raw))
-}
-
-// Scans without navigator selectors (every crawled page) share one rewriter: building the
-// handlers and selectors anew cost tens of microseconds a page. transform() of a string runs
-// to its end synchronously, so one pass at a time uses it.
-let sharedPass: Pass | null = null
-let shared: HTMLRewriter | null = null
 
 /** Scans decoded HTML from `baseUrl` (absolute; throws TypeError otherwise). */
 export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions = {}): Promise<Scan> {
   const documentUrl = new URL(baseUrl)
   documentUrl.hash = ''
-  const input = html.includes(LINK_MARK) ? html.replaceAll(LINK_MARK, '') : html
-  const pass: Pass = { documentUrl, base: documentUrl, baseSeen: false, marked: 0, assetRefs: new Set(), meta: new MetadataCollector(htmlLang(input)) }
+  let base = documentUrl
+  let baseSeen = false
+  const meta = new MetadataCollector(htmlLang(html))
+  const linkTags: LinkTag[] = []
+  // Raw src/href values of assets, in document order, each once; resolved after the pass.
+  const assetRefs = new Set<string>()
+  const asset = (raw: string) => void assetRefs.add(raw)
+  walkTags(html, {
+    names: WANTED,
+    start(tag) {
+      const first = tag.values[0]
+      switch (tag.name) {
+        case 'a':
+        case 'area':
+          if (first !== undefined) linkTags.push(tag)
+          break
+        case 'base':
+          // The first <base href> anywhere in the document is its base URL (HTML), resolved
+          // against the document URL, when http(s). Every URL is resolved after the pass, so
+          // elements met before the <base> follow it too.
+          if (first !== undefined && !baseSeen) {
+            baseSeen = true
+            const url = absoluteHttp(decodeAttr(first), documentUrl.href)
+            if (url !== null) base = new URL(url)
+          }
+          break
+        case 'img':
+          if (first !== undefined) asset(first)
+          break
+        case 'link':
+          if (first !== undefined) meta.link(attributes(tag), asset)
+          break
+        case 'meta':
+          meta.meta(attributes(tag))
+          break
+        case 'script':
+          meta.script(attributes(tag), asset)
+          break
+        case 'title':
+          meta.titleElement()
+          break
+      }
+    },
+    text(name, from, to) {
+      if (name === 'title') meta.titleText(html.slice(from, to))
+      else meta.scriptText(html.slice(from, to))
+    },
+  })
 
-  let out: string
-  let navigators: (Found | 'anchors' | undefined)[]
+  const resolver = new Resolver(base)
+  const records = linkRecords(html, linkTags, resolver)
   const selectors = opts.navigators ?? []
-  // Anchor navigators read the marked links and add no handler (the crawl's default navigator).
-  if (selectors.every(anchorsOnly)) {
-    shared ??= scanHandlers(new HTMLRewriter(), () => sharedPass!)
-    sharedPass = pass
-    try {
-      out = shared.transform(input)
-    } finally {
-      sharedPass = null
-    }
-    navigators = selectors.map(() => 'anchors')
-  } else {
-    const rewriter = scanHandlers(new HTMLRewriter(), () => pass)
-    navigators = selectors.map((selector) => navigate(rewriter, selector, () => pass.marked))
-    out = rewriter.transform(input)
-  }
+  const navigators = selectors.some((s) => !anchorsOnly(s)) ? await navigate(html, selectors) : selectors.map(() => 'anchors' as const)
 
-  const resolver = new Resolver(pass.base)
-  const records = readMarkedLinks(out, pass.marked, resolver)
   const assets = new Set<string>()
-  for (const raw of pass.assetRefs) {
+  for (const raw of assetRefs) {
     const url = resolver.resolve(raw)
     if (url !== null) assets.add(url)
   }
-  const meta = pass.meta
   const nofollow = meta.robotsNofollow
   const kept = (list: (LinkRecord | null)[]) => list.filter((r): r is LinkRecord => r !== null)
   // A navigator's own record holds the raw href until here.
@@ -128,8 +134,13 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     const url = resolver.resolve(record.url)
     return url === null ? null : { ...record, url }
   }
+  // A link element of the navigator's pass is the walk's link of the same index; should the two
+  // ever disagree on which elements are links (a page HTMLRewriter reads otherwise), its own
+  // href counts, without text.
+  const linkOf = (found: { index: number; href: string }): LinkRecord | null =>
+    linkTags[found.index]?.values[0] === found.href ? (records[found.index] ?? null) : resolved({ ...sinkRecord(), url: found.href })
   return {
-    base_url: pass.base.href,
+    base_url: base.href,
     links: linkOuts(kept(records), nofollow),
     metadata: meta.metadata(resolver),
     assets: [...assets],
@@ -137,26 +148,37 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     selected: navigators.map((found) => {
       if (found === undefined) return undefined
       if (found === 'anchors') return linkOuts(kept(records).filter((r) => !r.area), nofollow)
-      return linkOuts(kept(found.map((f) => (typeof f === 'number' ? (records[f] ?? null) : resolved(f)))), nofollow)
+      return linkOuts(kept(found.map((f) => ('index' in f ? linkOf(f) : resolved(f)))), nofollow)
     }),
   }
+}
+
+/** One HTMLRewriter pass for the navigator selectors: what each one matches (undefined when it cannot run). */
+async function navigate(html: string, selectors: readonly string[]): Promise<(Found | 'anchors' | undefined)[]> {
+  const rewriter = new HTMLRewriter()
+  let links = 0
+  // Registered before the navigators' handlers: a link element they meet is the last one counted.
+  rewriter.on('a[href], area[href]', { element: () => void links++ })
+  const navigators = selectors.map((selector) => navigator(rewriter, selector, () => links))
+  rewriter.transform(html)
+  return navigators
 }
 
 const anchorsOnly = (selector: string) => ANCHORS_ONLY.test(selector.trim())
 
 /** Adds the handlers of one navigator selector; undefined when HTMLRewriter cannot run it. */
-function navigate(rewriter: HTMLRewriter, selector: string, marked: () => number): Found | 'anchors' | undefined {
+function navigator(rewriter: HTMLRewriter, selector: string, links: () => number): Found | 'anchors' | undefined {
   if (anchorsOnly(selector)) return 'anchors'
   if (!rewriterSupports(selector)) return undefined
   const found: Found = []
   const sink = sinkRecord()
   let current = sink
   rewriter.on(selector, {
-    // Registered after the marking handler: a link element met here is the last one marked.
     element: (el) => {
       const tag = el.tagName
-      if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) {
-        found.push(marked() - 1)
+      const linkHref = tag === 'a' || tag === 'area' ? el.getAttribute('href') : null
+      if (linkHref !== null) {
+        found.push({ index: links() - 1, href: linkHref })
         current = sink
         return
       }

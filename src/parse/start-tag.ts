@@ -1,16 +1,16 @@
 /**
- * Reading start tags back from HTML source, by the attribute rules of the HTML tokenizer.
- * The scan lets HTMLRewriter find the elements (it knows comments, scripts and quoting) and
- * mark them; reading a marked tag here is cheaper than asking HTMLRewriter for each value.
+ * Reading start tags from HTML source, by the attribute rules of the HTML tokenizer. The scan
+ * finds the elements with walkTags (tags.ts) and reads the few attributes it needs here.
  */
 
-/** A start tag: lowercased name, raw values of the wanted attributes (in order), index after `>`. */
-export type StartTag = { name: string; values: (string | undefined)[]; end: number }
+/** A start tag: lowercased name, raw values of the wanted attributes (in order), index of `<` and after `>`. */
+export type StartTag = { name: string; values: (string | undefined)[]; at: number; end: number }
 
-const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13
-const isAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
-// Stops of a tag or attribute name: space, '/', '>' and the end of the text.
-const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isNaN(c)
+export const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13
+export const isAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+/** Stops of a tag or attribute name: space, '/', '>' and the end of the text. */
+export const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isNaN(c)
+const NONE: readonly string[] = []
 
 /**
  * The start tag beginning at `s[at] === '<'`, or null when there is none there. Only the
@@ -20,16 +20,31 @@ const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isN
  */
 export function readStartTag(s: string, at: number, wanted: readonly string[]): StartTag | null {
   if (s.charCodeAt(at) !== 60 || !isAlpha(s.charCodeAt(at + 1))) return null
-  const n = s.length
   let i = at + 1
   while (!endsName(s.charCodeAt(i))) i++
   const name = s.slice(at + 1, i).toLowerCase()
   const values: (string | undefined)[] = new Array(wanted.length)
+  return { name, values, at, end: Math.min(readAttributes(s, i, wanted, values), s.length) }
+}
+
+/**
+ * Index after the `>` of a tag whose name ends at `i`, skipping its attributes as the tokenizer
+ * reads them; past the end of `s` (its length + 1) when the text ends inside the tag.
+ */
+export const tagEnd = (s: string, i: number): number => readAttributes(s, i, NONE, [])
+
+/**
+ * Reads the attributes of a tag from `i` (after its name) to its `>`: the raw value of each
+ * attribute named in `wanted` goes to the same index of `values`. Answers the index after `>`,
+ * or the length of `s` + 1 when the text ends inside the tag (a tokenizer then drops the tag).
+ */
+export function readAttributes(s: string, i: number, wanted: readonly string[], values: (string | undefined)[]): number {
+  const n = s.length
   for (;;) {
     let c = s.charCodeAt(i)
     while (isSpace(c) || c === 47) c = s.charCodeAt(++i)
-    if (i >= n) return { name, values, end: n }
-    if (c === 62) return { name, values, end: i + 1 }
+    if (i >= n) return n + 1
+    if (c === 62) return i + 1
     // An attribute name may start with '=' (the tokenizer keeps it); it ends at space, / > or =.
     const nameStart = i++
     while (!endsName((c = s.charCodeAt(i))) && c !== 61) i++
@@ -59,8 +74,8 @@ export function readStartTag(s: string, at: number, wanted: readonly string[]): 
   }
 }
 
-// ASCII case-insensitive comparison of s[start, end) with a lowercase name made of letters.
-function sameName(s: string, start: number, end: number, name: string): boolean {
+/** ASCII case-insensitive comparison of s[start, end) with a lowercase name made of letters. */
+export function sameName(s: string, start: number, end: number, name: string): boolean {
   if (end - start !== name.length) return false
   for (let k = 0; k < name.length; k++) if ((s.charCodeAt(start + k) | 32) !== name.charCodeAt(k)) return false
   return true

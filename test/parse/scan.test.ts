@@ -83,7 +83,8 @@ describe('links', () => {
       ['https://shop.example/four', 'Four'],
       ['https://shop.example/five', 'Five / /'],
       ['https://shop.example/six', 'first second'],
-      ['https://shop.example/seven', 'Seven\uFDD0'],
+      // Text as the page has it, control characters included: the scan puts no marks in it.
+      ['https://shop.example/seven', '\u0001Seven\uFDD0'],
       ['https://shop.example/eight', 'Eight'],
     ])
   })
@@ -265,4 +266,42 @@ test('linkOutsFrom applies the scan rules to links found elsewhere (decoded valu
     link('https://a.example/s', 'later text', ['ugc']),
   ])
   expect(linkOutsFrom(records, true).map((l) => l.nofollow)).toEqual([true, true, true])
+})
+
+describe('where the scan looks for tags', () => {
+  test('nothing in comments, scripts, styles, noscript or CDATA counts; an svg title is not the document’s', async () => {
+    const html = `<!doctype html><html lang="de"><head>
+      <!-- <title>Commented</title><meta name="description" content="commented"><a href="/c1"> -->
+      <svg><title>Icon</title><![CDATA[<a href="/cdata">]]></svg>
+      <title>Page &amp; more</title>
+      <script>document.write('<meta name="robots" content="nofollow"><a href="/s1">')</script>
+      <script type="application/ld+json">{"@type": "Thing", "name": "</scrip> <a href=/j>"}</script>
+      <style>a::after { content: '<link rel="canonical" href="/style">' }</style>
+      <noscript><link rel="canonical" href="/noscript"><img src="/noscript.png"></noscript>
+      <link rel="canonical" href="/real"><meta name="description" content="Real &amp; true">
+    </head><body><a href="/one">One</a><textarea><a href="/ta"></textarea><a href="/two">Two</a></body></html>`
+    const scan = await scanHtml(html, DOC)
+    expect(scan.metadata).toEqual({
+      title: 'Page & more',
+      description: 'Real & true',
+      canonical: 'https://shop.example/real',
+      language: 'de',
+      open_graph: {},
+      json_ld: [{ '@type': 'Thing', name: '</scrip> <a href=/j>' }],
+    })
+    expect(scan.robots_nofollow).toBe(false)
+    expect(scan.links).toEqual([link('https://shop.example/one', 'One'), link('https://shop.example/two', 'Two')])
+    expect(scan.assets).toEqual([])
+  })
+
+  test('a tag the document ends inside is not read', async () => {
+    const scan = await scanHtml('<a href="/one">One</a><a href="/cut', DOC)
+    expect(scan.links).toEqual([link('https://shop.example/one', 'One')])
+  })
+
+  test('a navigator meets the links the scan read: their text comes with them, entities in the href too', async () => {
+    const html = `<nav><a href="/p?a=1&amp;b=2">First <b>page</b></a><svg/><a href='/q'>Q</a></nav><a href="/out">Out</a>`
+    const scan = await scanHtml(html, DOC, { navigators: ['nav a'] })
+    expect(scan.selected).toEqual([[link('https://shop.example/p?a=1&b=2', 'First page'), link('https://shop.example/q', 'Q')]])
+  })
 })

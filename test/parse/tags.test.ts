@@ -1,0 +1,87 @@
+import { describe, expect, test } from 'bun:test'
+import { walkTags } from '../../src/parse/tags'
+
+/** The hrefs of a[href] and area[href] as walkTags finds them, in order. */
+function walkedLinks(html: string): string[] {
+  const out: string[] = []
+  walkTags(html, {
+    names: new Map([
+      ['a', ['href']],
+      ['area', ['href']],
+    ]),
+    start: (tag) => void (tag.values[0] !== undefined && out.push(tag.values[0])),
+  })
+  return out
+}
+
+/** The same, as HTMLRewriter (lol-html, a tokenizer built to the HTML standard) finds them: the oracle. */
+function rewriterLinks(html: string): string[] {
+  const out: string[] = []
+  new HTMLRewriter().on('a[href], area[href]', { element: (el) => void out.push(el.getAttribute('href')!) }).transform(html)
+  return out
+}
+
+// Each case holds links the walk must find and markup that only looks like links.
+const CASES: Record<string, string> = {
+  'comments': '<a href=1><!-- <a href=no1> --><!--> <a href=2><!---> <a href=3><!-- x --!> <a href=4><!-- a -- b --- > <a href=no2> -->',
+  'bogus comments': '<!DOCTYPE html><! <a href=no1> ><a href=1><? <a href=no2> ?><a href=2></ <a href=no3> ><a href=3></><a href=4></1 <a href=no4>>',
+  'quoted > and <': `<a href="1" title="a > b <a href=no1>"><a href='2' data-x='<a href=no2>'><a href=3 x=">"><a title=">" href="4">`,
+  'end tags with attributes': '<a href=1></a title="<a href=no1>"><a href=2></div x=\'>\' >',
+  'script': '<script>var a = "<a href=no1>"; if (a < b) {}</script ><a href=1><SCRIPT type="x">"</script>"<a href=2></SCRIPT><a href=3><script>"</scriptx><a href=no3>"</script><a href=4>',
+  'style, xmp, iframe, noembed, noframes': '<style>a::before{content:"<a href=no1>"}</style><a href=1><xmp><a href=no2></xmp><iframe><a href=no3></iframe><noembed><a href=no4></noembed><noframes><a href=no5></noframes><a href=2>',
+  'title and textarea hold text': '<title><a href=no1></title><a href=1><textarea><a href=no2></TEXTAREA><a href=2>',
+  // noscript holds text, as with scripting on (HTMLRewriter's reading).
+  'noscript holds text; template holds markup': '<noscript><a href=no1></noscript><template><a href=1></template>',
+  'plaintext ends all markup': '<a href=1><plaintext><a href=no1></plaintext><a href=no2>',
+  'svg: title and style hold markup; CDATA is a section': '<svg><title><a href=1></title><style><a href=2></style><![CDATA[<a href=no1>]]><a href=3></svg><![CDATA[<a href=4>]]><title><a href=no2></title>',
+  'math': '<math><style><a href=1></style></math><style><a href=no1></style><a href=2>',
+  'upper case, odd spacing, no value, duplicates': '<A HREF=1><a\nhref\n=\n"2"><a href><area href=3><a HREF=4 href=no1><a data-href=no2><abbr href=5>',
+  'a lone <, and a tag the text ends inside': 'a < b <3 <a href=1> <a href="no1>',
+  'a tag ending the text without its >': '<a href=1><a href=no1',
+  'unterminated comment': '<a href=1><!-- <a href=no1>',
+  'unterminated script': '<a href=1><script><a href=no1>',
+}
+
+describe('walkTags finds the elements an HTML tokenizer finds', () => {
+  for (const [name, html] of Object.entries(CASES)) {
+    test(name, () => {
+      const walked = walkedLinks(html)
+      expect(walked).toEqual(rewriterLinks(html))
+      expect(walked.filter((h) => h.startsWith('no'))).toEqual([])
+    })
+  }
+
+  test('a random soup of the same pieces', () => {
+    // Pieces glued in random orders: whatever the walk and the oracle disagree on shows here.
+    const pieces = ['<a href=L>', '</a>', '<!--', '-->', '<script>', '</script>', '<title>', '</title>', '<svg>', '</svg>', '<![CDATA[', ']]>', '"', "'", '<b x="', '>', '<', '</', '<!x', '<?', 'text ', '<style>', '</style>', '<textarea>', '</textarea>', '<area href=A>', '<math>', '</math>']
+    let seed = 7
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed)
+    for (let round = 0; round < 2000; round++) {
+      let html = ''
+      const n = 3 + (next() % 12)
+      for (let k = 0; k < n; k++) html += pieces[next() % pieces.length]!.replace(/[LA]$/, String(k))
+      expect(walkedLinks(html), html).toEqual(rewriterLinks(html))
+    }
+  })
+})
+
+test('a self-closing <svg/> opens no foreign content (the standard; HTMLRewriter reads it as opened)', () => {
+  expect(walkedLinks('<svg/><style><a href=no1></style><a href=1><svg><style><a href=2></style></svg>')).toEqual(['1', '2'])
+})
+
+test('raw text goes to `text`, once, for the names asked', () => {
+  const html = '<title>A &amp; <b>B</b></title><script type="application/ld+json">{"a": "</scrip"}</script><style>x</style>'
+  const seen: [string, string][] = []
+  walkTags(html, {
+    names: new Map([
+      ['title', []],
+      ['script', []],
+    ]),
+    start: () => {},
+    text: (name, from, to) => void seen.push([name, html.slice(from, to)]),
+  })
+  expect(seen).toEqual([
+    ['title', 'A &amp; <b>B</b>'],
+    ['script', '{"a": "</scrip"}'],
+  ])
+})
