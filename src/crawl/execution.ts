@@ -843,6 +843,8 @@ const GC_MS = 100
 const GC_PAGES = 100
 const FULL_GC_MS = 1000
 const FULL_GC_PAGES = 1000
+/** Full collections cost tens of ms: pages come as fast as they like (tiny pages, errors), these not. */
+const FULL_GC_FLOOR_MS = 250
 const GC_HEAP_STEP = 64 * 1024 * 1024
 
 function countPage() {
@@ -852,7 +854,8 @@ function countPage() {
 
 /**
  * A young-generation collection every 100 ms or 100 pages, whichever comes first, and a full one
- * every second or 1,000 pages (each spaced out by as much again per 64 MB live after the last).
+ * every second or 1,000 pages, but never within 250 ms of the last (the second and the pages
+ * are spaced out by as much again per 64 MB live after the last full one).
  * A crawl makes a page's worth of garbage per fetch, and
  * JavaScriptCore lets the heap grow to several times what is live before it collects: a
  * 20,000-page crawl peaked at about 250 MB with an asynchronous collection every second. A full
@@ -868,7 +871,8 @@ function collectGarbage(now: number) {
   lastGc = now
   pagesSinceGc = 0
   const scale = Math.max(1, liveAfterFullGc / GC_HEAP_STEP)
-  if (now - lastFullGc < FULL_GC_MS * scale && pagesSinceFullGc < FULL_GC_PAGES * scale) {
+  const since = now - lastFullGc
+  if (since < FULL_GC_MS * scale && (pagesSinceFullGc < FULL_GC_PAGES * scale || since < FULL_GC_FLOOR_MS)) {
     Bun.gc(false)
     return
   }

@@ -25,15 +25,12 @@ export const sinkRecord = (): LinkRecord => ({ url: '', rel: null, text: '', alt
 /** What the scan reads of a link's start tag, in this order. */
 export const LINK_ATTRIBUTES: readonly string[] = ['href', 'rel', 'alt']
 
-/** An a[href] or area[href] start tag as the scan read it: the values of LINK_ATTRIBUTES. */
-export type LinkTag = StartTag
-
 /**
- * The links of `tags` (start tags read from `s` with href, rel and alt, in document order) as
- * records; null where the href is not an http(s) URL. Anchor text runs to the anchor's end tag
- * or to the next link.
+ * The links of `tags` (a[href] and area[href] start tags read from `s` with LINK_ATTRIBUTES, in
+ * document order) as records; null where the href is not an http(s) URL. Anchor text runs to
+ * the anchor's end tag or to the next link.
  */
-export function linkRecords(s: string, tags: readonly LinkTag[], resolver: Resolver): (LinkRecord | null)[] {
+export function linkRecords(s: string, tags: readonly StartTag[], resolver: Resolver): (LinkRecord | null)[] {
   const records: (LinkRecord | null)[] = []
   // The next </a and </A at or after the current anchor: kept between anchors, so the searches
   // stay linear in the size of the page.

@@ -40,8 +40,8 @@ export class MetadataCollector {
   constructor(private readonly htmlLang: string | null) {}
 
   titleElement(): void {
-    // Only the first <title> counts, even when empty (an SVG <title> is not the document's:
-    // the scan does not report it).
+    // Only the first <title> counts, even when empty. (An SVG <title> before the document's
+    // own would be taken: the scan does not follow foreign content, tags.ts says why.)
     this.inTitle = !this.titleSeen
     this.titleSeen = true
   }

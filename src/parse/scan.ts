@@ -9,7 +9,7 @@
  * into a handler costs it about a microsecond, so it then reads links by their order alone.
  */
 import { absoluteHttp, decodeAttr, Resolver } from './html-values'
-import { LINK_ATTRIBUTES, linkOuts, linkRecords, sinkRecord, type LinkOut, type LinkRecord, type LinkTag } from './links'
+import { LINK_ATTRIBUTES, linkOuts, linkRecords, sinkRecord, type LinkOut, type LinkRecord } from './links'
 import { MetadataCollector, type Attributes, type Metadata } from './metadata'
 import { htmlLang, type StartTag } from './start-tag'
 import { walkTags } from './tags'
@@ -42,9 +42,9 @@ export type ScanOptions = { navigators?: string[] }
 // Matched on the trimmed selector (`a [href]` is a descendant selector, not this one).
 const ANCHORS_ONLY = /^a(\[\s*href\s*\])?$/
 
-// A navigator's finds: a link element as the walk met it (its index among a[href] and
-// area[href], and its raw href), or a record of another element carrying href.
-type Found = ({ index: number; href: string } | LinkRecord)[]
+// A navigator's finds: records of the elements carrying href it matched, a link element
+// (a[href], area[href]) with its index among the links the pass met.
+type Found = (LinkRecord & { index?: number })[]
 
 /** Start tags the scan reads, with the attributes it wants of each. */
 const WANTED: ReadonlyMap<string, readonly string[]> = new Map([
@@ -71,7 +71,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   let base = documentUrl
   let baseSeen = false
   const meta = new MetadataCollector(htmlLang(html))
-  const linkTags: LinkTag[] = []
+  const linkTags: StartTag[] = []
   // Raw src/href values of assets, in document order, each once; resolved after the pass.
   const assetRefs = new Set<string>()
   const asset = (raw: string) => void assetRefs.add(raw)
@@ -113,14 +113,14 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     },
     text(name, from, to) {
       if (name === 'title') meta.titleText(html.slice(from, to))
-      else meta.scriptText(html.slice(from, to))
+      else if (name === 'script') meta.scriptText(html.slice(from, to))
     },
   })
 
   const resolver = new Resolver(base)
   const records = linkRecords(html, linkTags, resolver)
   const selectors = opts.navigators ?? []
-  const navigators = selectors.some((s) => !anchorsOnly(s)) ? await navigate(html, selectors) : selectors.map(() => 'anchors' as const)
+  const navigators = selectors.some((s) => !anchorsOnly(s) && rewriterSupports(s)) ? navigate(html, selectors) : selectors.map(navigatorWithoutPass)
 
   const assets = new Set<string>()
   for (const raw of assetRefs) {
@@ -134,11 +134,11 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     const url = resolver.resolve(record.url)
     return url === null ? null : { ...record, url }
   }
-  // A link element of the navigator's pass is the walk's link of the same index; should the two
-  // ever disagree on which elements are links (a page HTMLRewriter reads otherwise), its own
-  // href counts, without text.
-  const linkOf = (found: { index: number; href: string }): LinkRecord | null =>
-    linkTags[found.index]?.values[0] === found.href ? (records[found.index] ?? null) : resolved({ ...sinkRecord(), url: found.href })
+  // A link element of the navigator's pass is the walk's link of the same index, whose text
+  // follows the scan's rules. Should the two ever disagree on which elements are links (a page
+  // HTMLRewriter reads otherwise), the pass's own record counts.
+  const linkOf = (found: LinkRecord & { index?: number }): LinkRecord | null =>
+    found.index !== undefined && linkTags[found.index]?.values[0] === found.url ? (records[found.index] ?? null) : resolved(found)
   return {
     base_url: base.href,
     links: linkOuts(kept(records), nofollow),
@@ -148,13 +148,16 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     selected: navigators.map((found) => {
       if (found === undefined) return undefined
       if (found === 'anchors') return linkOuts(kept(records).filter((r) => !r.area), nofollow)
-      return linkOuts(kept(found.map((f) => ('index' in f ? linkOf(f) : resolved(f)))), nofollow)
+      return linkOuts(kept(found.map(linkOf)), nofollow)
     }),
   }
 }
 
+/** What a navigator selector gives when no HTMLRewriter pass runs: the scan's anchors, or nothing it can run. */
+const navigatorWithoutPass = (selector: string): 'anchors' | undefined => (anchorsOnly(selector) ? 'anchors' : undefined)
+
 /** One HTMLRewriter pass for the navigator selectors: what each one matches (undefined when it cannot run). */
-async function navigate(html: string, selectors: readonly string[]): Promise<(Found | 'anchors' | undefined)[]> {
+function navigate(html: string, selectors: readonly string[]): (Found | 'anchors' | undefined)[] {
   const rewriter = new HTMLRewriter()
   let links = 0
   // Registered before the navigators' handlers: a link element they meet is the last one counted.
@@ -176,17 +179,18 @@ function navigator(rewriter: HTMLRewriter, selector: string, links: () => number
   rewriter.on(selector, {
     element: (el) => {
       const tag = el.tagName
-      const linkHref = tag === 'a' || tag === 'area' ? el.getAttribute('href') : null
-      if (linkHref !== null) {
-        found.push({ index: links() - 1, href: linkHref })
+      const href = el.getAttribute('href')
+      sink.text = ''
+      if (href === null) {
         current = sink
         return
       }
-      const href = el.getAttribute('href')
-      sink.text = ''
       // The raw href: resolved after the pass, against the document's base wherever it is.
-      current = href === null ? sink : { url: href, rel: el.getAttribute('rel'), text: '', alt: '', area: false }
-      if (current !== sink) found.push(current)
+      // Registered after the counting handler: a link element met here is the last one counted.
+      const index = tag === 'a' || tag === 'area' ? links() - 1 : undefined
+      const record = { url: href, rel: el.getAttribute('rel'), text: '', alt: '', area: tag === 'area', index }
+      found.push(record)
+      current = record
     },
     text: (chunk) => void (current.text += chunk.text),
   })

@@ -10,7 +10,9 @@ export const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 1
 export const isAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
 /** Stops of a tag or attribute name: space, '/', '>' and the end of the text. */
 export const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isNaN(c)
+// What tagEnd reads of a tag: nothing (shared: no value is ever written to it).
 const NONE: readonly string[] = []
+const NO_VALUES: (string | undefined)[] = []
 
 /**
  * The start tag beginning at `s[at] === '<'`, or null when there is none there. Only the
@@ -31,7 +33,7 @@ export function readStartTag(s: string, at: number, wanted: readonly string[]): 
  * Index after the `>` of a tag whose name ends at `i`, skipping its attributes as the tokenizer
  * reads them; past the end of `s` (its length + 1) when the text ends inside the tag.
  */
-export const tagEnd = (s: string, i: number): number => readAttributes(s, i, NONE, [])
+export const tagEnd = (s: string, i: number): number => readAttributes(s, i, NONE, NO_VALUES)
 
 /**
  * Reads the attributes of a tag from `i` (after its name) to its `>`: the raw value of each
@@ -87,9 +89,8 @@ export function htmlLang(s: string): string | null {
   for (;;) {
     while (i < s.length && isSpace(s.charCodeAt(i))) i++
     if (s.startsWith('<!--', i)) {
-      const close = s.indexOf('-->', i + 4)
-      if (close < 0) return null
-      i = close + 3
+      i = commentEnd(s, i + 4)
+      if (i >= s.length) return null
     } else if (s.startsWith('<!', i) || s.startsWith('<?', i)) {
       const close = s.indexOf('>', i)
       if (close < 0) return null
@@ -106,8 +107,8 @@ const RAW = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'tit
 /**
  * Index of the first `</name` (any case) in `s[from, to)`, else `to`. Searches in place: a
  * lowercased copy per raw-text element made an anchor holding many of them quadratic. From
- * readMarkedLinks, `to` is an `</a`, a link mark just before `<a`, or the end of `s`, so the
- * search for `<` never runs more than one character past it.
+ * linkRecords, `to` is an `</a`, the next link's `<`, or the end of `s`, so the search for `<`
+ * never runs past it.
  */
 function rawTextEnd(s: string, name: string, from: number, to: number): number {
   for (let lt = s.indexOf('<', from); lt >= 0 && lt < to; lt = s.indexOf('<', lt + 1)) {
@@ -133,8 +134,9 @@ export function contentOf(s: string, from: number, to: number): { text: string; 
     text += s.slice(i, lt)
     const next = s.charCodeAt(lt + 1)
     if (s.startsWith('<!--', lt)) {
-      const close = s.indexOf('-->', lt + 4)
-      i = close < 0 ? to : close + 3
+      // Ends where the walk ends it (tags.ts): the next link starts after it, so no two
+      // anchors search the same text.
+      i = commentEnd(s, lt + 4)
     } else if (next === 47 /* / */ || next === 33 /* ! */ || next === 63 /* ? */) {
       const close = s.indexOf('>', lt)
       i = close < 0 ? to : close + 1
@@ -153,4 +155,19 @@ export function contentOf(s: string, from: number, to: number): { text: string; 
     }
   }
   return { text, alt }
+}
+
+/**
+ * Index after the comment whose text starts at `from` (after `<!--`): at `-->` or `--!>`, with
+ * the standard's abrupt ends `<!-->` and `<!--->`; the end of `s` when it never ends.
+ */
+export function commentEnd(s: string, from: number): number {
+  if (s.charCodeAt(from) === 62) return from + 1 // <!-->
+  if (s.charCodeAt(from) === 45 && s.charCodeAt(from + 1) === 62) return from + 2 // <!--->
+  for (let at = s.indexOf('--', from); at >= 0; at = s.indexOf('--', at + 1)) {
+    const c = s.charCodeAt(at + 2)
+    if (c === 62) return at + 3 // -->
+    if (c === 33 && s.charCodeAt(at + 3) === 62) return at + 4 // --!>
+  }
+  return s.length
 }

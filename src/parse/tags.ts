@@ -1,32 +1,37 @@
 /**
- * A walk over the start tags of an HTML document, by the tokenizer rules of the HTML standard
- * that decide where tags are: comments, bogus comments (`<!…>`, `<?…>`, `</…>` not followed by
- * a letter), quoted attribute values, raw-text and RCDATA elements (script, style, title,
- * textarea, noscript as with scripting on, …), plaintext, and foreign content (svg, math), where those elements hold markup
- * and `<![CDATA[…]]>` is a section. Text between tags is skipped with indexOf, never read.
+ * A walk over the start tags of an HTML document, by the HTML standard's tokenizer rules that
+ * decide where tags are: comments, bogus comments (`<!…>`, `<?…>`, `</` not followed by a
+ * letter), quoted attribute values, end tags with attributes, raw-text and RCDATA elements
+ * (script with its escaped states, style, title, textarea, noscript as with scripting on, …),
+ * plaintext, and a tag the text ends inside (dropped). Text between tags is skipped with
+ * indexOf, never read.
+ *
+ * Foreign content is not followed: inside svg and math, style, script and title are read as
+ * raw text, as in HTML. A tree builder decides where svg ends (integration points, breakout
+ * tags); without one, a page that leaves an svg open would have every later script read as
+ * markup, strings of JavaScript becoming links. Read as raw text, markup inside an svg style
+ * or script is not read, which HTMLRewriter would read.
  *
  * It is the scan's hot path (every crawled page): a streaming HTMLRewriter pass with the
  * scan's handlers cost about 85 µs for a 9.5 KB page here, this walk about 15 µs.
  */
-import { endsName, isAlpha, readAttributes, sameName, tagEnd, type StartTag } from './start-tag'
+import { commentEnd, endsName, isAlpha, isSpace, readAttributes, sameName, tagEnd, type StartTag } from './start-tag'
 
-/** Elements whose content is text up to their end tag (HTML, outside foreign content); noscript as with scripting on. */
+/** Elements whose content is text up to their end tag; noscript as with scripting on. */
 const RAW_TEXT = ['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript', 'title', 'textarea']
-/** Names the walk itself acts on: those and the foreign roots, and plaintext (the rest is text). */
-const STRUCTURAL = [...RAW_TEXT, 'svg', 'math', 'plaintext']
 
 /** A tag name the walk knows: what it does with it, and what the visitor wants of it. */
-type Known = { name: string; raw: boolean; foreignRoot: boolean; plaintext: boolean; attributes: readonly string[] | undefined }
+type Known = { name: string; raw: boolean; plaintext: boolean; attributes: readonly string[] | undefined }
 
 /**
- * The names of `wanted` and STRUCTURAL by length and lowercase first letter, so that a tag's
- * name is matched in place: slicing and lowercasing every tag name made a page's garbage.
+ * The names of `wanted`, RAW_TEXT and plaintext by length and lowercase first letter, so that
+ * a tag's name is matched in place: slicing and lowercasing every tag name made a page's garbage.
  */
 function knownNames(wanted: ReadonlyMap<string, readonly string[]>): Map<number, Known[]> {
   const byKey = new Map<number, Known[]>()
-  for (const name of new Set([...STRUCTURAL, ...wanted.keys()])) {
+  for (const name of new Set([...RAW_TEXT, 'plaintext', ...wanted.keys()])) {
     const key = name.length * 128 + name.charCodeAt(0)
-    const known: Known = { name, raw: RAW_TEXT.includes(name), foreignRoot: name === 'svg' || name === 'math', plaintext: name === 'plaintext', attributes: wanted.get(name) }
+    const known = { name, raw: RAW_TEXT.includes(name), plaintext: name === 'plaintext', attributes: wanted.get(name) }
     byKey.set(key, [...(byKey.get(key) ?? []), known])
   }
   return byKey
@@ -61,8 +66,6 @@ export function walkTags(s: string, visitor: TagVisitor): void {
     lastNames = visitor.names
   }
   const known = lastKnown
-  // Nesting of svg and math: inside them, raw-text names hold markup and CDATA sections exist.
-  let foreign = 0
   let i = 0
   while (i < n) {
     const lt = s.indexOf('<', i)
@@ -72,34 +75,26 @@ export function walkTags(s: string, visitor: TagVisitor): void {
       let j = lt + 2
       while (!endsName(s.charCodeAt(j))) j++
       const tag = knownAt(known, s, lt + 1, j)
-      // In svg and math, title, script and style are elements of theirs, not the document's.
-      const attributes = tag && (foreign === 0 || !tag.raw) ? tag.attributes : undefined
+      const attributes = tag?.attributes
       const values: (string | undefined)[] | null = attributes ? new Array(attributes.length) : null
       const end = values ? readAttributes(s, j, attributes!, values) : tagEnd(s, j)
       // A tag the text ends inside is no tag (the standard's eof-in-tag).
       if (end > n) return
       if (values) visitor.start({ name: tag!.name, values, at: lt, end })
       i = end
-      if (!tag) continue
-      if (tag.foreignRoot) {
-        if (s.charCodeAt(end - 2) !== 47) foreign++ // `<svg/>` opens nothing
-      } else if (foreign === 0 && tag.raw) {
-        const close = endOfRawText(s, tag.name, end)
+      if (tag?.raw) {
+        const close = tag.name === 'script' ? endOfScript(s, end) : endOfRawText(s, tag.name, end)
         if (values) visitor.text?.(tag.name, end, close)
         i = close
-      } else if (foreign === 0 && tag.plaintext) return // the rest is text
+      } else if (tag?.plaintext) return // the rest is text
     } else if (c === 33) {
-      // <!-- comment -->, with the standard's abrupt ends `<!-->` and `<!--->`; a CDATA section
-      // in foreign content; any other `<!` is a bogus comment up to the next `>`.
-      if (s.startsWith('<!--', lt)) i = commentEnd(s, lt + 4)
-      else if (foreign > 0 && s.startsWith('<![CDATA[', lt)) i = after(s, ']]>', lt + 9)
-      else i = after(s, '>', lt + 2)
+      // <!-- comment -->; any other `<!` (doctype, CDATA in HTML) is a bogus comment up to `>`.
+      i = s.startsWith('<!--', lt) ? commentEnd(s, lt + 4) : after(s, '>', lt + 2)
     } else if (c === 47) {
       const d = s.charCodeAt(lt + 2)
       if (isAlpha(d)) {
         let j = lt + 3
         while (!endsName(s.charCodeAt(j))) j++
-        if (foreign > 0 && knownAt(known, s, lt + 2, j)?.foreignRoot) foreign--
         i = tagEnd(s, j) // an end tag's attributes are tokenized (and dropped) like a start tag's
       } else if (d === 62) i = lt + 3 // `</>` is dropped
       else if (Number.isNaN(d)) return
@@ -115,22 +110,62 @@ function after(s: string, needle: string, from: number): number {
   return at < 0 ? s.length : at + needle.length
 }
 
-/** Index after the comment whose text starts at `from` (after `<!--`). */
-function commentEnd(s: string, from: number): number {
-  if (s.charCodeAt(from) === 62) return from + 1 // <!-->
-  if (s.charCodeAt(from) === 45 && s.charCodeAt(from + 1) === 62) return from + 2 // <!--->
-  for (let at = s.indexOf('--', from); at >= 0; at = s.indexOf('--', at + 1)) {
-    const c = s.charCodeAt(at + 2)
-    if (c === 62) return at + 3 // -->
-    if (c === 33 && s.charCodeAt(at + 3) === 62) return at + 4 // --!>
-  }
+/** Whether `s` has the end tag `</name` (any case, then space, / or >) at `at`. */
+const endTagAt = (s: string, at: number, name: string) =>
+  s.charCodeAt(at + 1) === 47 && sameName(s, at + 2, at + 2 + name.length, name) && endsName(s.charCodeAt(at + 2 + name.length))
+
+/** Index of the end tag `</name` closing raw text from `from`, or the end of `s`. */
+function endOfRawText(s: string, name: string, from: number): number {
+  for (let lt = s.indexOf('</', from); lt >= 0; lt = s.indexOf('</', lt + 2)) if (endTagAt(s, lt, name)) return lt
   return s.length
 }
 
-/** Index of the end tag `</name` (any case, then space, / or >) closing raw text from `from`, or the end of `s`. */
-export function endOfRawText(s: string, name: string, from: number): number {
-  for (let lt = s.indexOf('</', from); lt >= 0; lt = s.indexOf('</', lt + 2)) {
-    if (sameName(s, lt + 2, lt + 2 + name.length, name) && endsName(s.charCodeAt(lt + 2 + name.length))) return lt
+/**
+ * Index of the `</script` closing a script's text from `from`, or the end of `s`, through the
+ * standard's script data states: after `<!--` the text is escaped, and in escaped text a
+ * `<script` starts a nested one whose `</script` does not end the script (until `-->`). Pages
+ * still carry `<!-- document.write('<script …></script>') -->`.
+ */
+function endOfScript(s: string, from: number): number {
+  const n = s.length
+  let escaped = false
+  let double = false
+  // While escaped: the next `-->`, kept until passed, so that the scan stays linear however
+  // the markers are arranged (n when there is none).
+  let dashes = n
+  for (let i = from; ; ) {
+    const lt = s.indexOf('<', i)
+    if (escaped) {
+      if (dashes < i) {
+        const at = s.indexOf('-->', i)
+        dashes = at < 0 ? n : at
+      }
+      if (dashes < n && (lt < 0 || dashes < lt)) {
+        escaped = double = false
+        i = dashes + 3
+        continue
+      }
+    }
+    if (lt < 0) return n
+    if (!escaped && s.startsWith('<!--', lt)) {
+      const close = s.indexOf('-->', lt + 2)
+      // `<!-->` and `<!--->` close at once; anything longer escapes the text up to its `-->`.
+      if (close >= 0 && close <= lt + 3) i = close + 3
+      else {
+        escaped = true
+        dashes = close < 0 ? n : close
+        i = lt + 4
+      }
+    } else if (endTagAt(s, lt, 'script')) {
+      if (!double) return lt
+      double = false
+      i = lt + 8
+    } else if (escaped && !double && sameName(s, lt + 1, lt + 7, 'script') && isScriptEnd(s.charCodeAt(lt + 7))) {
+      double = true
+      i = lt + 7
+    } else i = lt + 1
   }
-  return s.length
 }
+
+// After `<script` or `</script`: what makes it the tag name (space, / or >) for the escape states.
+const isScriptEnd = (c: number) => isSpace(c) || c === 47 || c === 62
