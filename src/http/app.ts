@@ -45,6 +45,10 @@ export function createApp(opts: AppOptions) {
           })
         }
       }
+      // Bun leaves request.url relative, or unparsable, when the Host header names no host
+      // (`a/b`, `bad host`): a malformed request (RFC 9112 §3.2 asks for a 400), which no route
+      // could read its URL from.
+      if (URL.parse(request.url) === null) return errorResponse(new ApiError(400, 'invalid_host', 'the Host header does not name a host'))
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > opts.maxRequestBytes) return errorResponse(payloadTooLarge(opts.maxRequestBytes))
     })

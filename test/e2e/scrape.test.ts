@@ -75,6 +75,20 @@ describe('the scrape API in the binary', () => {
     }
   })
 
+  test('a route asked with a Host header that names no host is a 400 invalid_host, and does nothing', async () => {
+    const requests = [
+      [trawl.scrapePort, `GET /v1/scrape/${origin}/page HTTP/1.1\r\nHost: a/b\r\nConnection: close\r\n\r\n`],
+      [trawl.port, `POST /v1/jobs HTTP/1.1\r\nHost: bad host\r\nX-Tenant-Id: t1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`],
+    ] as const
+    for (const [port, text] of requests) {
+      const raw = await rawRequest(port, text)
+      expect(raw).toStartWith('HTTP/1.1 400 ')
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'invalid_host', message: 'the Host header does not name a host' })
+    }
+    const jobs = await trawl.api.get('/v1/jobs', { tenant: 't1' })
+    expect(jobs.body.data).toEqual([])
+  })
+
   test('the address guard holds by default: a loopback target is a 500 blocked_address', async () => {
     const guarded = await startTrawl({ env: { TRAWL_SCRAPE_RENDER: 'never' } })
     const r = await guarded.scrape.post('/v1/scrape', { url: `${origin}/page` }, { tenant: null })
