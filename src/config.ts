@@ -85,8 +85,26 @@ const proxies = (raw: string, name: string) => {
   }
   return out
 }
-const blobUrl = (raw: string, name: string) =>
-  raw === '' ? null : /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw) ? raw : fail(name, `must be s3://bucket/prefix, got "${raw}"`)
+const blobUrl = (raw: string, name: string) => {
+  if (raw === '') return null
+  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw)) fail(name, `must be s3://bucket/prefix, got "${raw}"`)
+  parseBlobUrl(raw) // the prefix's own rules, checked at start-up rather than when the store opens
+  return raw
+}
+
+/** Where blobs go in S3: the bucket, and the prefix put before every key (`''` or ending in `/`). */
+export type S3Location = { bucket: string; prefix: string }
+
+/** Splits `s3://bucket/prefix` (TRAWL_BLOB_URL) into bucket and key prefix; a ConfigError for what S3 cannot take. */
+export function parseBlobUrl(url: string): S3Location {
+  const m = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url)
+  if (!m) throw new ConfigError(`TRAWL_BLOB_URL: must be s3://bucket/prefix, got "${url}"`)
+  // `s3://b/crawls` and `s3://b/crawls/` name one folder; keys go below it, never beside it.
+  const path = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
+  // S3 clients resolve dot segments: `s3://b/../other` would write into another bucket.
+  if (path.split('/').some((s) => s === '.' || s === '..')) throw new ConfigError(`TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "${url}"`)
+  return { bucket: m[1]!, prefix: path ? `${path}/` : '' }
+}
 const payTo = (raw: string, name: string) =>
   raw === '' ? null : /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw : fail(name, `must be a 0x-prefixed 20-byte address, got "${raw}"`)
 const price = (raw: string, name: string) =>

@@ -74,6 +74,8 @@ describe('configuration', () => {
     [[], { TRAWL_PROXIES: 'isp=ftp://x' }, 'TRAWL_PROXIES'],
     [[], { TRAWL_PROXIES: 'dc=socks5://127.0.0.1:1080' }, 'TRAWL_PROXIES'],
     [[], { TRAWL_BLOB_URL: 'gs://bucket' }, 'TRAWL_BLOB_URL'],
+    [[], { TRAWL_BLOB_URL: 's3://bucket/../other' }, 'TRAWL_BLOB_URL: the prefix must not contain . or .. segments'],
+    [[], { TRAWL_BLOB_URL: 's3://bucket/a/./b' }, 'TRAWL_BLOB_URL: the prefix must not contain . or .. segments'],
     [[], { TRAWL_PAY_TO: '0x123' }, 'TRAWL_PAY_TO'],
     [[], { TRAWL_PAY_NETWORK: 'mainnet' }, 'TRAWL_PAY_NETWORK'],
     [[], { TRAWL_PRICE: 'free' }, 'TRAWL_PRICE'],

@@ -1,9 +1,9 @@
-import type { Config } from '../config'
+import { parseBlobUrl, type Config } from '../config'
 import type { Logger } from '../log'
 import type { BlobStore } from './blob-store'
 import { DiskBlobStore, type DiskBlobStoreOptions } from './disk'
 import { S3BlobStore, type S3BlobStoreOptions } from './s3'
-import { parseBlobUrl, s3ClientOptions } from './s3-settings'
+import { s3ClientOptions } from './s3-settings'
 
 export { BlobError, assertValidKey, type BlobInfo, type BlobStore } from './blob-store'
 export { DiskBlobStore, type DiskBlobStoreOptions } from './disk'

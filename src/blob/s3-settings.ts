@@ -1,19 +1,5 @@
 import type { S3Options } from 'bun'
-import { ConfigError } from '../config'
-
-/** Where blobs go in S3: the bucket, and the prefix put before every key (`''` or ending in `/`). */
-export type S3Location = { bucket: string; prefix: string }
-
-/** Splits `s3://bucket/prefix` (already checked by config.ts) into bucket and key prefix. */
-export function parseBlobUrl(url: string): S3Location {
-  const m = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url)
-  if (!m) throw new ConfigError(`TRAWL_BLOB_URL: must be s3://bucket/prefix, got "${url}"`)
-  // `s3://b/crawls` and `s3://b/crawls/` name one folder; keys go below it, never beside it.
-  const path = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
-  // S3 clients resolve dot segments: `s3://b/../other` would write into another bucket.
-  if (path.split('/').some((s) => s === '.' || s === '..')) throw new ConfigError(`TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "${url}"`)
-  return { bucket: m[1]!, prefix: path ? `${path}/` : '' }
-}
+import { ConfigError, type S3Location } from '../config'
 
 /**
  * The Bun.S3Client options for a location. Every option is given, read from `env` here, which

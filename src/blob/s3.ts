@@ -5,7 +5,7 @@ import { ioError, tooLarge, toInfo } from './body'
 import { Operations } from './operations'
 import { Checksum, checksumOf } from './checksum'
 import { openS3Index, type IndexStatements } from './s3-index'
-import type { S3Location } from './s3-settings'
+import type { S3Location } from '../config'
 import type { Synchronous } from '../store/wal'
 import type { Database } from 'bun:sqlite'
 
