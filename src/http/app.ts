@@ -139,7 +139,8 @@ function renameDocumentedPaths(doc: unknown, routes: Route[]) {
 
 /**
  * The request's path, whatever Bun made of its URL: a Host header holding `/` leaves
- * request.url relative, and `new URL` of that threw inside the error handler itself.
+ * request.url relative. onRequest answers those 400 before any route; the access line of that
+ * answer still wants the path.
  */
 const urlOf = (request: Request) => URL.parse(request.url) ?? URL.parse(request.url, 'http://invalid')
 const pathOf = (request: Request) => urlOf(request)?.pathname ?? '/'

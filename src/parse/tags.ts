@@ -111,12 +111,12 @@ function after(s: string, needle: string, from: number): number {
 }
 
 /** Whether `s` has the end tag `</name` (any case, then space, / or >) at `at`. */
-const endTagAt = (s: string, at: number, name: string) =>
+const isEndTagOf = (s: string, at: number, name: string) =>
   s.charCodeAt(at + 1) === 47 && sameName(s, at + 2, at + 2 + name.length, name) && endsName(s.charCodeAt(at + 2 + name.length))
 
 /** Index of the end tag `</name` closing raw text from `from`, or the end of `s`. */
 function endOfRawText(s: string, name: string, from: number): number {
-  for (let lt = s.indexOf('</', from); lt >= 0; lt = s.indexOf('</', lt + 2)) if (endTagAt(s, lt, name)) return lt
+  for (let lt = s.indexOf('</', from); lt >= 0; lt = s.indexOf('</', lt + 2)) if (isEndTagOf(s, lt, name)) return lt
   return s.length
 }
 
@@ -156,7 +156,7 @@ function endOfScript(s: string, from: number): number {
         dashes = close < 0 ? n : close
         i = lt + 4
       }
-    } else if (endTagAt(s, lt, 'script')) {
+    } else if (isEndTagOf(s, lt, 'script')) {
       if (!double) return lt
       double = false
       i = lt + 8

@@ -15,6 +15,7 @@ import { createLogger } from '../../src/log'
 import { managementApp } from '../../src/server'
 import { jsonClient } from '../helpers/client'
 import { testApi, type TestApi } from '../helpers/api'
+import { waitFor as pollFor } from '../helpers/wait'
 
 // ------------------------------------------------------------------ the fixture site
 
@@ -106,15 +107,8 @@ function site(n: number, delayMs?: number): Site {
   return s
 }
 
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 5): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await probe()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await Bun.sleep(everyMs)
-  }
-}
+// Polled every 5 ms: these tests time pauses and stops against held requests.
+const waitFor = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 5) => pollFor(what, probe, timeoutMs, everyMs)
 
 /** A whole-site crawl of `s` with `concurrency` fetches at once; answers the run id and its seq. */
 async function startRun(s: Site, concurrency: number) {

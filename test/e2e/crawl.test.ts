@@ -11,6 +11,7 @@ import type { Subprocess } from 'bun'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { BINARY, childEnv, cleanup, ensureBinary, http, startTrawl, runBinary, tempDir, type Trawl } from '../helpers/binary'
+import { waitFor as pollFor } from '../helpers/wait'
 
 // ------------------------------------------------------------------ the fixture site
 
@@ -76,16 +77,8 @@ function site(n: number, delayMs: number): Site {
 
 const procs = new Set<Subprocess>()
 
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000, everyMs = 50): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  let last: T | undefined
-  for (;;) {
-    last = await probe()
-    if (last) return last as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`)
-    await Bun.sleep(everyMs)
-  }
-}
+// A process's start, its crawl and its restart: longer waits, polled less often.
+const waitFor = <T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000, everyMs = 50) => pollFor(what, probe, timeoutMs, everyMs)
 
 type Api = ReturnType<typeof http>
 

@@ -4,7 +4,7 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
   for (;;) {
     const v = await probe()
     if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(v)})`)
     await Bun.sleep(everyMs)
   }
 }
