@@ -291,4 +291,35 @@ describe('a run that cannot be resumed', () => {
       await env.close()
     }
   })
+  test('a crawl that throws once it has started ends unknown: logged, its queue failed, its lease released', async () => {
+    const env = crawlEnv(1)
+    const site = crawlSite({ pages: { '/': { links: ['/a'] }, '/a': {} } })
+    try {
+      await env.runner.stop()
+      const job = await env.api.post('/v1/jobs?create_run=true', { name: 'broken frontier', config: { seeds: [site.url('/')] } })
+      const id = job.body.run.id as string
+      const { seq } = env.api.db.query('SELECT seq FROM runs WHERE id = ?').get(id) as { seq: number }
+      // The configuration reads back, so the runner starts the crawl; the engine then throws
+      // while loading the queue, on a row whose URL does not parse.
+      env.api.db.query("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?").run(Date.now(), id)
+      env.api.db.query("INSERT INTO frontier (run_seq, seq, hash, url, host, depth, kind, state) VALUES (?, 1, 'h1', 'not a url', 'nowhere', 0, 0, 0)").run(seq)
+      await env.restart()
+      const run = await env.finished(id, 5_000)
+      expect(run.stop_reason).toBe('unknown')
+      expect(run.finished_at).not.toBeNull()
+      expect(site.requests.length).toBe(0)
+      const failed = env.lines.find((l) => l.includes('crawl failed'))
+      expect(failed).toContain(id)
+      expect(failed).toContain('Invalid URL')
+      expect(env.api.db.query('SELECT state, lease_until FROM frontier WHERE run_seq = ?').all(seq)).toEqual([{ state: 3, lease_until: null }])
+      expect(env.api.db.query('SELECT status, lease_owner FROM runs WHERE id = ?').get(id)).toEqual({ status: 'finished', lease_owner: null })
+      // The runner keeps working: the next run crawls normally.
+      const next = await env.crawl({ seeds: [site.url('/')] })
+      expect(next.stop_reason).toBe('max_empty_evaluations')
+      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/a'])
+    } finally {
+      await site.close()
+      await env.close()
+    }
+  })
 })
