@@ -3,7 +3,8 @@
  * one per URL). Records stay raw during the pass; text is decoded only for the URLs kept.
  */
 import { collapse, decodeAttr, decodeText, splitTokens, tokens, type Resolver } from './html-values'
-import { contentOf, type StartTag } from './start-tag'
+import type { StartTag } from './start-tag'
+import { anchorContent } from './tags'
 
 /** A link a parse step returns (links step, navigator output). */
 export type LinkOut = {
@@ -32,10 +33,6 @@ export const LINK_ATTRIBUTES: readonly string[] = ['href', 'rel', 'alt']
  */
 export function linkRecords(s: string, tags: readonly StartTag[], resolver: Resolver): (LinkRecord | null)[] {
   const records: (LinkRecord | null)[] = []
-  // The next </a and </A at or after the current anchor: kept between anchors, so the searches
-  // stay linear in the size of the page.
-  let lower = -1
-  let upper = -1
   for (let k = 0; k < tags.length; k++) {
     const tag = tags[k]!
     const [href, rel = null, alt = ''] = tag.values
@@ -43,23 +40,11 @@ export function linkRecords(s: string, tags: readonly StartTag[], resolver: Reso
     if (!url) records.push(null)
     else if (tag.name === 'area') records.push({ url, rel, text: '', alt, area: true })
     else {
-      if (lower < tag.end) lower = endTagAt(s, '</a', tag.end)
-      if (upper < tag.end) upper = endTagAt(s, '</A', tag.end)
-      const next = tags[k + 1]?.at ?? s.length
-      const content = contentOf(s, tag.end, Math.min(lower, upper, next))
+      const content = anchorContent(s, tag.end, tags[k + 1]?.at ?? s.length)
       records.push({ url, rel, text: content.text, alt: content.alt, area: false })
     }
   }
   return records
-}
-
-// Index of the first `needle` (`</a` or `</A`) from `from` that ends an <a>, or Infinity.
-function endTagAt(s: string, needle: string, from: number): number {
-  for (let i = s.indexOf(needle, from); i >= 0; i = s.indexOf(needle, i + 3)) {
-    const c = s.charCodeAt(i + 3)
-    if (c === 62 || c === 47 || c === 32 || c === 9 || c === 10 || c === 12 || c === 13) return i
-  }
-  return Infinity
 }
 
 /**

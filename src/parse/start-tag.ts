@@ -101,62 +101,6 @@ export function htmlLang(s: string): string | null {
   return tag?.name === 'html' ? (tag.values[0] ?? null) : null
 }
 
-// Elements whose content is not text of the link (raw text in HTML).
-const RAW = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes'])
-
-/**
- * Index of the first `</name` (any case) in `s[from, to)`, else `to`. Searches in place: a
- * lowercased copy per raw-text element made an anchor holding many of them quadratic. From
- * linkRecords, `to` is an `</a`, the next link's `<`, or the end of `s`, so the search for `<`
- * never runs past it.
- */
-function rawTextEnd(s: string, name: string, from: number, to: number): number {
-  for (let lt = s.indexOf('<', from); lt >= 0 && lt < to; lt = s.indexOf('<', lt + 1)) {
-    if (s.charCodeAt(lt + 1) === 47 && sameName(s, lt + 2, lt + 2 + name.length, name)) return lt
-  }
-  return to
-}
-
-/**
- * The raw text of HTML source `s[from, to)` with tags and comments left out, and the alt of
- * the images in it (space-separated). Character references are left for the caller.
- */
-export function contentOf(s: string, from: number, to: number): { text: string; alt: string } {
-  let text = ''
-  let alt = ''
-  let i = from
-  while (i < to) {
-    const lt = s.indexOf('<', i)
-    if (lt < 0 || lt >= to) {
-      text += s.slice(i, to)
-      break
-    }
-    text += s.slice(i, lt)
-    const next = s.charCodeAt(lt + 1)
-    if (s.startsWith('<!--', lt)) {
-      // Ends where the walk ends it (tags.ts): the next link starts after it, so no two
-      // anchors search the same text.
-      i = commentEnd(s, lt + 4)
-    } else if (next === 47 /* / */ || next === 33 /* ! */ || next === 63 /* ? */) {
-      const close = s.indexOf('>', lt)
-      i = close < 0 ? to : close + 1
-    } else if (isAlpha(next)) {
-      const tag = readStartTag(s, lt, ['alt'])!
-      i = tag.end
-      if (tag.name === 'img') {
-        const value = tag.values[0]
-        if (value) alt += ` ${value}`
-      } else if (RAW.has(tag.name)) {
-        i = rawTextEnd(s, tag.name, i, to)
-      }
-    } else {
-      text += '<'
-      i = lt + 1
-    }
-  }
-  return { text, alt }
-}
-
 /**
  * Index after the comment whose text starts at `from` (after `<!--`): at `-->` or `--!>`, with
  * the standard's abrupt ends `<!-->` and `<!--->`; the end of `s` when it never ends.

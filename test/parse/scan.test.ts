@@ -227,6 +227,23 @@ describe('the base applies to every URL, wherever the <base> is', () => {
   })
 })
 
+test('anchor text ends where the walk ends things: an </a> in a comment, a script or an attribute ends no anchor', async () => {
+  const html = `<a href=/comment>one<!-- </a> -->two</a>
+    <a href=/title>one<title>a</titlex>b</title>two</a>
+    <a href=/script>one<script><!-- document.write('<script></script></a>') --></script>two</a>
+    <a href=/end-tag>one</span title="</a>">two</a>
+    <a href=/template>one<template><b>x</b></template>two</a>
+    <a href=/last>last</A >after`
+  expect((await scanHtml(html, DOC)).links.map((l) => [l.url, l.text])).toEqual([
+    ['https://shop.example/comment', 'onetwo'],
+    ['https://shop.example/title', 'onetwo'],
+    ['https://shop.example/script', 'onetwo'],
+    ['https://shop.example/end-tag', 'onetwo'],
+    ['https://shop.example/template', 'onetwo'],
+    ['https://shop.example/last', 'last'],
+  ])
+})
+
 describe('anchor text in linear time', () => {
   // 40,000 raw-text elements in one anchor took 7 s when each searched a lowercased copy of the
   // rest of the anchor; the time limit only makes a relapse fail fast.
