@@ -85,10 +85,9 @@ const proxies = (raw: string, name: string) => {
   }
   return out
 }
-const blobUrl = (raw: string, name: string) => {
+const blobUrl = (raw: string) => {
   if (raw === '') return null
-  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw)) fail(name, `must be s3://bucket/prefix, got "${raw}"`)
-  parseBlobUrl(raw) // the prefix's own rules, checked at start-up rather than when the store opens
+  parseBlobUrl(raw) // checked at start-up rather than when the store opens
   return raw
 }
 
@@ -97,11 +96,12 @@ export type S3Location = { bucket: string; prefix: string }
 
 /** Splits `s3://bucket/prefix` (TRAWL_BLOB_URL) into bucket and key prefix; a ConfigError for what S3 cannot take. */
 export function parseBlobUrl(url: string): S3Location {
-  const m = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url)
+  // A bucket name as S3 has them: 3-63 lowercase letters, digits, dots and hyphens.
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url)
   if (!m) throw new ConfigError(`TRAWL_BLOB_URL: must be s3://bucket/prefix, got "${url}"`)
-  // `s3://b/crawls` and `s3://b/crawls/` name one folder; keys go below it, never beside it.
+  // `s3://bkt/crawls` and `s3://bkt/crawls/` name one folder; keys go below it, never beside it.
   const path = (m[2] ?? '').replace(/^\/+|\/+$/g, '')
-  // S3 clients resolve dot segments: `s3://b/../other` would write into another bucket.
+  // S3 clients resolve dot segments: `s3://bkt/../other` would write into another bucket.
   if (path.split('/').some((s) => s === '.' || s === '..')) throw new ConfigError(`TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "${url}"`)
   return { bucket: m[1]!, prefix: path ? `${path}/` : '' }
 }

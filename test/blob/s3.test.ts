@@ -340,13 +340,21 @@ describe('choosing and configuring the store', () => {
   })
 
   test('the prefix is a folder: with or without slashes, keys go below it', () => {
-    expect(parseBlobUrl('s3://b')).toEqual({ bucket: 'b', prefix: '' })
-    expect(parseBlobUrl('s3://b/')).toEqual({ bucket: 'b', prefix: '' })
-    expect(() => parseBlobUrl('s3://b/../other')).toThrow('TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "s3://b/../other"')
-    expect(() => parseBlobUrl('s3://b/a/./c')).toThrow('segments')
-    expect(parseBlobUrl('s3://b/crawls')).toEqual({ bucket: 'b', prefix: 'crawls/' })
-    expect(parseBlobUrl('s3://b/crawls/eu/')).toEqual({ bucket: 'b', prefix: 'crawls/eu/' })
-    expect(parseBlobUrl('s3://b//x//')).toEqual({ bucket: 'b', prefix: 'x/' })
+    expect(parseBlobUrl('s3://bkt')).toEqual({ bucket: 'bkt', prefix: '' })
+    expect(parseBlobUrl('s3://bkt/')).toEqual({ bucket: 'bkt', prefix: '' })
+    expect(() => parseBlobUrl('s3://bkt/../other')).toThrow('TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "s3://bkt/../other"')
+    expect(() => parseBlobUrl('s3://bkt/a/./c')).toThrow('segments')
+    expect(parseBlobUrl('s3://bkt/crawls')).toEqual({ bucket: 'bkt', prefix: 'crawls/' })
+    expect(parseBlobUrl('s3://bkt/crawls/eu/')).toEqual({ bucket: 'bkt', prefix: 'crawls/eu/' })
+    expect(parseBlobUrl('s3://bkt//x//')).toEqual({ bucket: 'bkt', prefix: 'x/' })
+  })
+
+  test('the bucket is a name S3 takes: 3-63 lowercase letters, digits, dots and hyphens', () => {
+    for (const bad of ['s3://b', 's3://', 's3://Bucket', 's3://-bkt', 's3://bkt-', 's3://b_k_t/x', `s3://${'b'.repeat(64)}`, 'gs://bkt']) {
+      expect(() => parseBlobUrl(bad)).toThrow(`TRAWL_BLOB_URL: must be s3://bucket/prefix, got "${bad}"`)
+    }
+    expect(parseBlobUrl(`s3://${'b'.repeat(63)}/x`)).toEqual({ bucket: 'b'.repeat(63), prefix: 'x/' })
+    expect(parseBlobUrl('s3://my.bucket-1')).toEqual({ bucket: 'my.bucket-1', prefix: '' })
   })
 
   test('client options: every value explicit; path-style on an endpoint, virtual-hosted on AWS unless the bucket has a dot', () => {
