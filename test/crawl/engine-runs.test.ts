@@ -127,7 +127,8 @@ describe('a lease taken over', () => {
       // the next seqs it gives out, which this process's next writes would have reused.
       db.query("UPDATE runs SET lease_owner = 'elsewhere:1:taker', lease_until = ? WHERE seq = ?").run(Date.now() + 60_000, seq)
       const taken = { visits: count(db, 'visits', seq), frontier: count(db, 'frontier', seq), edges: count(db, 'edges', seq), logs: count(db, 'crawl_logs', seq) }
-      await waitFor(() => outcomes.length === 1, 5_000)
+      // The lease is asked when it is renewed (every 3 s) and at each commit.
+      await waitFor(() => outcomes.length === 1, 10_000)
       expect(outcomes).toEqual([{ left: 'lost_lease' }])
       // At most what was mid-commit when the lease changed hands; nothing after.
       await Bun.sleep(600)

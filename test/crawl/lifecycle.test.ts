@@ -317,15 +317,16 @@ describe('stop', () => {
     const stoppedAt = Date.now()
     const r = await client.put(`/v1/runs/${id}/stop`)
     expect(r.body).toMatchObject({ status: 'finished', stop_reason: 'manual' })
-    await Bun.sleep(600)
-    const abortedAfter600 = s.held.map((h) => h.aborted)
+    // Aborted before they are released: the fixture would answer them otherwise.
+    await waitFor('the held requests to be aborted by the client', () => s.held.every((h) => h.aborted), 3_000)
+    const abortedBeforeRelease = s.held.map((h) => h.aborted)
     s.release()
     await waitFor('the execution to leave', () => runner.execution(seq) === null, 3_000)
     await Bun.sleep(100)
     const urls = await visited(id)
     const logs = (await client.get(`/v1/runs/${id}/logs?per_page=100`)).body.data as { url: string; occurred_at: string }[]
     expect({
-      aborted: abortedAfter600,
+      aborted: abortedBeforeRelease,
       recordedHeld: heldUrls.filter((u) => urls.includes(u)),
       loggedAfterStop: logs.filter((e) => Date.parse(e.occurred_at) > stoppedAt).map((e) => e.url),
     }).toEqual({ aborted: [true, true], recordedHeld: [], loggedAfterStop: [] })
@@ -394,8 +395,9 @@ describe('shutdown', () => {
       const t0 = Date.now()
       const stopped = await Promise.race([engine.stop().then(() => 'stopped'), Bun.sleep(2_000).then(() => 'still waiting')])
       const took = Date.now() - t0
-      // The server sees a client's abort on its next turns, not at once.
-      await Bun.sleep(200)
+      // The server sees a client's abort on its next turns, not at once; waited for before the
+      // release, which would otherwise answer them.
+      if (stopped === 'stopped') await waitFor('the held requests to be aborted by the client', () => s.held.every((h) => h.aborted), 3_000).catch(() => {})
       const aborted = s.held.map((h) => h.aborted)
       s.release()
       expect({ stopped, aborted }).toEqual({ stopped: 'stopped', aborted: [true, true] })

@@ -376,7 +376,8 @@ describe('bounds', () => {
     const path = `/${'a'.repeat(5000)}`
     const started = performance.now()
     for (let i = 0; i < 10; i++) expect(rules.allowed(path)).toBe(true)
-    expect(performance.now() - started).toBeLessThan(50)
+    // A few ms here; backtracking would take seconds. The bound leaves room for a GC pause.
+    expect(performance.now() - started).toBeLessThan(500)
     expect(rules.allowed(`${path}b`)).toBe(false)
   })
 
@@ -387,7 +388,7 @@ describe('bounds', () => {
     const path = `/${'z'.repeat(200)}`
     const started = performance.now()
     expect(rules.allowed(path)).toBe(true)
-    expect(performance.now() - started).toBeLessThan(50)
+    expect(performance.now() - started).toBeLessThan(500)
     // Past MAX_RULES the rest of the file is ignored.
     expect(rules.allowed('/x9999-y')).toBe(false)
     expect(rules.allowed('/x19999-y')).toBe(true)

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BINARY, cleanup, ensureBinary, freePorts, REPO, runBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
+import { waitFor } from '../helpers/wait'
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -487,8 +488,10 @@ describe('restart keeps the data', () => {
     const linkHash: string = link.body.data[0].hash
     expect((await first.api.put(`/v1/hosts/${link.body.data[0].host.hash}/labels`, { labels: { seen: 'once' } }, { tenant: 'acme' })).status).toBe(200)
     expect((await first.api.put(`/v1/runs/${runId}/stop`, undefined, { tenant: 'acme' })).status).toBe(200)
-    // The execution notices the stop within a tick and writes its last counters; then nothing changes.
-    await Bun.sleep(600)
+    // The execution notices the stop and writes its last counters; then nothing changes. (A run
+    // the runner had not yet started was finished by the stop alone.)
+    const logs = () => first.stdout() + first.stderr()
+    await waitFor('the execution to leave the run', () => !logs().includes('run started') || logs().includes('run left'), 10_000)
 
     const reads = [`/v1/jobs/${jobId}`, `/v1/runs/${runId}`, `/v1/jobs/${jobId}/runs`, '/v1/jobs', '/v1/links', '/v1/hosts', `/v1/links/${linkHash}`]
     const before = []

@@ -179,6 +179,7 @@ describe('date', () => {
     const text = 'Jan 5, 202x 12:'.repeat(20_000) + '2024-01-'.repeat(20_000) + '5 May 99 '.repeat(20_000)
     const started = performance.now()
     expect(coerce(text, 'date', BASE).ok).toBe(false)
-    expect(performance.now() - started).toBeLessThan(500)
+    // Quadratic on 640 KB would take minutes; the bound leaves room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(5000)
   })
 })

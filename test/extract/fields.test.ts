@@ -220,13 +220,18 @@ describe('documents', () => {
       const out = applyDataMap(root, { item_selector: 'li.product', fields }, BASE)
       return { ms: performance.now() - started, out }
     }
+    // The best of a few runs of each: a single one of a few ms is at the mercy of a GC pause.
+    const best = (n: number) => {
+      const runs = Array.from({ length: 5 }, () => time(n))
+      return runs.reduce((a, b) => (b.ms < a.ms ? b : a))
+    }
     time(100) // warm up
-    const small = time(200)
-    const large = time(2000)
-    expect((large.out.data as unknown[]).length).toBe(2000)
-    expect((large.out.data as unknown[])[1999]).toEqual({ name: 'Product 1999', url: 'https://example.com/p/1999', price: 1999000.99, image: 'https://example.com/i/1999.jpg' })
-    // Ten times the items may take at most ~25 times as long (quadratic would be ~100 times).
-    expect(large.ms).toBeLessThan(Math.max(small.ms, 2) * 25)
+    const small = best(200)
+    const large = best(4000)
+    expect((large.out.data as unknown[]).length).toBe(4000)
+    expect((large.out.data as unknown[])[3999]).toEqual({ name: 'Product 3999', url: 'https://example.com/p/3999', price: 3999000.99, image: 'https://example.com/i/3999.jpg' })
+    // Twenty times the items may take at most 60 times as long (quadratic would be ~400 times).
+    expect(large.ms).toBeLessThan(Math.max(small.ms, 1) * 60)
   })
 })
 

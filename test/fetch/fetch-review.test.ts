@@ -265,20 +265,20 @@ describe('4. the timeout covers DNS', () => {
 
 describe('5. rate_limit', () => {
   test('a request whose slot comes after its deadline answers 504 at once and books no slot', async () => {
-    const mw = [{ kind: 'rate_limit', per_second: 1 }]
+    const mw = [{ kind: 'rate_limit', per_second: 0.5 }]
     const url = rl.url('/page/rl')
     const t0 = performance.now()
-    // One request takes the first slot; the next slot (1 s later) is past the others' 500 ms deadline.
-    const burst = await Promise.all(Array.from({ length: 5 }, () => fetchTimed(api, { url, middleware: mw, timeout: '500ms' })))
+    // One request takes the first slot; the next slot (2 s later) is past the others' 1 s deadline.
+    const burst = await Promise.all(Array.from({ length: 5 }, () => fetchTimed(api, { url, middleware: mw, timeout: '1s' })))
     expect(burst.map(({ r }) => r.status).sort()).toEqual([200, 504, 504, 504, 504])
     for (const { r, ms } of burst) {
       if (r.status !== 504) continue
       expectError(r, 504, 'timeout')
-      expect(ms).toBeLessThan(300) // at once, not when the 500 ms deadline passes
+      expect(ms).toBeLessThan(600) // at once, not when the 1 s deadline passes
     }
     expect(rl.requests).toHaveLength(1)
     // Just after the second slot: only the one request that went counts, so this one goes at once.
-    await Bun.sleep(Math.max(0, t0 + 1050 - performance.now()))
+    await Bun.sleep(Math.max(0, t0 + 2050 - performance.now()))
     const { r, ms } = await fetchTimed(api, { url, middleware: mw, timeout: '2s' })
     expect(r.status).toBe(200)
     expect(r.body.status).toBe(200)
