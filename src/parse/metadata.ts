@@ -18,62 +18,64 @@ export type Metadata = {
   json_ld: unknown[]
 }
 
-/** The raw attribute values of a start tag, as the scan read them. */
-export type Attributes = { getAttribute(name: string): string | null }
+/** A raw attribute value as the scan read it; undefined when the tag does not have it. */
+type Raw = string | undefined
 
-/** Collects metadata: the scan gives it the tags it meets, `metadata()` answers after the pass. */
+/**
+ * Collects metadata: the scan gives it the tags it meets (their raw attribute values) and the
+ * text of the title and script elements it asks for; `metadata()` answers after the pass.
+ */
 export class MetadataCollector {
   /** True when `<meta name="robots">` says nofollow or none. */
   robotsNofollow = false
   private title = ''
   private titleSeen = false
-  private inTitle = false
   private description: string | null = null
   // Raw hrefs of every <link rel=canonical>, resolved after the pass: a <base> may come later.
   private readonly canonicals: string[] = []
   private contentLanguage: string | null = null
   private readonly openGraph: Record<string, string> = {}
   private readonly jsonLd: string[] = []
-  private inJsonLd = false
+  private textOf: 'title' | 'json_ld' | null = null
 
   /** `lang` is the raw `lang` of the `<html>` tag, which the scan reads from the source. */
   constructor(private readonly htmlLang: string | null) {}
 
-  titleElement(): void {
+  /** A `<title>`; answers whether its text is wanted (then given to `text`). */
+  titleElement(): boolean {
     // Only the first <title> counts, even when empty. (An SVG <title> before the document's
     // own would be taken: the scan does not follow foreign content, tags.ts says why.)
-    this.inTitle = !this.titleSeen
+    this.textOf = this.titleSeen ? null : 'title'
     this.titleSeen = true
+    return this.textOf !== null
   }
 
-  titleText(text: string): void {
-    if (this.inTitle) this.title += text
+  link(href: string, rel: Raw, asset: (raw: string) => void): void {
+    const relTokens = tokens(rel ?? null)
+    if (relTokens.includes('canonical')) this.canonicals.push(href)
+    if (relTokens.includes('stylesheet')) asset(href)
   }
 
-  link(el: Attributes, asset: (raw: string) => void): void {
-    const rel = tokens(el.getAttribute('rel'))
-    if (rel.includes('canonical')) this.canonicals.push(el.getAttribute('href')!)
-    if (rel.includes('stylesheet')) asset(el.getAttribute('href')!)
+  /** A `<script>`; answers whether its text is wanted (JSON-LD, then given to `text`). */
+  script(src: Raw, type: Raw, asset: (raw: string) => void): boolean {
+    if (src !== undefined) asset(src)
+    this.textOf = type !== undefined && type.split(';')[0]!.trim().toLowerCase() === 'application/ld+json' ? 'json_ld' : null
+    return this.textOf !== null
   }
 
-  script(el: Attributes, asset: (raw: string) => void): void {
-    const src = el.getAttribute('src')
-    if (src !== null) asset(src)
-    const type = el.getAttribute('type')
-    this.inJsonLd = type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/ld+json'
-    if (this.inJsonLd) this.jsonLd.push('')
-  }
-
-  // Script text is raw text in HTML: no character references to decode.
-  scriptText(text: string): void {
-    if (this.inJsonLd) this.jsonLd[this.jsonLd.length - 1] += text
+  /** The whole text of the title or script element just given, when it answered true. */
+  text(text: string): void {
+    // Script text is raw text in HTML: no character references to decode (the title's are, later).
+    if (this.textOf === 'title') this.title = text
+    else if (this.textOf === 'json_ld') this.jsonLd.push(text)
+    this.textOf = null
   }
 
   // One <meta> may serve two purposes: <meta name="description" property="og:description">.
-  meta(el: Attributes): void {
-    const property = el.getAttribute('property')?.trim().toLowerCase()
-    const name = el.getAttribute('name')?.trim().toLowerCase()
-    const content = () => attrOrNull(el.getAttribute('content'))
+  meta(rawProperty: Raw, rawName: Raw, rawContent: Raw, httpEquiv: Raw): void {
+    const property = rawProperty?.trim().toLowerCase()
+    const name = rawName?.trim().toLowerCase()
+    const content = () => attrOrNull(rawContent)
     // Open Graph belongs in property; some pages put it in name.
     const og = property?.startsWith('og:') ? property : name?.startsWith('og:') ? name : undefined
     if (og !== undefined && !(og in this.openGraph)) {
@@ -82,9 +84,9 @@ export class MetadataCollector {
     }
     if (name === 'description') this.description ??= content()
     else if (name === 'robots') {
-      const directives = (el.getAttribute('content') ?? '').toLowerCase().split(/[\s,]+/)
+      const directives = (rawContent ?? '').toLowerCase().split(/[\s,]+/)
       if (directives.includes('nofollow') || directives.includes('none')) this.robotsNofollow = true
-    } else if (name === undefined && el.getAttribute('http-equiv')?.trim().toLowerCase() === 'content-language') {
+    } else if (name === undefined && httpEquiv?.trim().toLowerCase() === 'content-language') {
       this.contentLanguage ??= content()
     }
   }

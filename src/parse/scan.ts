@@ -10,9 +10,9 @@
  */
 import { absoluteHttp, decodeAttr, Resolver } from './html-values'
 import { LINK_ATTRIBUTES, linkOuts, linkRecords, sinkRecord, type LinkOut, type LinkRecord } from './links'
-import { MetadataCollector, type Attributes, type Metadata } from './metadata'
+import { MetadataCollector, type Metadata } from './metadata'
 import { htmlLang, type StartTag } from './start-tag'
-import { walkTags } from './tags'
+import { tagNames, walkTags } from './tags'
 
 export type { LinkOut, LinkSource } from './links'
 /** LinkOut of links found on a tree (navigator fallback), by the scan's rules. */
@@ -46,23 +46,19 @@ const ANCHORS_ONLY = /^a(\[\s*href\s*\])?$/
 // (a[href], area[href]) with its index among the links the pass met.
 type Found = (LinkRecord & { index?: number })[]
 
-/** Start tags the scan reads, with the attributes it wants of each. */
-const WANTED: ReadonlyMap<string, readonly string[]> = new Map([
-  ['a', LINK_ATTRIBUTES],
-  ['area', LINK_ATTRIBUTES],
-  ['base', ['href']],
-  ['img', ['src']],
-  ['link', ['href', 'rel']],
-  ['meta', ['property', 'name', 'content', 'http-equiv']],
-  ['script', ['src', 'type']],
-  ['title', []],
-])
-
-/** A start tag's attributes for the metadata collector (raw values, null when absent). */
-const attributes = (tag: StartTag): Attributes => {
-  const wanted = WANTED.get(tag.name)!
-  return { getAttribute: (name) => tag.values[wanted.indexOf(name)] ?? null }
-}
+/** Start tags the scan reads, with the attributes it wants of each, in the order `start` reads them. */
+const WANTED = tagNames(
+  new Map([
+    ['a', LINK_ATTRIBUTES],
+    ['area', LINK_ATTRIBUTES],
+    ['base', ['href']],
+    ['img', ['src']],
+    ['link', ['href', 'rel']],
+    ['meta', ['property', 'name', 'content', 'http-equiv']],
+    ['script', ['src', 'type']],
+    ['title', []],
+  ]),
+)
 
 /** Scans decoded HTML from `baseUrl` (absolute; throws TypeError otherwise). */
 export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions = {}): Promise<Scan> {
@@ -75,6 +71,8 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   // Raw src/href values of assets, in document order, each once; resolved after the pass.
   const assetRefs = new Set<string>()
   const asset = (raw: string) => void assetRefs.add(raw)
+  // Whether the collector wants the text of the title or script element just met.
+  let textWanted = false
   walkTags(html, {
     names: WANTED,
     start(tag) {
@@ -98,22 +96,22 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
           if (first !== undefined) asset(first)
           break
         case 'link':
-          if (first !== undefined) meta.link(attributes(tag), asset)
+          if (first !== undefined) meta.link(first, tag.values[1], asset)
           break
         case 'meta':
-          meta.meta(attributes(tag))
+          meta.meta(first, tag.values[1], tag.values[2], tag.values[3])
           break
         case 'script':
-          meta.script(attributes(tag), asset)
+          textWanted = meta.script(first, tag.values[1], asset)
           break
         case 'title':
-          meta.titleElement()
+          textWanted = meta.titleElement()
           break
       }
     },
-    text(name, from, to) {
-      if (name === 'title') meta.titleText(html.slice(from, to))
-      else if (name === 'script') meta.scriptText(html.slice(from, to))
+    text(_name, from, to) {
+      if (textWanted) meta.text(html.slice(from, to))
+      textWanted = false
     },
   })
 
@@ -171,8 +169,7 @@ const anchorsOnly = (selector: string) => ANCHORS_ONLY.test(selector.trim())
 
 /** Adds the handlers of one navigator selector; undefined when HTMLRewriter cannot run it. */
 function navigator(rewriter: HTMLRewriter, selector: string, links: () => number): Found | 'anchors' | undefined {
-  if (anchorsOnly(selector)) return 'anchors'
-  if (!rewriterSupports(selector)) return undefined
+  if (anchorsOnly(selector) || !rewriterSupports(selector)) return navigatorWithoutPass(selector)
   const found: Found = []
   const sink = sinkRecord()
   let current = sink

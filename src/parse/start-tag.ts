@@ -6,7 +6,7 @@
 /** A start tag: lowercased name, raw values of the wanted attributes (in order), index of `<` and after `>`. */
 export type StartTag = { name: string; values: (string | undefined)[]; at: number; end: number }
 
-export const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13
 export const isAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
 /** Stops of a tag or attribute name: space, '/', '>' and the end of the text. */
 export const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isNaN(c)

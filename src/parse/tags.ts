@@ -15,7 +15,7 @@
  * It is the scan's hot path (every crawled page): a streaming HTMLRewriter pass with the
  * scan's handlers cost about 85 µs for a 9.5 KB page here, this walk about 15 µs.
  */
-import { commentEnd, endsName, isAlpha, isSpace, readAttributes, readStartTag, sameName, tagEnd, type StartTag } from './start-tag'
+import { commentEnd, endsName, isAlpha, readAttributes, sameName, tagEnd, type StartTag } from './start-tag'
 
 /** Elements whose content is text up to their end tag; noscript as with scripting on. */
 const RAW_TEXT = ['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript', 'title', 'textarea']
@@ -23,11 +23,15 @@ const RAW_TEXT = ['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'no
 /** A tag name the walk knows: what it does with it, and what the visitor wants of it. */
 type Known = { name: string; raw: boolean; plaintext: boolean; attributes: readonly string[] | undefined }
 
+/** The tag names a walk knows, keyed by length and lowercase first letter (see tagNames). */
+export type TagNames = ReadonlyMap<number, readonly Known[]>
+
 /**
- * The names of `wanted`, RAW_TEXT and plaintext by length and lowercase first letter, so that
- * a tag's name is matched in place: slicing and lowercasing every tag name made a page's garbage.
+ * The table of the names of `wanted` (lowercase, each with the attributes to read), RAW_TEXT
+ * and plaintext, so that a tag's name is matched in place: slicing and lowercasing every tag
+ * name made a page's garbage. Built once per set of names, by its caller.
  */
-function knownNames(wanted: ReadonlyMap<string, readonly string[]>): Map<number, Known[]> {
+export function tagNames(wanted: ReadonlyMap<string, readonly string[]>): TagNames {
   const byKey = new Map<number, Known[]>()
   for (const name of new Set([...RAW_TEXT, 'plaintext', ...wanted.keys()])) {
     const key = name.length * 128 + name.charCodeAt(0)
@@ -37,21 +41,24 @@ function knownNames(wanted: ReadonlyMap<string, readonly string[]>): Map<number,
   return byKey
 }
 
-// The table of the last visitor's names: a scan walks every page with the same ones.
-let lastNames: ReadonlyMap<string, readonly string[]> | null = null
-let lastKnown = new Map<number, Known[]>()
-
 /** The known name of `s[from, to)` (ASCII case-insensitive), or undefined. */
-function knownAt(known: Map<number, Known[]>, s: string, from: number, to: number): Known | undefined {
+function knownAt(known: TagNames, s: string, from: number, to: number): Known | undefined {
   const candidates = known.get((to - from) * 128 + (s.charCodeAt(from) | 32))
   if (candidates) for (const k of candidates) if (sameName(s, from, to, k.name)) return k
   return undefined
 }
 
+/** Index after the tag name that starts at `from` (a letter). */
+function nameEnd(s: string, from: number): number {
+  let j = from + 1
+  while (!endsName(s.charCodeAt(j))) j++
+  return j
+}
+
 /** What the walk reports. */
 export type TagVisitor = {
-  /** Start tags whose lowercase name is a key here are read (those attributes) and given to `start`. */
-  readonly names: ReadonlyMap<string, readonly string[]>
+  /** Start tags whose lowercase name has attributes to read here are read and given to `start`. */
+  readonly names: TagNames
   /** A start tag of `names`, with the raw values of its wanted attributes (in their order). */
   start(tag: StartTag): void
   /** The text of a raw-text or RCDATA element given to `start`: `s[from, to)`, raw. */
@@ -61,19 +68,14 @@ export type TagVisitor = {
 /** Walks the tags of `s`, giving `visitor` the start tags it names, in document order. */
 export function walkTags(s: string, visitor: TagVisitor): void {
   const n = s.length
-  if (visitor.names !== lastNames) {
-    lastKnown = knownNames(visitor.names)
-    lastNames = visitor.names
-  }
-  const known = lastKnown
+  const known = visitor.names
   let i = 0
   while (i < n) {
     const lt = s.indexOf('<', i)
     if (lt < 0) return
     const c = s.charCodeAt(lt + 1)
     if (isAlpha(c)) {
-      let j = lt + 2
-      while (!endsName(s.charCodeAt(j))) j++
+      const j = nameEnd(s, lt + 1)
       const tag = knownAt(known, s, lt + 1, j)
       const attributes = tag?.attributes
       const values: (string | undefined)[] | null = attributes ? new Array(attributes.length) : null
@@ -83,30 +85,46 @@ export function walkTags(s: string, visitor: TagVisitor): void {
       if (values) visitor.start({ name: tag!.name, values, at: lt, end })
       i = end
       if (tag?.raw) {
-        const close = tag.name === 'script' ? endOfScript(s, end) : endOfRawText(s, tag.name, end)
+        const close = rawTextEnd(s, tag.name, end)
         if (values) visitor.text?.(tag.name, end, close)
         i = close
       } else if (tag?.plaintext) return // the rest is text
-    } else if (c === 33) {
-      // <!-- comment -->; any other `<!` (doctype, CDATA in HTML) is a bogus comment up to `>`.
-      i = s.startsWith('<!--', lt) ? commentEnd(s, lt + 4) : after(s, '>', lt + 2)
-    } else if (c === 47) {
-      const d = s.charCodeAt(lt + 2)
-      if (isAlpha(d)) {
-        let j = lt + 3
-        while (!endsName(s.charCodeAt(j))) j++
-        i = tagEnd(s, j) // an end tag's attributes are tokenized (and dropped) like a start tag's
-      } else if (d === 62) i = lt + 3 // `</>` is dropped
-      else if (Number.isNaN(d)) return
-      else i = after(s, '>', lt + 2) // bogus comment
-    } else if (c === 63) i = after(s, '>', lt + 2)
-    else i = lt + 1 // a `<` that starts no tag is text
+    } else i = afterMarkup(s, lt)
   }
 }
 
-// Elements whose content is not text of a link: raw text, and a template's inert content.
-const NOT_LINK_TEXT = new Set([...RAW_TEXT, 'template'])
+/**
+ * Index after what starts at `s[lt] === '<'` when it is not a start tag: a comment; a bogus
+ * comment (`<!…>` such as a doctype, `<?…>`, `</` not followed by a letter) up to `>`; an end
+ * tag, its attributes tokenized (and dropped) like a start tag's; `</>`, dropped. Exactly
+ * `lt + 1` when the `<` starts none of these: it is text. The end of `s` (or past it) when
+ * the text ends inside.
+ */
+function afterMarkup(s: string, lt: number): number {
+  const c = s.charCodeAt(lt + 1)
+  if (c === 33) return s.startsWith('<!--', lt) ? commentEnd(s, lt + 4) : after(s, '>', lt + 2)
+  if (c === 63) return after(s, '>', lt + 2)
+  if (c !== 47) return lt + 1
+  const d = s.charCodeAt(lt + 2)
+  if (isAlpha(d)) return tagEnd(s, nameEnd(s, lt + 2))
+  if (d === 62) return lt + 3
+  return Number.isNaN(d) ? s.length : after(s, '>', lt + 2)
+}
+
+/** Index of the end tag closing the raw text of `name` from `from`, or the end of `s`. */
+function rawTextEnd(s: string, name: string, from: number): number {
+  return name === 'script' ? endOfScript(s, from) : endOfRawText(s, name, from)
+}
+
+// What anchor text reads of the tags inside an anchor: an img's alt; a template's content
+// (inert markup, not text) is skipped like raw text.
 const ALT = ['alt']
+const IN_ANCHOR = tagNames(
+  new Map([
+    ['img', ALT],
+    ['template', []],
+  ]),
+)
 
 /**
  * The text of an anchor whose start tag ends at `from`, up to its end tag or `to` (where the
@@ -125,34 +143,25 @@ export function anchorContent(s: string, from: number, to: number): { text: stri
       break
     }
     text += s.slice(i, lt)
-    const c = s.charCodeAt(lt + 1)
-    if (isAlpha(c)) {
-      const tag = readStartTag(s, lt, ALT)!
-      i = tag.end
-      if (tag.name === 'img') {
-        const value = tag.values[0]
-        if (value) alt += ` ${value}`
-      } else if (tag.name === 'script') i = endOfScript(s, i)
-      else if (NOT_LINK_TEXT.has(tag.name)) i = endOfRawText(s, tag.name, i)
-      else if (tag.name === 'plaintext') {
-        text += s.slice(i, to)
-        break
-      }
-    } else if (c === 33) i = s.startsWith('<!--', lt) ? commentEnd(s, lt + 4) : after(s, '>', lt + 2)
-    else if (c === 47) {
-      const d = s.charCodeAt(lt + 2)
-      if (isAlpha(d)) {
-        if (isEndTagOf(s, lt, 'a')) break
-        let j = lt + 3
-        while (!endsName(s.charCodeAt(j))) j++
+    if (isAlpha(s.charCodeAt(lt + 1))) {
+      const j = nameEnd(s, lt + 1)
+      const tag = knownAt(IN_ANCHOR, s, lt + 1, j)
+      if (tag?.name === 'img') {
+        const values: (string | undefined)[] = [undefined]
+        i = readAttributes(s, j, ALT, values)
+        if (values[0]) alt += ` ${values[0]}`
+      } else {
         i = tagEnd(s, j)
-      } else if (d === 62) i = lt + 3
-      else if (Number.isNaN(d)) break
-      else i = after(s, '>', lt + 2)
-    } else if (c === 63) i = after(s, '>', lt + 2)
+        if (tag?.raw || tag?.name === 'template') i = rawTextEnd(s, tag.name, i)
+        else if (tag?.plaintext) {
+          text += s.slice(i, to)
+          break
+        }
+      }
+    } else if (isEndTagOf(s, lt, 'a')) break
     else {
-      text += '<'
-      i = lt + 1
+      i = afterMarkup(s, lt)
+      if (i === lt + 1) text += '<'
     }
   }
   return { text, alt }
@@ -214,12 +223,9 @@ function endOfScript(s: string, from: number): number {
       if (!double) return lt
       double = false
       i = lt + 8
-    } else if (escaped && !double && sameName(s, lt + 1, lt + 7, 'script') && isScriptEnd(s.charCodeAt(lt + 7))) {
+    } else if (escaped && !double && sameName(s, lt + 1, lt + 7, 'script') && endsName(s.charCodeAt(lt + 7))) {
       double = true
       i = lt + 7
     } else i = lt + 1
   }
 }
-
-// After `<script` or `</script`: what makes it the tag name (space, / or >) for the escape states.
-const isScriptEnd = (c: number) => isSpace(c) || c === 47 || c === 62

@@ -1,14 +1,18 @@
 import { describe, expect, test } from 'bun:test'
-import { walkTags } from '../../src/parse/tags'
+import { tagNames, walkTags } from '../../src/parse/tags'
+
+const LINKS = tagNames(
+  new Map([
+    ['a', ['href']],
+    ['area', ['href']],
+  ]),
+)
 
 /** The hrefs of a[href] and area[href] as walkTags finds them, in order. */
 function walkedLinks(html: string): string[] {
   const out: string[] = []
   walkTags(html, {
-    names: new Map([
-      ['a', ['href']],
-      ['area', ['href']],
-    ]),
+    names: LINKS,
     start: (tag) => void (tag.values[0] !== undefined && out.push(tag.values[0])),
   })
   return out
@@ -86,10 +90,12 @@ test('raw text goes to `text`, once, for the names asked', () => {
   const html = '<title>A &amp; <b>B</b></title><script type="application/ld+json">{"a": "</scrip"}</script><style>x</style>'
   const seen: [string, string][] = []
   walkTags(html, {
-    names: new Map([
-      ['title', []],
-      ['script', []],
-    ]),
+    names: tagNames(
+      new Map([
+        ['title', []],
+        ['script', []],
+      ]),
+    ),
     start: () => {},
     text: (name, from, to) => void seen.push([name, html.slice(from, to)]),
   })
