@@ -381,7 +381,7 @@ export class RunExecution {
           host.inFlight--
           this.inFlight--
           this.uncommitted++
-          countPage()
+          pagesFinished++
           this.poke()
         })
       }
@@ -652,8 +652,8 @@ export class RunExecution {
     const started = Date.now()
     try {
       const input = { url: c.url, body: r.body, content_type: r.content_type!, redirects: r.redirects, pipelines: this.pipelines, collect_assets: this.cfg.store.assets }
-      // Links and metadata come from one HTMLRewriter pass, cheaper than handing the page to a
-      // worker and back (CRAWL-NOTES: a worker per page made a crawler slower). Pipelines with
+      // Links and metadata come from the scan's one walk over the tags, cheaper than handing the
+      // page to a worker and back (CRAWL-NOTES: a worker per page made a crawler slower). Pipelines with
       // heavier steps, categories or data maps go to the parse workers and their time limit.
       const result = this.inThread ? await parseDocument(input, this.ctx) : await this.deps.parser.parse(input, this.ctx, this.run.tenant)
       const latency = Date.now() - started
@@ -836,9 +836,10 @@ type ChildLink = { url: string; hash: string; inScope: boolean }
 let liveAfterFullGc = 0
 let lastGc = 0
 let lastFullGc = 0
-/** Pages finished (by every execution of the process) since the last collection of each kind. */
-let pagesSinceGc = 0
-let pagesSinceFullGc = 0
+/** Pages finished by every execution of the process, and that count at the last collection of each kind. */
+let pagesFinished = 0
+let pagesAtGc = 0
+let pagesAtFullGc = 0
 const GC_MS = 100
 const GC_PAGES = 100
 const FULL_GC_MS = 1000
@@ -846,11 +847,6 @@ const FULL_GC_PAGES = 1000
 /** Full collections cost tens of ms: pages come as fast as they like (tiny pages, errors), these not. */
 const FULL_GC_FLOOR_MS = 250
 const GC_HEAP_STEP = 64 * 1024 * 1024
-
-function countPage() {
-  pagesSinceGc++
-  pagesSinceFullGc++
-}
 
 /**
  * A young-generation collection every 100 ms or 100 pages, whichever comes first, and a full one
@@ -867,17 +863,17 @@ function countPage() {
  * A full collection costs in proportion to what is live, so a large run's are spaced out.
  */
 function collectGarbage(now: number) {
-  if (now - lastGc < GC_MS && pagesSinceGc < GC_PAGES) return
+  if (now - lastGc < GC_MS && pagesFinished - pagesAtGc < GC_PAGES) return
   lastGc = now
-  pagesSinceGc = 0
+  pagesAtGc = pagesFinished
   const scale = Math.max(1, liveAfterFullGc / GC_HEAP_STEP)
   const since = now - lastFullGc
-  if (since < FULL_GC_MS * scale && (pagesSinceFullGc < FULL_GC_PAGES * scale || since < FULL_GC_FLOOR_MS)) {
+  if (since < FULL_GC_MS * scale && (pagesFinished - pagesAtFullGc < FULL_GC_PAGES * scale || since < FULL_GC_FLOOR_MS)) {
     Bun.gc(false)
     return
   }
   Bun.gc(true)
-  pagesSinceFullGc = 0
+  pagesAtFullGc = pagesFinished
   lastFullGc = Date.now()
   const after = process.memoryUsage()
   liveAfterFullGc = after.heapUsed + after.external

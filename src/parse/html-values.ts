@@ -1,7 +1,7 @@
 /**
- * Raw HTMLRewriter strings to values. HTMLRewriter hands out text chunks and attribute values
- * exactly as written in the source, entities included (`&amp;` stays `&amp;`), so every value a
- * parse step returns goes through here.
+ * Raw source strings to values. The scan's walk (and HTMLRewriter, for navigators) hands out text
+ * and attribute values exactly as written in the source, entities included (`&amp;` stays
+ * `&amp;`), so every value a parse step returns goes through here.
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities/decode'
 

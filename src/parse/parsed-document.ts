@@ -18,14 +18,14 @@ const NO_METADATA: Metadata = { title: null, description: null, canonical: null,
 
 /**
  * One decoded document and the work done on it so far. Pipelines ask it for steps; whatever
- * two pipelines share (the streaming scan, the node-html-parser tree, a markdown rendering
+ * two pipelines share (the scan, the node-html-parser tree, a markdown rendering
  * with the same options) is computed once. Only steps that need a tree build one.
  */
 export class ParsedDocument {
   private scanned?: Promise<Scan>
   private built?: { root: HTMLElement; base: string }
   private readonly done = new Map<string, Promise<StepResult>>()
-  /** Navigator selectors the streaming pass can serve (`a[href]` costs it no extra selector). */
+  /** Navigator selectors the scan can serve (anchors from its walk, others by an HTMLRewriter pass). */
   private readonly streamed: string[]
 
   constructor(
@@ -38,7 +38,7 @@ export class ParsedDocument {
     this.streamed = [...new Set(selectors)].filter(rewriterSupports)
   }
 
-  /** Links, metadata and assets from one HTMLRewriter pass (for text: the URLs written in it). */
+  /** Links, metadata and assets from the scan's one walk over the tags (for text: the URLs written in it). */
   scan(): Promise<Scan> {
     if (this.kind === 'text') {
       const links = urlsInText(this.text).map((url): LinkOut => ({ url, text: '', rel: [], nofollow: false }))

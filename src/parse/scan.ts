@@ -4,7 +4,7 @@
  * hot path of every crawled page.
  *
  * Speed: the tags are found by walkTags (tags.ts), which reads only the start tags the scan
- * wants, their few attributes, and the text of title and JSON-LD scripts. HTMLRewriter runs
+ * wants, their few attributes, and the text of the first title and of JSON-LD scripts. HTMLRewriter runs
  * only for navigator selectors other than plain anchors (it knows CSS selectors); every call
  * into a handler costs it about a microsecond, so it then reads links by their order alone.
  */

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { crawlEnv, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, tree, type CrawlSite } from '../helpers/crawl-site'
+import { waitFor } from '../helpers/wait'
 
 const calendarRun = (site: CrawlSite, maxUrls: number) => ({ seeds: [site.url('/cal/2026-03-01')], limits: { max_depth: 1000, max_urls: maxUrls }, politeness: { per_host_concurrency: 1 } })
 const span = (site: CrawlSite) => {
@@ -128,7 +129,7 @@ describe('a lease taken over', () => {
       db.query("UPDATE runs SET lease_owner = 'elsewhere:1:taker', lease_until = ? WHERE seq = ?").run(Date.now() + 60_000, seq)
       const taken = { visits: count(db, 'visits', seq), frontier: count(db, 'frontier', seq), edges: count(db, 'edges', seq), logs: count(db, 'crawl_logs', seq) }
       // The lease is asked when it is renewed (every 3 s) and at each commit.
-      await waitFor(() => outcomes.length === 1, 10_000)
+      await waitFor('the execution to leave', () => outcomes.length === 1, 10_000)
       expect(outcomes).toEqual([{ left: 'lost_lease' }])
       // At most what was mid-commit when the lease changed hands; nothing after.
       await Bun.sleep(600)
@@ -147,13 +148,6 @@ describe('a lease taken over', () => {
 })
 
 const count = (db: import('bun:sqlite').Database, table: string, runSeq: number) => (db.query(`SELECT count(*) AS n FROM ${table} WHERE run_seq = ?`).get(runSeq) as { n: number }).n
-async function waitFor(check: () => boolean, timeoutMs: number) {
-  const end = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await Bun.sleep(20)
-  }
-}
 
 describe('restart with a paused run', () => {
   let env: CrawlEnv

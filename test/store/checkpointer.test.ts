@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Checkpointer } from '../../src/store/checkpointer'
+import { waitFor } from '../helpers/wait'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
@@ -42,13 +43,7 @@ async function withCheckpointer(autoFrames: number, everyMs: number, before: (x:
   }
 }
 
-async function until(what: () => boolean, ms = 5000) {
-  const end = Date.now() + ms
-  while (!what()) {
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await Bun.sleep(10)
-  }
-}
+const until = (what: () => boolean) => waitFor('the condition', what, 5000, 10)
 
 describe('Checkpointer', () => {
   test('copies committed frames into the database file without the writer checkpointing', () =>
