@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { NO_DOCUMENT_URL } from '../extract/coerce'
 import { checkDataMap, DataMapDef } from '../extract/data-map'
 import { ApiError, notFound, ValidationError, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
@@ -122,7 +123,7 @@ export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
   route({
     method: 'POST',
     path: '/v1/data_maps/:map_id/apply',
-    summary: "Apply a data map to HTML; url fields resolve as if the page were at https://<the map's host domain>/ (<base href> honoured)",
+    summary: 'Apply a data map to HTML; a relative url value resolves only against an absolute <base href>, else it is an error',
     tag: 'data maps',
     params: MapParams,
     body: Type.Object({ content: Type.String({ minLength: 1, description: 'base64-encoded HTML (charset from a BOM or <meta charset>, else UTF-8)' }) }, closed),
@@ -135,9 +136,11 @@ export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
       // A one-step pipeline on the parse workers: the same decoding, tree and engine as a
       // data_map step, off the thread that answers every other request.
       const { id, map: def } = map
+      // The page's URL is not known here. The host's domain says nothing of the scheme or the
+      // port the page was served on, so a URL built from it would be a guess.
       const parsed = await parser
         .parse(
-          { url: `https://${map.host.domain}/`, body: bytes, content_type: 'text/html', pipelines: [{ steps: [{ kind: 'data_map', id }] }] },
+          { url: NO_DOCUMENT_URL, body: bytes, content_type: 'text/html', pipelines: [{ steps: [{ kind: 'data_map', id }] }] },
           { patternSets: () => [], dataMap: (wanted) => (wanted === id ? def : null) },
           tenant,
         )

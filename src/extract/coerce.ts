@@ -15,7 +15,8 @@ const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice
 
 /**
  * Turns an extracted string into the field's type (DESIGN §6). `text` is non-empty; empty
- * values never reach here (they are "no value", not an invalid one).
+ * values never reach here (they are "no value", not an invalid one). `baseUrl` is the
+ * document's base URL, or NO_DOCUMENT_URL when its address is not known.
  */
 export function coerce(text: string, type: FieldType, baseUrl: string): Coerced {
   switch (type) {
@@ -38,7 +39,11 @@ export function coerce(text: string, type: FieldType, baseUrl: string): Coerced 
     }
     case 'url': {
       const url = absoluteUrl(text, baseUrl)
-      return url === null ? { ok: false, message: `${quoted(text)} is not an http(s) URL` } : { ok: true, value: url }
+      if (url !== null) return { ok: true, value: url }
+      // Without a document URL a relative reference has nothing to resolve against; taking
+      // some origin instead would hand out an address the page never linked to.
+      if (!isHttp(baseUrl) && !SCHEME.test(text.trim())) return { ok: false, message: `${quoted(text)} is relative, and there is no page URL or absolute <base href> to resolve it against` }
+      return { ok: false, message: `${quoted(text)} is not an http(s) URL` }
     }
     case 'date': {
       const date = toIsoDate(text)
@@ -46,6 +51,17 @@ export function coerce(text: string, type: FieldType, baseUrl: string): Coerced 
     }
   }
 }
+
+/**
+ * The base URL of a document whose address is not known (HTML's own URL for such a document).
+ * Only absolute URLs resolve against it, so an absolute `<base href>` still works (baseOf) and
+ * every relative `url` value is reported, never given an origin the page did not state.
+ */
+export const NO_DOCUMENT_URL = 'about:blank'
+
+/** A URL scheme at the start: what makes a reference absolute rather than relative (`//host/x` has none). */
+const SCHEME = /^[a-z][a-z\d+.-]*:/i
+const isHttp = (url: string) => url.startsWith('https:') || url.startsWith('http:')
 
 /** `text` resolved against `base` (WHATWG URL serialization, fragment kept), when it is http(s). */
 export function absoluteUrl(text: string, base: string): string | null {

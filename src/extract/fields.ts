@@ -13,7 +13,8 @@ export type Extracted = { data: Record<string, unknown>; errors: ExtractError[] 
 
 /**
  * Extracts `fields` from the document (or from one element, for nested fields and item
- * lists). `baseUrl` resolves `url` values. Selectors must have passed checkFields.
+ * lists). `baseUrl` resolves `url` values; with NO_DOCUMENT_URL (coerce.ts) only absolute ones
+ * are values and relative ones are errors. Selectors must have passed checkFields.
  */
 export function extractFields(root: HTMLElement, fields: readonly Field[], baseUrl: string): Extracted {
   const errors: ExtractError[] = []

@@ -125,7 +125,7 @@ export const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim
 
 /**
  * The base URL of a document at `url`: its first `<base href>` resolved against `url`, when
- * that is http(s); else `url`.
+ * that is http(s); else `url`. For a document at NO_DOCUMENT_URL only an absolute href counts.
  */
 export function baseOf(root: HTMLElement, url: string): string {
   const href = firstBaseHref(root)

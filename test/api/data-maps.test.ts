@@ -237,11 +237,123 @@ describe('POST /v1/data_maps/{map_id}/apply', () => {
   const PAGE = `<html><body><h1>  Night  ferry </h1><a href="/timetable?day=sat">Times</a>
     <ul><li class="sailing"><b>08:15</b><i>€12.50</i></li><li class="sailing"><b>11:40</b><i>sold out</i></li></ul></body></html>`
 
-  test('extracts from base64 HTML; url fields resolve against https://<host domain>/', async () => {
+  test('extracts from base64 HTML; a relative url is an error, not resolved against the host domain', async () => {
     const { id } = (await create(blog)).body
     const r = await api.post(`/v1/data_maps/${id}/apply`, { content: b64(PAGE) })
     expect(r.status).toBe(200)
-    expect(r.body).toEqual({ data: { title: 'Night ferry', link: 'https://blog.example/timetable?day=sat' }, errors: [] })
+    expect(r.body).toEqual({
+      data: { title: 'Night ferry', link: null },
+      errors: [{ field: 'link', error: 'invalid', message: '"/timetable?day=sat" is relative, and there is no page URL or absolute <base href> to resolve it against' }],
+    })
+  })
+
+  describe('url values: the page URL is unknown, so only absolute ones and an absolute <base href> resolve', () => {
+    // A page served at http://127.0.0.1:18123/docs/: the host's domain carries neither its
+    // scheme nor its port, so nothing may be resolved against the domain.
+    const LINKS = `<a class="rel" href="sql-createlanguage.html">r</a><a class="root" href="/sql-createlanguage.html">o</a>
+      <a class="proto" href="//cdn.example/x.js">p</a><a class="abs" href="http://127.0.0.1:18123/docs/abs.html?x=1#top">a</a>
+      <a class="frag" href="#top">f</a><a class="js" href="javascript:void(0)">j</a><img src="img/logo.png">`
+    const page = (head: string) => `<html><head>${head}</head><body>${LINKS}</body></html>`
+    const url = (name: string, selector: string, attr = 'href') => ({ name, selector, attr, type: 'url' })
+    const LINK_MAP = {
+      fields: [
+        url('rel', 'a.rel'),
+        url('root', 'a.root'),
+        url('proto', 'a.proto'),
+        url('abs', 'a.abs'),
+        url('frag', 'a.frag'),
+        url('js', 'a.js'),
+        url('img', 'img', 'src'),
+        { name: 'written', selector: 'a.root', attr: 'href' },
+        { ...url('all', 'a'), multiple: true },
+      ],
+    }
+    const ABS = 'http://127.0.0.1:18123/docs/abs.html?x=1#top'
+    const relative = (text: string) => `"${text}" is relative, and there is no page URL or absolute <base href> to resolve it against`
+    const JS = '"javascript:void(0)" is not an http(s) URL'
+    let local: string
+    let mapId: string
+    beforeAll(async () => {
+      local = (await api.put('/v1/hosts', { hosts: ['127.0.0.1'] })).body.data[0].hash
+      mapId = (await create(local, { map: LINK_MAP })).body.id
+    })
+    const apply = async (html: string) => {
+      const r = await api.post(`/v1/data_maps/${mapId}/apply`, { content: b64(html) })
+      expect(r.status).toBe(200)
+      return r.body
+    }
+
+    const UNRESOLVED = {
+      data: { rel: null, root: null, proto: null, abs: ABS, frag: null, js: null, img: null, written: '/sql-createlanguage.html', all: [null, null, null, ABS, null, null] },
+      errors: [
+        { field: 'rel', error: 'invalid', message: relative('sql-createlanguage.html') },
+        { field: 'root', error: 'invalid', message: relative('/sql-createlanguage.html') },
+        { field: 'proto', error: 'invalid', message: relative('//cdn.example/x.js') },
+        { field: 'frag', error: 'invalid', message: relative('#top') },
+        { field: 'js', error: 'invalid', message: JS },
+        { field: 'img', error: 'invalid', message: relative('img/logo.png') },
+        { field: 'all[0]', error: 'invalid', message: relative('sql-createlanguage.html') },
+        { field: 'all[1]', error: 'invalid', message: relative('/sql-createlanguage.html') },
+        { field: 'all[2]', error: 'invalid', message: relative('//cdn.example/x.js') },
+        { field: 'all[4]', error: 'invalid', message: relative('#top') },
+        { field: 'all[5]', error: 'invalid', message: JS },
+      ],
+    }
+
+    test('without <base href>: absolute values kept, relative, root-relative and protocol-relative ones reported', async () => {
+      expect(await apply(page(''))).toEqual(UNRESOLVED)
+    })
+
+    test.each([['/docs/'], ['docs/'], ['//127.0.0.1:18123/docs/'], ['javascript:void(0)']])('a <base href="%s"> that is not absolute http(s) resolves nothing', async (href) => {
+      expect(await apply(page(`<base href="${href}">`))).toEqual(UNRESOLVED)
+    })
+
+    test('an absolute <base href> resolves every relative form, its scheme and port kept', async () => {
+      const base = 'http://127.0.0.1:18123/docs/'
+      const resolved = {
+        rel: `${base}sql-createlanguage.html`,
+        root: 'http://127.0.0.1:18123/sql-createlanguage.html',
+        proto: 'http://cdn.example/x.js',
+        abs: ABS,
+        frag: `${base}#top`,
+      }
+      expect(await apply(page(`<base href="${base}">`))).toEqual({
+        data: { ...resolved, js: null, img: `${base}img/logo.png`, written: '/sql-createlanguage.html', all: [...Object.values(resolved), null] },
+        errors: [
+          { field: 'js', error: 'invalid', message: JS },
+          { field: 'all[5]', error: 'invalid', message: JS },
+        ],
+      })
+    })
+
+    test('in a parse pipeline the same map resolves against the page URL, its scheme and port kept', async () => {
+      const r = await api.post('/v1/parse', {
+        url: 'http://127.0.0.1:18123/docs/page.html',
+        body: b64(page('')),
+        content_type: 'text/html',
+        pipelines: [{ steps: [{ kind: 'data_map', id: mapId }] }],
+      })
+      expect(r.status).toBe(200)
+      const resolved = [
+        'http://127.0.0.1:18123/docs/sql-createlanguage.html',
+        'http://127.0.0.1:18123/sql-createlanguage.html',
+        'http://cdn.example/x.js',
+        ABS,
+        'http://127.0.0.1:18123/docs/page.html#top',
+      ]
+      const [rel, root, proto, abs, frag] = resolved
+      expect(r.body.pipelines[0].steps).toEqual([
+        {
+          kind: 'data_map',
+          id: mapId,
+          data: { rel, root, proto, abs, frag, js: null, img: 'http://127.0.0.1:18123/docs/img/logo.png', written: '/sql-createlanguage.html', all: [...resolved, null] },
+          errors: [
+            { field: 'js', error: 'invalid', message: JS },
+            { field: 'all[5]', error: 'invalid', message: JS },
+          ],
+        },
+      ])
+    })
   })
 
   test('an item list, with errors by item; a required field that is missing is reported', async () => {
@@ -268,18 +380,21 @@ describe('POST /v1/data_maps/{map_id}/apply', () => {
     })
   })
 
-  test('bytes are decoded by their declared charset; <base href> is honoured', async () => {
+  test('bytes are decoded by their declared charset', async () => {
     const { id } = (await create(shop, { map: { fields: [{ name: 'name', selector: 'h1.name' }, { name: 'dealer', selector: 'a.haendler', attr: 'href', type: 'url' }] } })).body
     const bytes = new Uint8Array(await Bun.file(join(import.meta.dir, '../fixtures/extract/windows-1252.html')).arrayBuffer())
     const r = await api.post(`/v1/data_maps/${id}/apply`, { content: b64(bytes) })
-    expect(r.body).toEqual({ data: { name: 'Kaffeemühle „Bärenstark“ – Edelstahl', dealer: 'https://shop.example/haendler/m%C3%BCller' }, errors: [] })
-    const based = await api.post(`/v1/data_maps/${id}/apply`, { content: b64('<base href="/de/"><a class="haendler" href="h">x</a>') })
-    expect(based.body.data.dealer).toBe('https://shop.example/de/h')
+    expect(r.body).toEqual({
+      data: { name: 'Kaffeemühle „Bärenstark“ – Edelstahl', dealer: null },
+      errors: [{ field: 'dealer', error: 'invalid', message: '"/haendler/m%C3%BCller" is relative, and there is no page URL or absolute <base href> to resolve it against' }],
+    })
+    const based = await api.post(`/v1/data_maps/${id}/apply`, { content: b64(new Uint8Array([...Buffer.from('<base href="https://shop.example/de/">'), ...bytes])) })
+    expect(based.body).toEqual({ data: { name: 'Kaffeemühle „Bärenstark“ – Edelstahl', dealer: 'https://shop.example/haendler/m%C3%BCller' }, errors: [] })
   })
 
   test('line-wrapped, unpadded and URL-safe base64 are accepted', async () => {
     const { id } = (await create(blog)).body
-    const html = '<h1>ok?></h1><a href="/?q=>>>">x</a>'
+    const html = '<h1>ok?></h1><a href="https://blog.example/?q=>>>">x</a>'
     const standard = b64(html)
     expect(standard).toMatch(/[+/]/)
     const expected = { data: { title: 'ok?>', link: 'https://blog.example/?q=%3E%3E%3E' }, errors: [] }

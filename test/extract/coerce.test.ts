@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { coerce, parseNumber } from '../../src/extract/coerce'
+import { coerce, NO_DOCUMENT_URL, parseNumber } from '../../src/extract/coerce'
 import { toIsoDate } from '../../src/extract/dates'
 
 const BASE = 'https://shop.example/catalog/page'
@@ -114,6 +114,18 @@ describe('boolean, url, string', () => {
 
   test.each(['javascript:void(0)', 'mailto:a@b.example', 'data:image/gif;base64,R0lG', 'http://[::1'])('url %p is invalid', (text) => {
     expect(coerce(text, 'url', BASE)).toEqual({ ok: false, message: `${JSON.stringify(text)} is not an http(s) URL` })
+  })
+
+  test.each(['/p/1', 'p/1', '//cdn.example/x.js', '?page=2', '#top', ' ../a '])('without a document URL, relative %p is an error', (text) => {
+    const message = `${JSON.stringify(text)} is relative, and there is no page URL or absolute <base href> to resolve it against`
+    expect(coerce(text, 'url', NO_DOCUMENT_URL)).toEqual({ ok: false, message })
+  })
+
+  test('without a document URL, absolute http(s) URLs are values and other schemes stay invalid', () => {
+    expect(coerce('HTTP://127.0.0.1:18123/a b#x', 'url', NO_DOCUMENT_URL)).toEqual({ ok: true, value: 'http://127.0.0.1:18123/a%20b#x' })
+    for (const text of ['javascript:void(0)', 'mailto:a@b.example', 'about:blank#x', 'http://[::1']) {
+      expect(coerce(text, 'url', NO_DOCUMENT_URL)).toEqual({ ok: false, message: `${JSON.stringify(text)} is not an http(s) URL` })
+    }
   })
 
   test('string is the value as it is', () => {
