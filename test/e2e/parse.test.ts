@@ -149,23 +149,29 @@ describe('data maps', () => {
     }
   })
 
-  test('apply: items, nested objects, numbers, dates, urls against https://<host domain>/, errors by item', async () => {
+  test('apply: items, nested objects, numbers, dates, errors by item; relative urls are errors, an absolute <base href> resolves them', async () => {
     const r = await apply(maps.M.id, b64(LISTING))
     expect(r.status).toBe(200)
+    const relative = (text: string) => `"${text}" is relative, and there is no page URL or absolute <base href> to resolve it against`
     expect(r.body).toEqual({
       data: [
-        { sku: 'A-1', title: 'Steel kettle', url: 'https://shop.example/p/1?c=red', price: 1234.5, released: '2024-01-05T09:00:00.000Z', seller: { name: 'Acme', rating: 4 }, tags: ['kitchen', 'steel'] },
-        { sku: null, title: 'Mug', url: 'https://shop.example/p/2', price: 1234.5, released: '2023-03-03', seller: { name: 'Bo', rating: null }, tags: [] },
+        { sku: 'A-1', title: 'Steel kettle', url: null, price: 1234.5, released: '2024-01-05T09:00:00.000Z', seller: { name: 'Acme', rating: 4 }, tags: ['kitchen', 'steel'] },
+        { sku: null, title: 'Mug', url: null, price: 1234.5, released: '2023-03-03', seller: { name: 'Bo', rating: null }, tags: [] },
       ],
       errors: [
+        { field: '[0].url', error: 'invalid', message: relative('/p/1?c=red') },
         { field: '[1].sku', error: 'required', message: 'the first element matching ":scope" has no "data-sku" attribute value' },
+        { field: '[1].url', error: 'invalid', message: relative('../p/2') },
         { field: '[1].seller.rating', error: 'invalid', message: '"4.5" is not a whole number' },
       ],
     })
+    const based = await apply(maps.M.id, b64(LISTING.replace('<body>', '<body><base href="http://shop.example:8080/list/">')))
+    expect(based.body.data.map((item: { url: string }) => item.url)).toEqual(['http://shop.example:8080/p/1?c=red', 'http://shop.example:8080/p/2'])
+    expect(based.body.errors.map((e: { field: string }) => e.field)).toEqual(['[1].sku', '[1].seller.rating'])
   })
 
   test('a windows-1252 page is decoded by its meta charset', async () => {
-    const bytes = latin1('<html><head><meta charset="windows-1252"></head><body><ul class="grid"><li class="product" data-sku="C-3"><h2>Caf\xe9 \x93cr\xe8me\x94 \x96 Gr\xf6\xdfe L</h2><a class="card" href="/m\xfcller">x</a><span class="price">\x80 12,50</span></li></ul></body></html>')
+    const bytes = latin1('<html><head><meta charset="windows-1252"><base href="https://shop.example/"></head><body><ul class="grid"><li class="product" data-sku="C-3"><h2>Caf\xe9 \x93cr\xe8me\x94 \x96 Gr\xf6\xdfe L</h2><a class="card" href="/m\xfcller">x</a><span class="price">\x80 12,50</span></li></ul></body></html>')
     const r = await apply(maps.M.id, b64(bytes))
     const item = { sku: 'C-3', title: 'Café “crème” – Größe L', url: 'https://shop.example/m%C3%BCller', price: 12.5, released: null, seller: null, tags: [] }
     expect(r.body).toEqual({ data: [item], errors: [] })
