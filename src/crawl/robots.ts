@@ -4,6 +4,9 @@
  * hostile input like any page, so its size, its rule count and the cost of a match are capped,
  * and patterns are matched by a linear scan, never by a RegExp built from them.
  */
+import { directive, robotsLines } from './robots-lines'
+
+export { MAX_ROBOTS_BYTES } from './robots-lines'
 
 /** What a crawler may fetch on one host, for one user agent. */
 export interface AgentRules {
@@ -26,10 +29,6 @@ export interface Robots {
   forAgent(userAgent: string): AgentRules
 }
 
-/** Google reads the first 500 KiB and ignores the rest; RFC 9309 §2.5 asks for at least that. */
-export const MAX_ROBOTS_BYTES = 500 * 1024
-/** Longer lines are cut, as Google does (2083 × 8, its bound on a URL it will consider). */
-const MAX_LINE_CHARS = 2083 * 8
 /**
  * Rules kept per file. Each rule costs a scan of the path on every check, so this bounds a check
  * at about 10k × path length. Real files stay far below (a big site's robots.txt has a few hundred).
@@ -79,25 +78,6 @@ export function robotsFromStatus(status: number | 'unreachable', body?: string):
   return DISALLOW_ALL
 }
 
-// Google's parser accepts these misspellings; sites rely on it.
-const KEYS: Record<string, 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'crawl-delay'> = {
-  'user-agent': 'user-agent',
-  useragent: 'user-agent',
-  'user agent': 'user-agent',
-  allow: 'allow',
-  disallow: 'disallow',
-  dissallow: 'disallow',
-  dissalow: 'disallow',
-  disalow: 'disallow',
-  diasllow: 'disallow',
-  disallaw: 'disallow',
-  sitemap: 'sitemap',
-  'site-map': 'sitemap',
-  'crawl-delay': 'crawl-delay',
-  crawldelay: 'crawl-delay',
-  'crawl delay': 'crawl-delay',
-}
-
 /** Parses a robots.txt body; never throws, ignores lines it cannot read. */
 export function parseRobots(text: string): Robots {
   // Groups are kept as the file has them and merged per agent only when asked: merging while
@@ -111,12 +91,10 @@ export function parseRobots(text: string): Robots {
   let sawRule = false
   let ruleCount = 0
 
-  for (const rawLine of capLines(text)) {
-    const line = splitLine(rawLine)
+  for (const rawLine of robotsLines(text)) {
+    const line = directive(rawLine)
     if (!line) continue
-    const key = KEYS[line.key.toLowerCase()]
-    if (key === undefined) continue
-    const value = line.value
+    const { key, value } = line
     if (key === 'user-agent') {
       if (group === null || sawRule) {
         group = { rules: [], crawlDelayMs: null }
@@ -136,10 +114,11 @@ export function parseRobots(text: string): Robots {
       if (key === 'crawl-delay') {
         const ms = crawlDelay(value)
         if (ms !== null) group.crawlDelayMs = Math.max(group.crawlDelayMs ?? 0, ms)
-      } else if (ruleCount < MAX_RULES) {
-        const rule = compileRule(key === 'allow', value)
-        if (rule) {
-          group.rules.push(rule)
+      } else if (value) {
+        // Only a value makes a rule: an empty Disallow allows everything and an empty Allow says
+        // nothing (RFC 9309 §2.2.2).
+        if (ruleCount < MAX_RULES) {
+          group.rules.push(compileRule(key === 'allow', fromRoot(value)))
           ruleCount++
         }
       }
@@ -180,36 +159,6 @@ function agentRules(groups: Group[]): AgentRules {
   }
 }
 
-/** The file's lines within MAX_ROBOTS_BYTES, a cut last line dropped rather than half read. */
-function capLines(text: string): string[] {
-  let body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  if (body.length > MAX_ROBOTS_BYTES / 3) {
-    const bytes = new TextEncoder().encode(body.length > MAX_ROBOTS_BYTES ? body.slice(0, MAX_ROBOTS_BYTES + 1) : body)
-    if (bytes.length > MAX_ROBOTS_BYTES) {
-      body = new TextDecoder().decode(bytes.subarray(0, MAX_ROBOTS_BYTES))
-      // A cut `Allow: /public/x` would read as `Allow: /p`: drop the partial line.
-      body = body.slice(0, Math.max(body.lastIndexOf('\n'), body.lastIndexOf('\r'), 0))
-    }
-  }
-  return body.split(/\r\n|\r|\n/)
-}
-
-/** Key and value of a line, comments and surrounding blanks removed; null for a blank line. */
-function splitLine(raw: string): { key: string; value: string } | null {
-  let line = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) : raw
-  const hash = line.indexOf('#')
-  if (hash >= 0) line = line.slice(0, hash)
-  line = line.trim()
-  if (!line) return null
-  const colon = line.indexOf(':')
-  if (colon >= 0) return { key: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() }
-  // Like Google, accept `Disallow /x` with a blank for the colon, but only when exactly two
-  // words remain: anything longer is more likely prose than a directive.
-  const words = line.split(/[ \t]+/)
-  if (words.length !== 2) return null
-  return { key: words[0]!, value: words[1]! }
-}
-
 /**
  * Lowercased agent a user-agent line names: `*`, or its leading product token (`Googlebot/2.1`
  * names `googlebot`, as in Google's parser); null when it names nothing usable.
@@ -243,12 +192,12 @@ function isRobotsTxt(pathAndQuery: string): boolean {
   return pathAndQuery === '/robots.txt' || pathAndQuery.startsWith('/robots.txt?')
 }
 
-function compileRule(allow: boolean, value: string): Rule | null {
-  // An empty Disallow allows everything and an empty Allow says nothing (RFC 9309 §2.2.2).
-  if (!value) return null
-  let pattern = value
-  // Paths start at the root; `Disallow: private` is a typo for `/private`, `*.gif$` is fine as is.
-  if (pattern[0] !== '/' && pattern[0] !== '*') pattern = `/${pattern}`
+/** Paths start at the root: `Disallow: private` is a typo for `/private`; `*.gif$` is fine as is. */
+function fromRoot(value: string): string {
+  return value[0] === '/' || value[0] === '*' ? value : `/${value}`
+}
+
+function compileRule(allow: boolean, pattern: string): Rule {
   // `$` anchors only at the end (Google); elsewhere it is an ordinary character.
   const anchored = pattern.endsWith('$')
   if (anchored) pattern = pattern.slice(0, -1)
