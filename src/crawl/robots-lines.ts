@@ -1,12 +1,16 @@
 /**
  * The line reader of robots.txt: from a body to its directives, the way Google's parser reads
- * lines (robots.ts applies them).
+ * lines (robots.ts applies them). Bounds are counted in UTF-8 bytes, as the file has them on the
+ * wire and as Google counts them, not in UTF-16 units.
  */
 
 /** Google reads the first 500 KiB and ignores the rest; RFC 9309 §2.5 asks for at least that. */
 export const MAX_ROBOTS_BYTES = 500 * 1024
-/** Longer lines are cut, as Google does (2083 × 8, its bound on a URL it will consider). */
-const MAX_LINE_CHARS = 2083 * 8
+/**
+ * Bytes of a line kept, as Google keeps them: its line buffer is 2083 × 8 bytes (its bound on a
+ * URL it will consider, with room to spare), one of them the terminating NUL. The rest is cut.
+ */
+export const MAX_LINE_BYTES = 2083 * 8 - 1
 
 export type Key = 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'crawl-delay'
 
@@ -29,11 +33,13 @@ const KEYS: Record<string, Key> = {
   'crawl delay': 'crawl-delay',
 }
 
+const ENCODER = new TextEncoder()
+
 /** The file's lines within MAX_ROBOTS_BYTES, a cut last line dropped rather than half read. */
 export function robotsLines(text: string): string[] {
   let body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   if (body.length > MAX_ROBOTS_BYTES / 3) {
-    const bytes = new TextEncoder().encode(body.length > MAX_ROBOTS_BYTES ? body.slice(0, MAX_ROBOTS_BYTES + 1) : body)
+    const bytes = ENCODER.encode(body.length > MAX_ROBOTS_BYTES ? body.slice(0, MAX_ROBOTS_BYTES + 1) : body)
     if (bytes.length > MAX_ROBOTS_BYTES) {
       body = new TextDecoder().decode(bytes.subarray(0, MAX_ROBOTS_BYTES))
       // A cut `Allow: /public/x` would read as `Allow: /p`: drop the partial line.
@@ -45,7 +51,7 @@ export function robotsLines(text: string): string[] {
 
 /** The directive a line holds, comments and surrounding blanks removed; null for any other line. */
 export function directive(raw: string): { key: Key; value: string } | null {
-  let line = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) : raw
+  let line = cutLine(raw)
   const hash = line.indexOf('#')
   if (hash >= 0) line = line.slice(0, hash)
   line = line.trim()
@@ -65,4 +71,25 @@ export function directive(raw: string): { key: Key; value: string } | null {
   }
   const known = KEYS[key.toLowerCase()]
   return known === undefined ? null : { key: known, value }
+}
+
+/** The line's first MAX_LINE_BYTES bytes of UTF-8. */
+function cutLine(line: string): string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8, so a shorter line needs no count.
+  if (line.length * 3 <= MAX_LINE_BYTES) return line
+  let bytes = 0
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i)
+    const pair = c >= 0xd800 && c < 0xdc00 && (line.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3
+    if (bytes + size > MAX_LINE_BYTES) {
+      // Google cuts through a character too, and matches the bytes it keeps as their escapes:
+      // keeping them escaped makes a cut rule match the same URLs here.
+      const kept = ENCODER.encode(line.slice(i, pair ? i + 2 : i + 1)).subarray(0, MAX_LINE_BYTES - bytes)
+      return line.slice(0, i) + Array.from(kept, (b) => `%${b.toString(16).toUpperCase()}`).join('')
+    }
+    bytes += size
+    if (pair) i++
+  }
+  return line
 }

@@ -117,8 +117,12 @@ export function parseRobots(text: string): Robots {
       } else if (value) {
         // Only a value makes a rule: an empty Disallow allows everything and an empty Allow says
         // nothing (RFC 9309 §2.2.2).
-        if (ruleCount < MAX_RULES) {
-          group.rules.push(compileRule(key === 'allow', fromRoot(value)))
+        const allow = key === 'allow'
+        const pattern = fromRoot(value)
+        const directory = allow ? directoryOfIndex(pattern) : null
+        for (const p of directory ? [pattern, directory] : [pattern]) {
+          if (ruleCount === MAX_RULES) break
+          group.rules.push(compileRule(allow, p))
           ruleCount++
         }
       }
@@ -195,6 +199,16 @@ function isRobotsTxt(pathAndQuery: string): boolean {
 /** Paths start at the root: `Disallow: private` is a typo for `/private`; `*.gif$` is fine as is. */
 function fromRoot(value: string): string {
   return value[0] === '/' || value[0] === '*' ? value : `/${value}`
+}
+
+/**
+ * Google reads an Allow for a directory's index page (a last segment starting `index.htm`:
+ * `/dir/index.html`, `/index.htm`) as allowing the directory itself, `/dir/$`, since a server
+ * answers the directory with that page. Its priority is that pattern's own length.
+ */
+function directoryOfIndex(pattern: string): string | null {
+  const slash = pattern.lastIndexOf('/')
+  return pattern.startsWith('/index.htm', slash) ? `${pattern.slice(0, slash + 1)}$` : null
 }
 
 function compileRule(allow: boolean, pattern: string): Rule {
