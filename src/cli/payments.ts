@@ -42,7 +42,7 @@ function jsonLine(p: Payment) {
     status: p.status,
     payer: p.payer,
     amount: p.amount,
-    amount_usd: atomicToUsd(p.amount),
+    amount_usd: usd(p.amount),
     network: p.network,
     x402_version: p.version,
     resource: p.resource,
@@ -67,9 +67,13 @@ function writeTable(rows: Iterable<Payment>, out: NodeJS.WritableStream) {
   for (const p of rows) {
     count++
     const t = totals.get(p.status) ?? { count: 0, atomic: 0n }
-    totals.set(p.status, { count: t.count + 1, atomic: t.atomic + BigInt(p.amount) })
-    out.write(line([p.created_at, p.status, p.payer, `${atomicToUsd(p.amount)} (${p.amount})`, p.network, p.resource]))
+    const dollars = usd(p.amount)
+    totals.set(p.status, { count: t.count + 1, atomic: t.atomic + (dollars === null ? 0n : BigInt(p.amount)) })
+    out.write(line([p.created_at ?? '-', p.status, p.payer, dollars === null ? `? (${p.amount})` : `${dollars} (${p.amount})`, p.network, p.resource]))
   }
   const summary = PAYMENT_STATUSES.filter((s) => totals.has(s)).map((s) => `${s} ${totals.get(s)!.count} (${atomicToUsd(totals.get(s)!.atomic.toString())})`)
   out.write(count === 0 ? 'no payments\n' : `${count} payment${count === 1 ? '' : 's'}: ${summary.join(', ')}\n`)
 }
+
+/** A row's amount in USD; null for a stored amount that is not atomic units, which is listed as it is rather than stop the listing. */
+const usd = (atomic: string): string | null => (typeof atomic === 'string' && /^\d{1,100}$/.test(atomic) ? atomicToUsd(atomic) : null)

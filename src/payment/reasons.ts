@@ -14,7 +14,13 @@ const REASONS = {
   invalid_exact_evm_payload_signature: { v2: 'invalid_exact_evm_payload_signature', message: 'the signature is not a 65-byte low-s ECDSA signature of this authorization by its `from` address' },
   invalid_exact_evm_payload_recipient_mismatch: { v2: 'invalid_exact_evm_payload_recipient_mismatch', message: 'the authorization pays another address than the challenge\'s payTo' },
   invalid_exact_evm_payload_authorization_value: { v2: 'invalid_exact_evm_payload_authorization_value_mismatch', message: 'the authorized value does not cover the price' },
-  invalid_exact_evm_payload_authorization_valid_before: { v2: 'invalid_exact_evm_payload_authorization_valid_before', message: 'the authorization expires too soon (validBefore must be at least 6 s ahead)' },
+  invalid_exact_evm_payload_authorization_valid_before: { v2: 'invalid_exact_evm_payload_authorization_valid_before', message: 'the authorization expires too soon (validBefore must be at least half of maxTimeoutSeconds, and 6 s, ahead)' },
+  // x402 has no name of its own for it: both generations' closest is the valid_before reason.
+  authorization_valid_too_long: {
+    v1: 'invalid_exact_evm_payload_authorization_valid_before',
+    v2: 'invalid_exact_evm_payload_authorization_valid_before',
+    message: 'the authorization is valid for longer than the challenge allows (validBefore must be at most maxTimeoutSeconds, and half of it again for clock skew, ahead)',
+  },
   invalid_exact_evm_payload_authorization_valid_after: { v2: 'invalid_exact_evm_payload_authorization_valid_after', message: 'the authorization is not valid yet (validAfter is in the future)' },
   duplicate_settlement: { v2: 'invalid_exact_evm_nonce_already_used', message: 'this authorization (payer and nonce) was already used' },
   invalid_payment: { v2: 'invalid_payment', message: 'the payment facilitator refused the payment' },

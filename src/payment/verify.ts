@@ -33,6 +33,14 @@ const VALID_BEFORE_MARGIN = 6n
  */
 const validityMargin = (maxTimeoutSeconds: number) => BigInt(Math.max(Number(VALID_BEFORE_MARGIN), Math.floor(maxTimeoutSeconds / 2)))
 
+/**
+ * The latest validBefore accepted: clients sign now + maxTimeoutSeconds, so the same margin on
+ * the other side tolerates a client clock that far ahead. Anything later was not signed for our
+ * challenge, and a payer-chosen uint256 (2^256 - 1) must not reach the ledger, which keeps
+ * seconds an operator can read and settle by.
+ */
+const latestValidBefore = (now: bigint, maxTimeoutSeconds: number) => now + BigInt(maxTimeoutSeconds) + validityMargin(maxTimeoutSeconds)
+
 type Outcome = { ok: true; payment: Verified } | { ok: false; reason: Reason }
 const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
 
@@ -74,6 +82,7 @@ export function verifyPayment(version: Version, text: string, t: Terms, nowMs: n
   const now = BigInt(Math.floor(nowMs / 1000))
   const validBefore = BigInt(a.validBefore)
   if (validBefore < now + validityMargin(t.maxTimeoutSeconds)) return refuse('invalid_exact_evm_payload_authorization_valid_before')
+  if (validBefore > latestValidBefore(now, t.maxTimeoutSeconds)) return refuse('authorization_valid_too_long')
   if (BigInt(a.validAfter) > now) return refuse('invalid_exact_evm_payload_authorization_valid_after')
 
   // 5. Signature, over a domain built from our terms.

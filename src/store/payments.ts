@@ -31,12 +31,14 @@ export type Payment = {
   status: PaymentStatus
   payload: Record<string, unknown>
   requirements: Record<string, unknown>
-  valid_before: string
+  /** Null when the stored seconds are past any date (see `instant`). */
+  valid_before: string | null
   resource: string
   settle_tx: string | null
   settle_error: string | null
-  created_at: string
-  updated_at: string
+  /** Null only in a row whose timestamp was not written by trawl. */
+  created_at: string | null
+  updated_at: string | null
 }
 
 type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'created_at' | 'updated_at'> & {
@@ -47,17 +49,29 @@ type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'c
   updated_at: number
 }
 
+/**
+ * The latest instant a Date (and so an ISO timestamp) can hold, 8.64e15 ms (year 275760). A
+ * stored number past it, or no number at all (a row written by an older trawl, which kept
+ * validBefore up to 2^53 s, or edited by hand), is shown as null: one row that cannot be shown
+ * must never stop a listing of the rows an operator has to settle.
+ */
+const MAX_DATE_MS = 8.64e15
+const instant = (ms: unknown): string | null => (typeof ms === 'number' && Math.abs(ms) <= MAX_DATE_MS ? iso(ms) : null)
+
 const toPayment = (r: PaymentRow): Payment => ({
   ...r,
   payload: JSON.parse(r.payload),
   requirements: JSON.parse(r.requirements),
-  valid_before: iso(r.valid_before * 1000)!,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
+  valid_before: instant(r.valid_before * 1000),
+  created_at: instant(r.created_at),
+  updated_at: instant(r.updated_at),
 })
 
-// A validBefore past 2^53 seconds is "never" for any practical purpose; the exact value stays in `payload`.
-const seconds = (v: bigint) => Number(v > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : v)
+// The gate refuses a validBefore far past now + maxTimeoutSeconds, but a huge TRAWL_PAY_MAX_TIMEOUT
+// could still let through a second no date can show. Past that, it is "never" for any practical
+// purpose, and the exact value stays in `payload`.
+const MAX_SECONDS = BigInt(MAX_DATE_MS / 1000)
+const seconds = (v: bigint) => Number(v > MAX_SECONDS ? MAX_SECONDS : v)
 
 /** The payment ledger: accepted x402 authorizations, their state and the signed payload. */
 export function paymentRepository(db: Database) {
