@@ -4,6 +4,7 @@ import type { Logger } from '../log'
 import { VERSION } from '../version'
 import { DOCS_ASSETS } from './docs-assets'
 import { ApiError, payloadTooLarge, ValidationError } from './errors'
+import { allowedMethods } from './methods'
 import { json, mount, type References, type Route } from './route'
 import { tenantOf } from './tenant'
 
@@ -27,6 +28,7 @@ export function createApp(opts: AppOptions) {
   const refs: References = {}
   const starts = new WeakMap<Request, number>()
   const cors = opts.cors && { allow: opts.cors.allowHeaders.join(', '), expose: opts.cors.exposeHeaders.join(', ') }
+  const allowed = allowedMethods(() => app.routes, { options: Boolean(cors) })
   const app = new Elysia()
     .onRequest(({ request, set }) => {
       if (cors) {
@@ -76,9 +78,7 @@ export function createApp(opts: AppOptions) {
         }
       }
       if (error instanceof ApiError) return errorResponse(error)
-      if (code === 'NOT_FOUND') {
-        return errorResponse(new ApiError(404, 'not_found', `no route for ${request.method} ${pathOf(request)}`))
-      }
+      if (code === 'NOT_FOUND') return unrouted(request, allowed)
       if (code === 'PARSE') return errorResponse(ValidationError.of('body', 'is not valid JSON'))
       opts.log.error('unhandled error', { method: request.method, url: request.url, error: String((error as Error)?.stack ?? error) })
       return errorResponse(new ApiError(500, 'internal', 'internal error'))
@@ -116,7 +116,7 @@ export function createApp(opts: AppOptions) {
       const url = urlOf(request)
       // Our replies are Response objects; an error reply has no response here, only its code.
       const { response, code } = ctx as { response?: unknown; code?: string }
-      const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? 404 : (ctx.set.status ?? 200)
+      const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? unrouted(request, allowed).status : (ctx.set.status ?? 200)
       opts.log.debug('request', { method: request.method, path: url ? url.pathname + url.search : request.url, status, ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10 })
     })
   }
@@ -179,6 +179,19 @@ function hoistSchemaIds(doc: unknown) {
     return obj
   }
   for (const [k, v] of Object.entries(doc as Record<string, unknown>)) if (k !== 'components') (doc as Record<string, unknown>)[k] = visit(v)
+}
+
+/**
+ * A request no route takes. A path that some route serves with other methods is a 405 with
+ * Allow (RFC 9110 §15.5.6); any other is a 404. Neither needs a tenant: both are about the
+ * route, before anything a tenant owns.
+ */
+function unrouted(request: Request, allowed: (path: string) => string[]): Response {
+  const path = pathOf(request)
+  const methods = allowed(path)
+  if (methods.length === 0) return errorResponse(new ApiError(404, 'not_found', `no route for ${request.method} ${path}`))
+  const allow = methods.join(', ')
+  return errorResponse(new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; it answers ${allow}`), { allow })
 }
 
 export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
