@@ -123,8 +123,8 @@ function embeddedV4(v6: bigint): string | null {
 export type Resolved = { address: string; family: 4 | 6 }
 
 /** Resolves a URL's hostname (IP literals as they are) and checks every address it has; answers the first. */
-export async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<Resolved> {
-  return (await resolveAllChecked(hostname, allowPrivate))[0]!
+export async function resolveChecked(hostname: string, allowPrivate: boolean, resolve?: Lookup): Promise<Resolved> {
+  return (await resolveAllChecked(hostname, allowPrivate, resolve))[0]!
 }
 
 /**
@@ -141,15 +141,20 @@ export function literalChecked(hostname: string, allowPrivate: boolean): Resolve
 }
 
 /** Every address of a hostname, each checked (any refused address refuses the name). */
-export async function resolveAllChecked(hostname: string, allowPrivate: boolean): Promise<Resolved[]> {
-  return literalChecked(hostname, allowPrivate) ?? resolveNameChecked(hostname, allowPrivate)
+export async function resolveAllChecked(hostname: string, allowPrivate: boolean, resolve?: Lookup): Promise<Resolved[]> {
+  return literalChecked(hostname, allowPrivate) ?? resolveNameChecked(hostname, allowPrivate, resolve)
 }
 
+/** How a host name becomes addresses: the system resolver, or a test's own answers. */
+export type Lookup = (host: string) => Promise<Resolved[]>
+
+const systemLookup: Lookup = async (host) => (await lookup(host, { all: true, verbatim: true })) as Resolved[]
+
 /** Every address a host name (not an IP literal: see literalChecked) resolves to, each checked. */
-export async function resolveNameChecked(host: string, allowPrivate: boolean): Promise<Resolved[]> {
+export async function resolveNameChecked(host: string, allowPrivate: boolean, resolve: Lookup = systemLookup): Promise<Resolved[]> {
   let addresses: Resolved[]
   try {
-    addresses = (await lookup(host, { all: true, verbatim: true })) as Resolved[]
+    addresses = await resolve(host)
   } catch (err) {
     const code = (err as { code?: string }).code
     throw new FetchError('dns', `${host} could not be resolved${code ? ` (${code})` : ''}`, code === 'EAI_AGAIN' || code === 'ETIMEOUT')

@@ -1,5 +1,6 @@
 import { untilAborted } from '../../util/abort'
 import type { Logger } from '../../log'
+import type { Lookup } from '../address-guard'
 import { FetchError } from '../errors'
 import type { FetchResult } from '../types'
 import { type BrowserFetch, PageFetch } from './page'
@@ -16,6 +17,8 @@ export type BrowserClientOptions = {
   log: Logger
   /** Pages open at once; further fetches wait their turn. */
   maxPages?: number
+  /** How the address guard resolves names (tests answer for names of their own). The system resolver. */
+  lookup?: Lookup
 }
 
 /** After a failed launch, fetches and `available()` answer from that failure for this long. */
@@ -91,7 +94,7 @@ export class BrowserClient {
     if (this.failure && performance.now() - this.failure.at < LAUNCH_RETRY_MS) return Promise.reject(this.failure.error)
     if (this.session) this.opts.log.warn('chromium is gone; starting it again', { pid: this.session.process.pid })
     this.session = null
-    const launching = BrowserSession.start(this.opts.chromium, this.opts.allowPrivate, this.opts.maxBodyBytes, this.opts.log).then(
+    const launching = BrowserSession.start({ command: this.opts.chromium, allowPrivate: this.opts.allowPrivate, maxBodyBytes: this.opts.maxBodyBytes, log: this.opts.log, lookup: this.opts.lookup }).then(
       async (session) => {
         if (this.closed) {
           await session.close()

@@ -89,6 +89,8 @@ export class PageFetch {
   private loaded = false
   private scheduled = false
   private lastFailure: FetchError | null = null
+  /** The latest main-frame document request that passed the interceptor, and when: the proxy may still have refused it. */
+  private lastDocument: { url: string; at: number } | null = null
   private idleTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(
@@ -220,6 +222,7 @@ export class PageFetch {
 
   private onDocumentRequest(p: Paused): Continuation | FetchError {
     if (this.finished || this.over) return new FetchError('connect', 'the page has already settled')
+    this.lastDocument = { url: p.request.url, at: performance.now() }
     if (p.redirectedRequestId) return this.withCredentials(p) // a server hop, counted at its response
     const id = p.networkId ?? p.requestId
     // The same request again (an HTTPS upgrade falling back to http, a restart): no new hop.
@@ -435,8 +438,21 @@ export class PageFetch {
       ;({ loaded: this.loaded, loadSeen: this.loadSeen } = this.before)
       if (this.response) return
     }
-    this.lastFailure = netError(errorText, this.req.url)
+    this.lastFailure = this.proxyFailure() ?? netError(errorText, this.req.url)
     this.finish(this.lastFailure)
+  }
+
+  /**
+   * Why the guarding proxy did not connect the document, when it did not: the browser reports
+   * only that the tunnel or the connection failed; the proxy knows whether the guard refused the
+   * address (a DNS answer that changed after the interceptor's check), the name did not resolve,
+   * or the server did not answer.
+   */
+  private proxyFailure(): FetchError | null {
+    const doc = this.lastDocument
+    const failure = doc && this.session.proxies.failureFor(doc.url, doc.at)
+    if (!failure) return null
+    return failure.error ?? netError(`net::${failure.net}`, this.req.url)
   }
 
   private check() {

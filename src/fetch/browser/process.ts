@@ -50,6 +50,22 @@ const FLAGS = [
   'about:blank',
 ]
 
+export type LaunchOptions = {
+  /** The guarding proxy (guard-proxy.ts) every connection of the browser goes through. */
+  proxy: string
+}
+
+/**
+ * Every connection through the proxy, loopback too (Chromium bypasses a proxy for loopback
+ * unless `<-loopback>` says otherwise), and no name resolved by Chromium itself: with an HTTP
+ * proxy it sends names on to the proxy, and the resolver rule leaves nothing else (DNS
+ * prefetching, a bypass it might still make) a name to connect to. Browser contexts name their
+ * own route's listener; these flags cover the default context and anything outside a context.
+ */
+function networkFlags(proxy: string): string[] {
+  return [`--proxy-server=${proxy}`, '--proxy-bypass-list=<-loopback>', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1']
+}
+
 export type ChromiumProcess = {
   readonly pid: number
   readonly wsUrl: string
@@ -156,7 +172,7 @@ async function sweepStale(): Promise<void> {
  * line: a pipe would have to be drained for the browser's whole life and would hold Bun's event
  * loop open.
  */
-export async function launchChromium(command: string, log: Logger, startTimeoutMs = 15_000): Promise<ChromiumProcess> {
+export async function launchChromium(command: string, log: Logger, opts: LaunchOptions, startTimeoutMs = 15_000): Promise<ChromiumProcess> {
   const path = resolveChromium(command)
   void sweepStale()
   const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`))
@@ -164,7 +180,7 @@ export async function launchChromium(command: string, log: Logger, startTimeoutM
   const stderrPath = join(dir, 'stderr.log')
   const setpriv = Bun.which('setpriv')
   const readStderr = () => Bun.file(stderrPath).text().catch(() => '')
-  const cmd = [...(setpriv ? [setpriv, '--pdeathsig', 'SIGKILL', '--'] : []), path, ...FLAGS, `--user-data-dir=${userDataDir}`]
+  const cmd = [...(setpriv ? [setpriv, '--pdeathsig', 'SIGKILL', '--'] : []), path, ...FLAGS, ...networkFlags(opts.proxy), `--user-data-dir=${userDataDir}`]
   let proc: Bun.Subprocess
   try {
     proc = Bun.spawn({ cmd, stdin: 'ignore', stdout: 'ignore', stderr: Bun.file(stderrPath), detached: true })

@@ -1,7 +1,8 @@
 import type { Logger } from '../../log'
-import { fetchableScheme, resolveChecked } from '../address-guard'
+import { fetchableScheme, resolveChecked, type Lookup } from '../address-guard'
 import { FetchError } from '../errors'
 import { Cdp, type CdpEvent } from './cdp'
+import { GuardProxies } from './guard-proxy'
 import { type ChromiumProcess, launchChromium } from './process'
 import { within } from './waiting'
 
@@ -19,6 +20,16 @@ export type Paused = {
 }
 
 export type Continuation = { method?: string; postData?: string; headers?: { name: string; value: string }[] }
+
+export type SessionOptions = {
+  /** A path, or a command name looked up on PATH. */
+  command: string
+  allowPrivate: boolean
+  maxBodyBytes: number
+  log: Logger
+  /** How the guard resolves names (tests answer for names of their own). The system resolver. */
+  lookup?: Lookup
+}
 
 /** A page in its own fresh browser context, attached (flattened) with Page and Network enabled. */
 export type OpenPage = { contextId: string; targetId: string; sessionId: string }
@@ -38,25 +49,21 @@ export type DocumentHooks = {
 }
 
 /**
- * One running Chromium: its process, its DevTools connection and the address guard.
+ * One running Chromium: its process, its DevTools connection, its guarding proxy and the
+ * request interceptor.
  *
- * The guard intercepts at the browser target, not per page, so requests of out-of-process
- * frames, popups and workers (service workers included) pass through it as well.
- *
- * Residual gaps, both closed only by sending all browser traffic through a guarding proxy of
- * our own (which would resolve, check, and connect to the checked address):
- * - DNS: the guard resolves the host itself, then Chromium resolves it again to connect. A DNS
- *   answer that changes between the two (rebinding with a short TTL) reaches an address the
- *   guard never saw. The standard client connects to the checked address; Chromium cannot be
- *   told to per request (--host-resolver-rules is per process).
- * - WebSockets: their handshakes never pause in the Fetch domain (measured with Chromium 156,
- *   and Network.setBlockedURLs does not stop them either), so a page can open ws:// to any
- *   address: a blind GET with attacker-chosen path to an internal HTTP server.
+ * The address guard holds at the network level: every connection the browser makes goes
+ * through the proxy (guard-proxy.ts), which resolves, checks and connects to the checked
+ * address, so nothing a page does (pre-connects, iframes, WebSockets, workers, a DNS answer that
+ * changes between check and connect) reaches an address the guard refused. The interceptor sits
+ * in front of it at the browser target, so requests of out-of-process frames, popups and workers
+ * pause there too: it refuses what the guard would refuse before a connection is even asked for
+ * (a page's script then sees a failed request, and a refused document its own clear error), and
+ * it fails any request whose handling throws.
  */
 export class BrowserSession {
   /** Page fetches by target id, which is also their main frame's id. */
   readonly pages = new Map<string, DocumentHooks>()
-  private readonly proxyAuth = new Map<string, { username: string; password: string }>()
   private readonly authAnswered = new Set<string>()
   private closing = false
   /** One page opened ahead for the next fetch without a proxy: opening one costs 250-350 ms. */
@@ -65,23 +72,36 @@ export class BrowserSession {
   private constructor(
     readonly process: ChromiumProcess,
     readonly cdp: Cdp,
+    /** The listeners every connection of this browser goes through. */
+    readonly proxies: GuardProxies,
     private readonly allowPrivate: boolean,
     private readonly maxBodyBytes: number,
     private readonly log: Logger,
+    private readonly lookup: Lookup | undefined,
   ) {}
 
-  static async start(command: string, allowPrivate: boolean, maxBodyBytes: number, log: Logger): Promise<BrowserSession> {
-    const proc = await launchChromium(command, log)
+  static async start({ command, allowPrivate, maxBodyBytes, log, lookup }: SessionOptions): Promise<BrowserSession> {
+    const proxies = new GuardProxies({ allowPrivate, log, lookup })
+    let proc: ChromiumProcess
+    try {
+      proc = await launchChromium(command, log, { proxy: await proxies.url(null) })
+    } catch (err) {
+      await proxies.close()
+      throw err
+    }
     let cdp: Cdp
     try {
       cdp = await Cdp.connect(proc.wsUrl, 10_000)
     } catch (err) {
       proc.kill()
-      await proc.exited
+      await Promise.all([proc.exited, proxies.close()])
       throw new FetchError('browser_unavailable', `Chromium at "${command}" started but its DevTools endpoint failed: ${(err as Error).message}; set TRAWL_CHROMIUM to a working Chromium`)
     }
-    const session = new BrowserSession(proc, cdp, allowPrivate, maxBodyBytes, log)
-    void proc.exited.then(() => cdp.close())
+    const session = new BrowserSession(proc, cdp, proxies, allowPrivate, maxBodyBytes, log, lookup)
+    void proc.exited.then(() => {
+      cdp.close()
+      return proxies.close()
+    })
     // A browser we cannot talk to any more is useless: make sure it is gone too.
     cdp.onClose(() => {
       if (session.closing) return
@@ -99,7 +119,7 @@ export class BrowserSession {
       })
     } catch (err) {
       proc.kill()
-      await proc.exited
+      await Promise.all([proc.exited, proxies.close()])
       throw new FetchError('browser_unavailable', `Chromium at "${command}" refused request interception: ${(err as Error).message}; set TRAWL_CHROMIUM to a working Chromium`)
     }
     return session
@@ -114,10 +134,7 @@ export class BrowserSession {
    * fetches can take the spare.
    */
   async openPage(proxy: URL | null): Promise<OpenPage> {
-    if (proxy) {
-      this.setProxyCredentials(proxy)
-      return this.prepare(proxy)
-    }
+    if (proxy) return this.prepare(proxy)
     const spare = this.spare
     this.spare = null
     return (spare && (await spare)) ?? this.prepare(null)
@@ -142,8 +159,10 @@ export class BrowserSession {
     const { cdp } = this
     const { browserContextId: contextId } = await cdp.send('Target.createBrowserContext', {
       disposeOnDetach: true,
-      // Chromium never proxies loopback unless told to; tests and operators expect the proxy used.
-      ...(proxy && { proxyServer: `${proxy.protocol}//${proxy.host}`, proxyBypassList: '<-loopback>' }),
+      // The guarding proxy's listener for this fetch's route (direct, or on through its named
+      // proxy); Chromium never proxies loopback unless `<-loopback>` says so.
+      proxyServer: await this.proxies.url(proxy?.href ?? null),
+      proxyBypassList: '<-loopback>',
     })
     try {
       await cdp.send('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId: contextId })
@@ -163,14 +182,6 @@ export class BrowserSession {
     }
   }
 
-  /** Credentials for a proxy, answered when that proxy asks (Chromium takes none in the proxy URL). */
-  private setProxyCredentials(proxy: URL) {
-    if (!proxy.username) return
-    const creds = { username: decodeURIComponent(proxy.username), password: decodeURIComponent(proxy.password) }
-    this.proxyAuth.set(proxy.host, creds)
-    this.proxyAuth.set(proxy.origin, creds)
-  }
-
   /**
    * Asks Chromium to quit, so it reaps its own helpers (killed outright they are orphans, and
    * under an init that does not reap they stay zombies), then kills whatever is left.
@@ -180,14 +191,15 @@ export class BrowserSession {
     if (this.alive) await within(Promise.all([this.cdp.send('Browser.close').catch(() => {}), this.process.exited]), 2000)
     this.cdp.close()
     this.process.kill()
-    await this.process.exited
+    await Promise.all([this.process.exited, this.proxies.close()])
   }
 
   private onEvent(e: CdpEvent) {
     if (e.method === 'Fetch.requestPaused') {
       this.paused(e.params as Paused).catch((err) => {
+        // Fail closed: a request whose check did not finish is never sent.
         this.log.debug('browser request interception failed', { url: e.params.request?.url, error: String(err) })
-        this.continue(e.params.requestId, {})
+        this.fail(e.params.requestId, 'Aborted')
       })
     } else if (e.method === 'Fetch.authRequired') this.auth(e.params)
   }
@@ -215,7 +227,7 @@ export class BrowserSession {
     // With private networks allowed the check could only fail on DNS, which Chromium reports itself.
     if (!this.allowPrivate) {
       try {
-        await resolveChecked(url.hostname, false)
+        await resolveChecked(url.hostname, false, this.lookup)
       } catch (err) {
         const refusal = err instanceof FetchError ? err : new FetchError('dns', `${url.hostname} could not be resolved`)
         if (document) page?.refused(refusal)
@@ -231,7 +243,9 @@ export class BrowserSession {
 
   private auth(params: { requestId: string; authChallenge: { source?: string; origin: string } }) {
     const { requestId, authChallenge } = params
-    const creds = authChallenge.source === 'Proxy' ? (this.proxyAuth.get(authChallenge.origin) ?? this.proxyAuth.get(authChallenge.origin.replace(/^\w+:\/\//, ''))) : undefined
+    // Only the guarding proxy is answered: named proxies get their credentials from it, and a
+    // site asking for credentials gets none.
+    const creds = authChallenge.source === 'Proxy' && this.proxies.isOwn(authChallenge.origin) ? { username: this.proxies.username, password: this.proxies.password } : undefined
     // Credentials go once per request: a proxy that rejects them would otherwise ask forever.
     const answer = creds && !this.authAnswered.has(requestId) ? { response: 'ProvideCredentials', ...creds } : { response: 'CancelAuth' }
     if (creds) this.authAnswered.add(requestId)
