@@ -2,6 +2,7 @@ import type TurndownService from 'turndown'
 import type { DomNode } from './main-content'
 import type { RenderState } from './markdown'
 import { tableRules, type DomRule } from './markdown-tables'
+import { scriptText } from './text'
 
 const BLOCKS = new Set([
   'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CENTER', 'DD', 'DIR', 'DIV', 'DL', 'DT',
@@ -12,6 +13,8 @@ const BLOCKS = new Set([
 const always = () => true
 const HEADINGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6'])
 const STRUCK = new Set(['DEL', 'S', 'STRIKE'])
+const SCRIPT_MARKS = new Map<string, '^' | '_'>([['SUP', '^'], ['SUB', '_']])
+const QUOTATIONS = new Set(['Q'])
 const LANGUAGE = /(?:^|\s)(?:lang(?:uage)?-|highlight-(?:text|source)-|brush:\s*)([\w#+.-]+)/i
 const LINE_NUMBERS = /(?:^|\s)(?:gutter|line-?numbers?|lineno|linenos)(?:\s|$)/i
 const NO_LINK = new Set(['javascript:', 'data:', 'vbscript:'])
@@ -85,6 +88,31 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
   const rules: Record<string, DomRule> = {
     ...tables,
     strikethrough: { names: [...STRUCK], filter: always, replacement: (c, n) => (!c.trim() ? '' : BLOCKY.test(c) || insideInline(n, STRUCK) ? c : `~~${c}~~`) },
+    // GFM has no superscript or subscript; `^x^` and `~x~` are pandoc's (GFM reads `~x~` as
+    // strikethrough). GitHub and other CommonMark renderers show the inline tags, and a reader
+    // of the source reads them too, so they stay as tags: `2<sup>31</sup>`, not `231`.
+    script: {
+      names: [...SCRIPT_MARKS.keys()],
+      filter: always,
+      replacement: (c, n) => {
+        if (!c.trim()) return ''
+        // In code a tag would show as written: there, the text step's notation (`O(n^2)`).
+        if ((n as DomNode & { isCode?: boolean }).isCode) return scriptText(SCRIPT_MARKS.get(n.nodeName)!, c)
+        if (BLOCKY.test(c)) return c
+        const tag = n.nodeName.toLowerCase()
+        return `<${tag}>${c}</${tag}>`
+      },
+    },
+    // A browser shows a <q> in quotation marks; without them the words read as the author's own.
+    quotation: {
+      names: [...QUOTATIONS],
+      filter: always,
+      replacement: (c, n) => {
+        if (!c.trim() || BLOCKY.test(c)) return c
+        const mark = insideInline(n, QUOTATIONS) ? "'" : '"'
+        return `${mark}${c}${mark}`
+      },
+    },
     taskListItem: {
       names: ['INPUT'],
       filter: (n) => n.getAttribute('type')?.toLowerCase() === 'checkbox' && closest(n, 'LI') !== null,
@@ -230,14 +258,18 @@ function inlineNeighbour(node: DomNode, side: 'previousSibling' | 'nextSibling')
   return false
 }
 
-// textContent, except that <br> and line-wrapping elements inside <pre> still end lines.
+// textContent, except that <br> and line-wrapping elements inside <pre> still end lines, and
+// superscripts and subscripts are marked as the text step marks them (`O(n^2)`).
 function preText(pre: DomNode): string {
   let out = ''
   let node = pre.firstChild
   while (node && node !== pre) {
     let descend = false
+    const script = SCRIPT_MARKS.get(node.nodeName)
     if (node.nodeType === 3 || node.nodeType === 4) out += node.data
     else if (node.nodeName === 'BR') out += '\n'
+    // Each node is still read once: the walk does not descend where this read.
+    else if (script) out += scriptText(script, preText(node))
     else if (node.nodeType === 1 && !LINE_NUMBERS.test(node.getAttribute('class') ?? '')) {
       if ((node.nodeName === 'DIV' || node.nodeName === 'P') && out && !out.endsWith('\n')) out += '\n'
       descend = node.firstChild !== null

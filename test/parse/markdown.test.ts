@@ -100,6 +100,11 @@ describe('toMarkdown', () => {
     expect(toMarkdown('<strong><p>one</p><p>two</p></strong>', DEFAULT_BASE)).toBe('one\n\ntwo')
   })
 
+  test('superscripts and subscripts stay inline tags: GFM has no syntax for them, and reads ~x~ as strikethrough', () => {
+    expect(toMarkdown('<p>2<sup>31</sup>, H<sub>2</sub>O</p>', DEFAULT_BASE)).toBe('2<sup>31</sup>, H<sub>2</sub>O')
+    expect(toMarkdown('<p><b>x<sup><i>n</i></sup></b> <code>2<sup>k</sup></code></p>', DEFAULT_BASE)).toBe('**x<sup>*n*</sup>** `2^k`')
+  })
+
   test('a hard break inside a link stays a hard break in the link text', () => {
     expect(toMarkdown('<p><a href="/a">one<br>two</a></p>', DEFAULT_BASE)).toBe('[one\\\ntwo](https://example.com/a)')
   })
