@@ -1,12 +1,21 @@
 import type { Database } from 'bun:sqlite'
+import { ConfigError } from '../config'
 import { migrations } from './migrations'
-import { openWalDatabase } from './wal'
+import { dataDirError, openWalDatabase } from './wal'
 
-/** Opens (creating if needed) the SQLite database of a data dir, migrated to this binary's schema. */
+/**
+ * Opens (creating if needed) the SQLite database of a data dir, migrated to this binary's
+ * schema. A data dir it cannot use is a ConfigError naming it (exit 2, one line).
+ */
 export function openDatabase(dataDir: string): Database {
   const db = openWalDatabase(dataDir, 'trawl.db', { synchronous: 'normal', cacheKiB: 4096 })
-  db.exec('PRAGMA foreign_keys = ON')
-  migrate(db)
+  try {
+    db.exec('PRAGMA foreign_keys = ON')
+    migrate(db)
+  } catch (err) {
+    db.close()
+    throw dataDirError(dataDir, 'trawl.db cannot be written', err)
+  }
   return db
 }
 
@@ -36,7 +45,7 @@ export function migrate(db: Database, target = migrations.length) {
 export function migrateUnderLock(db: Database, m: { name: string; known: number; target: number; step: (version: number) => number }): number {
   const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
   const checked = (version: number) => {
-    if (version > m.known) throw new Error(`${m.name} schema version ${version} is newer than this binary knows (${m.known}); upgrade trawl`)
+    if (version > m.known) throw new ConfigError(`${db.filename}: ${m.name} schema version ${version} is newer than this binary knows (${m.known}); upgrade trawl`)
     return version
   }
   const found = checked(versionOf())
