@@ -27,10 +27,12 @@ const COMMANDS = {
 type Command = keyof typeof COMMANDS
 
 // Root writes anywhere, so permission cases need another user: setpriv drops to nobody.
-const root_ = process.getuid?.() === 0
-const setpriv = root_ ? Bun.which('setpriv') : null
-const asNobody = root_ && setpriv ? [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : []
-const canTestPermissions = !root_ || setpriv !== null
+const isRoot = process.getuid?.() === 0
+const setpriv = isRoot ? Bun.which('setpriv') : null
+const asNobody = isRoot && setpriv ? [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : []
+const canTestPermissions = !isRoot || setpriv !== null
+/** The user the permission cases run as. */
+const uid = isRoot ? 65534 : process.getuid?.()
 
 async function trawl(command: Command, dataDir: string, opts: { unprivileged?: boolean } = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRAWL_')))
@@ -80,7 +82,7 @@ describe('the data dir cannot be created', () => {
     mkdirSync(parent, { mode: 0o555 })
     chmodSync(parent, 0o555)
     for (const command of ['serve', 'crawl'] as const) {
-      await expectRefused(command, join(parent, 'data'), `the directory cannot be created (permission denied); let this user (uid ${root_ ? 65534 : process.getuid!()}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
+      await expectRefused(command, join(parent, 'data'), `the directory cannot be created (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
     }
   })
 })
@@ -122,7 +124,6 @@ describe('trawl.db cannot be created, opened or written', () => {
     chmodSync(readOnlyDb, 0o777)
     chmodSync(join(readOnlyDb, 'trawl.db'), 0o444)
     chmodSync(join(readOnlyDb, 'blobs.db'), 0o666)
-    const uid = root_ ? 65534 : process.getuid!()
     const advice = `let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`
     for (const command of ['serve', 'crawl', 'payments'] as const) {
       await expectRefused(command, readOnlyDb, `trawl.db is not writable (permission denied); ${advice}`, { unprivileged: true })
@@ -161,7 +162,7 @@ describe('blobs.db cannot be created, opened or written', () => {
     chmodSync(join(dir, 'trawl.db'), 0o666)
     chmodSync(join(dir, 'blobs.db'), 0o444)
     for (const command of ['serve', 'crawl'] as const) {
-      await expectRefused(command, dir, `blobs.db is not writable (permission denied); let this user (uid ${root_ ? 65534 : process.getuid!()}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
+      await expectRefused(command, dir, `blobs.db is not writable (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
     }
   })
 })
