@@ -17,7 +17,9 @@ import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters }
 import { parseDuration } from '../util/duration'
 import { BoundedCache } from '../util/bounded-cache'
 import { CRAWL_FETCH_DEFAULTS, type CrawlConfig } from './manifest'
-import { RunRecords, type LogReason } from './records'
+import { INTERRUPTED_DETAIL, logInterrupted } from './interrupted'
+import { RunRecords, type EngineLog, type LogReason } from './records'
+import type { RunJournal } from '../store/fetch-journal'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
 import { Scope } from './scope'
 import { parseSitemap } from './sitemaps'
@@ -85,6 +87,8 @@ export class RunExecution {
   private readonly known = new Map<string, typeof SEEN | typeof CATALOGED>()
   private readonly scope: Scope
   private readonly rec: RunRecords
+  /** Every fetch sent, until its entry is committed: what the next holder logs after a crash. */
+  private readonly journal: RunJournal
   private readonly ctx: ParseContext
   private readonly abort = new AbortController()
   private counters: RunCounters
@@ -123,6 +127,7 @@ export class RunExecution {
     this.cfg = run.config
     this.scope = new Scope(this.cfg.seeds, { domains: this.cfg.scope.domains!, include: this.cfg.scope.include ?? [], exclude: this.cfg.scope.exclude ?? [] })
     this.rec = new RunRecords(deps.store, run)
+    this.journal = deps.store.journals.open(run.seq)
     this.ctx = storeParseContext(deps.store, run.tenant)
     this.counters = deps.store.frontier.counters(run.seq)
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
@@ -189,6 +194,7 @@ export class RunExecution {
       this.deps.log.error('crawl checkpoint failed', { run: this.run.id, error: String(err) })
     }
     this.rec.close()
+    this.journal.close(!store.frontier.run(this.run.seq))
     return outcome
   }
 
@@ -196,6 +202,8 @@ export class RunExecution {
 
   private resume() {
     const { frontier } = this.deps.store
+    const interrupted = logInterrupted(this.deps.store, this.run.seq, this.journal, this.rec)
+    if (interrupted) this.deps.log.info('interrupted fetches logged', { run: this.run.id, fetches: interrupted })
     frontier.reclaim(this.run.seq)
     for (const h of frontier.hashes(this.run.seq)) this.known.set(h, SEEN)
     this.nextSeq = frontier.maxSeq(this.run.seq)
@@ -247,11 +255,17 @@ export class RunExecution {
       if (read.has(url)) continue
       read.add(url)
       const started = Date.now()
+      const where = { url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).hostname }
+      const sent = this.journal.start({ ...where, step: 'discover', started_at: started })
+      const logSent = (entry: Omit<EngineLog, 'url' | 'url_hash' | 'host' | 'step'>, at?: number) => this.logFetch(sent, { ...where, step: 'discover', ...entry }, at)
       try {
         const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_retries: 1 }, this.run.tenant, this.abort.signal)
-        if (r.status !== 200) continue
+        if (r.status !== 200) {
+          logSent({ status: 'skipped', error_reason: 'http_status', error_detail: `the sitemap answered ${r.status}`, http_status: r.status, latency_ms: Date.now() - started })
+          continue
+        }
         const sitemap = await parseSitemap(r.body, { maxUrls: this.maxUrls })
-        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).hostname, step: 'discover', status: 'ok', http_status: r.status, latency_ms: Date.now() - started })
+        logSent({ status: 'ok', http_status: r.status, latency_ms: Date.now() - started })
         if (sitemap.kind === 'index') queue.push(...sitemap.urls)
         else {
           const entries: FrontierEntry[] = []
@@ -262,8 +276,9 @@ export class RunExecution {
           this.enqueue(entries)
         }
       } catch (err) {
+        if (this.abort.signal.aborted) return logSent({ status: 'error', error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, latency_ms: Date.now() - started }, started)
+        logSent({ status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
         if (this.leaving) return
-        this.rec.log({ url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).hostname, step: 'discover', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
       }
     }
   }
@@ -309,7 +324,8 @@ export class RunExecution {
       store.frontier.saveCounters(this.run.seq, this.counters)
       return true
     })
-    if (!held) this.rec.lose()
+    if (held) this.journal.committed()
+    else this.rec.lose()
     return held
   }
 
@@ -497,14 +513,17 @@ export class RunExecution {
       const url = `${origin}/robots.txt`
       if (!record || record.status === null) {
         const started = Date.now()
+        const where = { url, url_hash: linkHash(url), host: hostOf(url), step: 'robots' as const }
+        const sent = this.journal.start({ ...where, started_at: started })
         try {
           const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_redirects: 5, max_retries: 1, max_body_bytes: MAX_ROBOTS_BYTES }, this.run.tenant, this.abort.signal)
           record = { status: r.status, body: r.status >= 200 && r.status < 300 ? new TextDecoder().decode(r.body) : null }
           const failed = r.status === 429 || r.status >= 500
-          this.rec.log({ url, url_hash: linkHash(url), host: hostOf(url), step: 'robots', status: failed ? 'error' : 'ok', ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}), http_status: r.status, latency_ms: Date.now() - started })
+          this.logFetch(sent, { ...where, status: failed ? 'error' : 'ok', ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}), http_status: r.status, latency_ms: Date.now() - started })
         } catch (err) {
+          if (this.abort.signal.aborted) return this.logFetch(sent, { ...where, status: 'retried', error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, latency_ms: Date.now() - started }, started)
+          this.logFetch(sent, { ...where, status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
           if (this.leaving) return
-          this.rec.log({ url, url_hash: linkHash(url), host: hostOf(url), step: 'robots', status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
           if (err instanceof FetchError && (err.code === 'blocked_address' || err.code === 'dns')) {
             // Not a robots answer: the host itself cannot be fetched. Its pages are tried and fail
             // with the real reason, rather than being reported as disallowed by robots.txt.
@@ -547,29 +566,32 @@ export class RunExecution {
       return
     }
     const started = Date.now()
+    const sent = this.journal.start({ ...this.where(c), step: 'fetch', started_at: started })
     let result: FetchResult
     try {
       result = await this.deps.fetcher.fetch({ ...this.fetchBase, url: c.url }, this.run.tenant, this.abort.signal)
     } catch (err) {
-      if (this.abort.signal.aborted) return // requeued by the checkpoint
-      return this.fetchFailed(host, c, err, Date.now() - started)
+      // Stopped or shut down: the URL stays queued (the checkpoint requeues it), and the fetch,
+      // which the server may have seen, is logged as such.
+      if (this.abort.signal.aborted) return this.fetchInterrupted(sent, c, started)
+      return this.fetchFailed(sent, host, c, err, Date.now() - started)
     }
     const latency = Date.now() - started
-    if (this.leaving && 'left' in this.leaving && this.leaving.left !== 'paused') return
+    if (this.leaving && 'left' in this.leaving && this.leaving.left !== 'paused') return this.fetchInterrupted(sent, c, started, result.status)
     if (host.failures > 0) this.setFailures(host, 0)
     if ((result.status === 429 || result.status === 503) && c.attempts + 1 < MAX_ATTEMPTS) {
       const wait = this.backoff(host, result)
       const notBefore = Date.now() + wait
       this.defer(() => frontier.requeue(this.run.seq, c.seq, notBefore))
       host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
-      this.rec.log({ ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
+      this.logFetch(sent, { ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
       return
     }
     host.throttled = 0
     this.counters.fetched++
     this.counters.bytes += result.body.byteLength
     const ok = result.status >= 200 && result.status < 300
-    this.rec.log({
+    this.logFetch(sent, {
       ...this.where(c),
       step: 'fetch',
       status: ok || (result.status >= 300 && result.status < 400) ? 'ok' : 'error',
@@ -612,12 +634,30 @@ export class RunExecution {
     return { url: c.url, url_hash: c.hash, host: hostOf(c.url), depth: c.depth, ...(c.parent ? { parent_url_hash: c.parent } : {}) }
   }
 
-  private fetchFailed(host: Host, c: Claimed, err: unknown, latency: number) {
+  /** A fetch's own entry, which settles it in the journal once committed. */
+  private logFetch(sent: number, entry: EngineLog, at?: number) {
+    this.rec.log(entry, at)
+    this.journal.logged(sent)
+  }
+
+  /**
+   * A fetch cut short by a stop or a shutdown (aborted, or answered too late to be recorded):
+   * the URL stays queued, `retried` when a later execution will fetch it, `error` when the run
+   * was stopped for good. Its entry is dated when the fetch started, like one written after a
+   * crash: nothing about the page happened after the stop.
+   */
+  private fetchInterrupted(sent: number, c: Claimed, started: number, status?: number) {
+    const stopped = this.leaving !== null && 'left' in this.leaving && this.leaving.left === 'stopped'
+    const entry: EngineLog = { ...this.where(c), step: 'fetch', status: stopped ? 'error' : 'retried', error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, latency_ms: Date.now() - started }
+    this.logFetch(sent, status === undefined ? entry : { ...entry, http_status: status }, started)
+  }
+
+  private fetchFailed(sent: number, host: Host, c: Claimed, err: unknown, latency: number) {
     const { frontier } = this.deps.store
     const reason = this.reasonOf(err)
     const network = err instanceof FetchError && ['dns', 'connect', 'tls', 'timeout', 'proxy'].includes(err.code)
     if (network) this.setFailures(host, host.failures + 1)
-    this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
+    this.logFetch(sent, { ...this.where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency })
     this.recordVisit(host, c, null)
     this.counters.failed++
     this.counters.queued--

@@ -25,9 +25,10 @@ export class RunRecords {
     this.logs = store.crawlLogs.writer({ manual: true })
   }
 
-  log(entry: EngineLog) {
+  /** Buffers an entry (committed with the engine's next batch); `at` is when it happened, now by default. */
+  log(entry: EngineLog, at = Date.now()) {
     if (this.lost) return
-    this.logs.add({ ...entry, run_seq: this.run.seq, occurred_at: Date.now() } as LogEntry)
+    this.logs.add({ ...entry, run_seq: this.run.seq, occurred_at: at } as LogEntry)
   }
 
   /**

@@ -3,6 +3,7 @@ import { pidAlive, pidOnThisHost, processOwner } from '../util/process'
 import type { Store } from '../store'
 import type { CrawlConfig } from './manifest'
 import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
+import { sweepJournals } from './interrupted'
 
 const POLL_MS = 500
 
@@ -29,6 +30,11 @@ export class Runner {
   ) {}
 
   start() {
+    try {
+      sweepJournals(this.deps.store, this.deps.log)
+    } catch (err) {
+      this.deps.log.warn('the fetch journals could not be swept', { error: String(err) })
+    }
     this.poll()
   }
 

@@ -13,6 +13,8 @@ export const ERROR_REASONS = [
   'out_of_scope', 'unsupported_content_type', 'blocked_address', 'parse_error', 'store_error',
   // DESIGN §5 marks the queued URLs of a host that failed 5 times in a row with this reason.
   'host_unreachable',
+  // A fetch that was sent and never recorded: the process stopped (or was killed) first.
+  'interrupted',
 ] as const
 export const METRIC_DIMENSIONS = ['step', 'status', 'host', 'error_reason', 'pipeline_id', 'http_status'] as const
 export const WINDOWS = ['minute', 'hour', 'day', 'week'] as const
@@ -183,6 +185,7 @@ const hasEmptyList = (f: LogFilter | LatencyQuery) =>
 /** Crawl log entries of runs: the batched writer and the three read endpoints (SPEC "Crawl logs"). */
 export function crawlLogRepository(db: Database) {
   const runOf = db.query('SELECT seq, id, job_id FROM runs WHERE tenant = ? AND id = ?')
+  const loggedSince = db.query(`SELECT 1 AS one FROM crawl_logs INDEXED BY crawl_logs_by_time WHERE run_seq = ${INT} AND occurred_at >= ${INT} AND url_hash = ${TEXT} AND step = ${TEXT} LIMIT 1`)
   const positionOf = db.query(`SELECT occurred_at, seq FROM crawl_logs WHERE seq = ${INT} AND run_seq = ${INT}`)
   const findRun = (tenant: string, runId: string) => runOf.get(tenant, runId) as RunRef | null
 
@@ -191,6 +194,13 @@ export function crawlLogRepository(db: Database) {
     writer(options?: WriterOptions): LogWriter {
       return new LogWriter(db, options)
     },
+
+    /**
+     * Whether the run has an entry of this URL and step at or after `since` (epoch ms): a fetch
+     * the journal still lists whose entry was committed just before a crash. Walks the run's
+     * entries since then, which for a journal's leftovers are the last seconds of the run.
+     */
+    loggedSince: (runSeq: number, urlHash: string, step: LogStep, since: number): boolean => loggedSince.get(runSeq, since, urlHash, step) !== null,
 
     /** A page of a run's entries, newest first; null when this tenant has no such run. */
     list(tenant: string, runId: string, f: LogFilter, page: string | undefined, perPage: number): Page<CrawlLogEntry> | null {

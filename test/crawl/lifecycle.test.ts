@@ -258,7 +258,7 @@ describe('pause', () => {
 // ------------------------------------------------------------------ stop
 
 describe('stop', () => {
-  test('finished with manual at once; in-flight fetches are aborted, nothing more is fetched or recorded', async () => {
+  test('finished with manual at once; in-flight fetches are aborted and logged as interrupted, nothing more is fetched or recorded', async () => {
     const s = site(80)
     const concurrency = 3
     const { id, seq } = await startRun(s, concurrency)
@@ -290,11 +290,15 @@ describe('stop', () => {
     // Artifacts likewise: the raw and parsed bodies of those pages, nothing of the aborted ones.
     const artifactPages = (api.db.query('SELECT DISTINCT url_hash FROM artifacts WHERE run_id = ?').all(id) as { url_hash: string }[]).map((a) => a.url_hash)
     expect(artifactPages.sort()).toEqual(done.map(linkHash).sort())
-    // Nothing logged for the aborted fetches, nothing logged after the stop (entries carry the time they were made).
+    // The aborted fetches, which the fixture did see, are logged once each as interrupted, dated
+    // when they started; nothing else of them, and nothing at all after the stop.
     const logs = await client.get(`/v1/runs/${id}/logs?per_page=100`)
     expect(logs.status).toBe(200)
     expect(logs.body.data.filter((e: { occurred_at: string }) => Date.parse(e.occurred_at) > stoppedAt)).toEqual([])
-    for (const u of heldUrls) expect(logs.body.data.map((e: { url: string }) => e.url)).not.toContain(u)
+    const ofHeld = logs.body.data.filter((e: { url: string }) => heldUrls.includes(e.url))
+    expect(ofHeld.map((e: { url: string; step: string; status: string; error_reason: string }) => [e.url, e.step, e.status, e.error_reason]).sort()).toEqual(
+      heldUrls.map((u) => [u, 'fetch', 'error', 'interrupted']).sort(),
+    )
 
     const run = await runOf(id)
     expect(run.status).toBe('finished')
@@ -306,7 +310,7 @@ describe('stop', () => {
     expect(runner.execution(seq)).toBeNull()
   }, 30_000)
 
-  test('a stop while a paused execution still waits for its fetches aborts them too: nothing is recorded after the stop', async () => {
+  test('a stop while a paused execution still waits for its fetches aborts them too: they are logged as interrupted, nothing after the stop', async () => {
     const s = site(40)
     const { id, seq } = await startRun(s, 2)
     await fillSlots(s, 2)
@@ -324,12 +328,14 @@ describe('stop', () => {
     await waitFor('the execution to leave', () => runner.execution(seq) === null, 3_000)
     await Bun.sleep(100)
     const urls = await visited(id)
-    const logs = (await client.get(`/v1/runs/${id}/logs?per_page=100`)).body.data as { url: string; occurred_at: string }[]
+    const logs = (await client.get(`/v1/runs/${id}/logs?per_page=100`)).body.data as { url: string; occurred_at: string; status: string; error_reason?: string }[]
     expect({
       aborted: abortedBeforeRelease,
       recordedHeld: heldUrls.filter((u) => urls.includes(u)),
       loggedAfterStop: logs.filter((e) => Date.parse(e.occurred_at) > stoppedAt).map((e) => e.url),
-    }).toEqual({ aborted: [true, true], recordedHeld: [], loggedAfterStop: [] })
+      // Each aborted fetch is in the log, once, as interrupted.
+      heldLogged: logs.filter((e) => heldUrls.includes(e.url)).map((e) => `${e.status} ${e.error_reason}`),
+    }).toEqual({ aborted: [true, true], recordedHeld: [], loggedAfterStop: [], heldLogged: ['error interrupted', 'error interrupted'] })
     expect(await runOf(id)).toMatchObject({ status: 'finished', stop_reason: 'manual' })
   }, 20_000)
 

@@ -1,0 +1,198 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+
+/**
+ * What a crawl log entry needs of a fetch that was sent, to be written later if the process
+ * dies before the fetch's own entry is committed.
+ */
+export type JournalEntry = {
+  url: string
+  url_hash: string
+  host: string
+  /** The crawl log step the fetch would have been logged under. */
+  step: 'fetch' | 'robots' | 'discover'
+  depth?: number
+  parent_url_hash?: string
+  /** Epoch milliseconds. */
+  started_at: number
+}
+
+/** A started fetch of an earlier holder of the run, never settled: it has no crawl log entry. */
+export type Orphan = JournalEntry & { id: number }
+
+/**
+ * The fetch journal of one run: every fetch the crawl sends is appended before it is sent, and
+ * settled once its crawl log entry has been committed. A crawl commits its pages in batches
+ * (every 250 ms), so a `kill -9` loses the entries of the fetches since the last commit while
+ * the servers have seen them; the journal is what tells the next holder of the run which
+ * fetches those were, so each still gets its entry (crawl.md, "What a run records").
+ *
+ * One append-only file per run beside the database (`journal/<run seq>.log`), written with one
+ * `write(2)` per fetch: that is in the kernel, and so survives the process, when it returns,
+ * for a few microseconds, where a SQLite commit per fetch would cost a write of every page it
+ * touched. Power loss can lose its tail, as it can the WAL's (synchronous = NORMAL).
+ *
+ * Lines: `s <id> <json>` a fetch started, `d <id> …` fetches settled. A line cut short by a
+ * crash is ignored. The file is rewritten (temp file and rename) with only what is still open
+ * once it has grown past ROTATE_LINES, after a commit.
+ */
+export class RunJournal {
+  private fd: number | null = null
+  private nextId = 1
+  /** Started and not yet settled, by id: what a rotation keeps. */
+  private readonly open = new Map<number, string>()
+  /** Logged since the last commit: settled by the next one. */
+  private pending: number[] = []
+  private lines = 0
+
+  private constructor(
+    private readonly path: string | null,
+    private readonly leftovers: Orphan[],
+  ) {}
+
+  /**
+   * Opens the run's journal, reading what an earlier holder left unsettled (`orphans()`). With
+   * `dir` null (a database in memory) nothing is written: there is nothing to survive a crash.
+   */
+  static open(dir: string | null, runSeq: number): RunJournal {
+    if (dir === null) return new RunJournal(null, [])
+    const path = journalPath(dir, runSeq)
+    const { open, maxId } = readJournal(path)
+    const journal = new RunJournal(path, [...open].map(([id, line]) => ({ ...(JSON.parse(line) as JournalEntry), id })))
+    journal.nextId = maxId + 1
+    for (const [id, line] of open) journal.open.set(id, line)
+    journal.lines = open.size
+    mkdirSync(dirname(path), { recursive: true })
+    journal.fd = openSync(path, 'a')
+    return journal
+  }
+
+  /**
+   * Fetches an earlier holder started and never settled. They stay open in the journal until
+   * the caller has logged them (`logged`) and committed, so a crash meanwhile finds them again.
+   */
+  orphans(): Orphan[] {
+    return this.leftovers
+  }
+
+  /** Records a fetch about to be sent; answers its id, for `logged`. */
+  start(entry: JournalEntry): number {
+    const id = this.nextId++
+    if (this.fd === null) return id
+    const line = JSON.stringify(entry)
+    this.open.set(id, line)
+    this.write(`s ${id} ${line}\n`)
+    return id
+  }
+
+  /** The fetch's crawl log entry is buffered: it is settled by the next successful commit. */
+  logged(id: number) {
+    if (this.fd !== null) this.pending.push(id)
+  }
+
+  /** The crawl's commit succeeded: every fetch logged before it is settled. */
+  committed() {
+    if (this.fd === null || !this.pending.length) return
+    for (const id of this.pending) this.open.delete(id)
+    this.write(`d ${this.pending.join(' ')}\n`)
+    this.pending = []
+    if (this.lines > ROTATE_LINES) this.rotate()
+  }
+
+  /**
+   * Closes the file, removing it when nothing is left open (the usual end of an execution) or
+   * when the run is gone (`discard`).
+   */
+  close(discard = false) {
+    if (this.fd === null) return
+    closeSync(this.fd)
+    this.fd = null
+    if (this.open.size === 0 || discard) rmSync(this.path!, { force: true })
+  }
+
+  private write(text: string) {
+    writeSync(this.fd!, text)
+    this.lines++
+  }
+
+  /** Rewrites the journal with only its open fetches; the rename is atomic, so a crash leaves one or the other. */
+  private rotate() {
+    const path = this.path!
+    const temp = `${path}.tmp`
+    let text = ''
+    for (const [id, line] of this.open) text += `s ${id} ${line}\n`
+    const fd = openSync(temp, 'w')
+    try {
+      writeSync(fd, text)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temp, path)
+    closeSync(this.fd!)
+    this.fd = openSync(path, 'a')
+    this.lines = this.open.size
+  }
+}
+
+/** Removes a run's journal (the run was deleted). */
+export function removeJournal(dir: string | null, runSeq: number) {
+  if (dir !== null) rmSync(journalPath(dir, runSeq), { force: true })
+}
+
+/** The run seqs that have a journal in `dir`. */
+export function journalRuns(dir: string | null): number[] {
+  if (dir === null) return []
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  return names.flatMap((n) => (/^\d+\.log$/.test(n) ? [Number(n.slice(0, -4))] : []))
+}
+
+/** Where a database's run journals live: `journal/` beside it; null for a database in memory. */
+export function journalDir(databaseFile: string): string | null {
+  return databaseFile && databaseFile !== ':memory:' ? join(dirname(databaseFile), 'journal') : null
+}
+
+const ROTATE_LINES = 4096
+
+const journalPath = (dir: string, runSeq: number) => join(dir, `${runSeq}.log`)
+
+function readJournal(path: string): { open: Map<number, string>; maxId: number } {
+  const open = new Map<number, string>()
+  let maxId = 0
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch {
+    return { open, maxId }
+  }
+  for (const line of text.split('\n')) {
+    if (line.startsWith('s ')) {
+      const space = line.indexOf(' ', 2)
+      const id = Number(line.slice(2, space))
+      const json = line.slice(space + 1)
+      if (!(id > 0) || !validEntry(json)) continue // cut short by a crash
+      open.set(id, json)
+      maxId = Math.max(maxId, id)
+    } else if (line.startsWith('d ')) {
+      for (const part of line.slice(2).split(' ')) {
+        const id = Number(part)
+        if (id > 0) open.delete(id)
+      }
+    }
+  }
+  return { open, maxId }
+}
+
+function validEntry(json: string): boolean {
+  try {
+    const e = JSON.parse(json) as JournalEntry
+    return typeof e.url === 'string' && typeof e.url_hash === 'string' && typeof e.host === 'string' && typeof e.started_at === 'number' && ['fetch', 'robots', 'discover'].includes(e.step)
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Every fetch a server saw is in the crawl log, including the ones a run never got to record:
+ * fetches an earlier process sent before it died (the run's fetch journal), fetches a stop or a
+ * shutdown cut short, and sitemaps that were not there. The compiled binary killed mid-crawl is in
+ * test/e2e/crawl-interrupted.test.ts; here a journal left by a dead process is planted by hand.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { journalDir, RunJournal, type JournalEntry } from '../../src/store/fetch-journal'
+import { INTERRUPTED_DETAIL } from '../../src/crawl/interrupted'
+import { crawlEnv, type CrawlEnv } from '../helpers/crawl-run'
+import { crawlSite, tree, type CrawlSite } from '../helpers/crawl-site'
+import { waitFor } from '../helpers/wait'
+
+let env: CrawlEnv
+let site: CrawlSite
+beforeAll(() => {
+  env = crawlEnv(2)
+  site = crawlSite({ pages: tree(2, 2).pages, sitemaps: {} })
+})
+afterAll(async () => {
+  await env.close()
+  await site.close()
+})
+
+const seqOf = (id: string) => (env.api.db.query('SELECT seq FROM runs WHERE id = ?').get(id) as { seq: number }).seq
+const dir = () => journalDir(env.api.db.filename)!
+
+/** A run created while no runner runs, with the journal a killed holder would have left. */
+async function plantedRun(orphans: JournalEntry[]) {
+  await env.runner.stop()
+  const job = await env.api.post('/v1/jobs?create_run=true', { name: 'planted', config: { seeds: [site.url('/')] } })
+  const id = job.body.run.id as string
+  const seq = seqOf(id)
+  // Running and unheld, as after a kill -9 whose lease ran out.
+  env.api.db.query("UPDATE runs SET status = 'running', started_at = ? WHERE seq = ?").run(Date.now() - 60_000, seq)
+  const journal = RunJournal.open(dir(), seq)
+  for (const o of orphans) journal.start(o)
+  // No close: the process died with these in flight.
+  return { id, seq }
+}
+
+const orphan = (path: string, step: JournalEntry['step'], startedAt: number): JournalEntry => ({
+  url: site.url(path),
+  url_hash: `hash-of-${path}`,
+  host: '127.0.0.1',
+  step,
+  depth: step === 'fetch' ? 1 : undefined,
+  parent_url_hash: step === 'fetch' ? 'parent-hash' : undefined,
+  started_at: startedAt,
+})
+
+describe('fetches a dead holder sent and never recorded', () => {
+  test('are logged by the next holder, once each, dated when they started', async () => {
+    const t = Date.now() - 30_000
+    const { id, seq } = await plantedRun([orphan('/0', 'fetch', t), orphan('/robots.txt', 'robots', t + 1), orphan('/sitemap.xml', 'discover', t + 2)])
+    await env.restart()
+    await env.finished(id)
+    const interrupted = await env.logs(id, 'error_reasons=interrupted')
+    expect(interrupted.map((e) => [e.url, e.step, e.status, e.occurred_at, e.error_detail]).sort()).toEqual(
+      [
+        [site.url('/0'), 'fetch', 'retried', new Date(t).toISOString(), INTERRUPTED_DETAIL],
+        [site.url('/robots.txt'), 'robots', 'retried', new Date(t + 1).toISOString(), INTERRUPTED_DETAIL],
+        [site.url('/sitemap.xml'), 'discover', 'error', new Date(t + 2).toISOString(), INTERRUPTED_DETAIL],
+      ].sort(),
+    )
+    const page = interrupted.find((e) => e.step === 'fetch')!
+    expect(page).toMatchObject({ url_hash: 'hash-of-/0', depth: 1, parent_url_hash: 'parent-hash', host: '127.0.0.1' })
+    // Settled: the run's journal is gone once its execution ended with nothing open.
+    expect(existsSync(join(dir(), `${seq}.log`))).toBe(false)
+    // And a later execution does not log them again.
+    await env.restart()
+    expect(await env.logs(id, 'error_reasons=interrupted')).toHaveLength(3)
+  })
+
+  test('a fetch whose own entry reached the database before the crash gets no second one', async () => {
+    const t = Date.now() - 20_000
+    const { id, seq } = await plantedRun([orphan('/0', 'fetch', t), orphan('/1', 'fetch', t)])
+    // The crash came after the commit of /0's entry and before the journal noted it.
+    const writer = env.api.store.crawlLogs.writer({ manual: true })
+    writer.add({ run_seq: seq, url: site.url('/0'), url_hash: 'hash-of-/0', host: '127.0.0.1', step: 'fetch', status: 'ok', http_status: 200, occurred_at: t + 40 })
+    writer.flush()
+    writer.close()
+    await env.restart()
+    await env.finished(id)
+    const interrupted = await env.logs(id, 'error_reasons=interrupted')
+    expect(interrupted.map((e) => e.url_hash)).toEqual(['hash-of-/1'])
+  })
+
+  test('the journal of a run finished meanwhile is logged at start-up; one of a deleted run is dropped', async () => {
+    const t = Date.now() - 10_000
+    const finished = await plantedRun([orphan('/2', 'fetch', t)])
+    env.api.db.query("UPDATE runs SET status = 'finished', stop_reason = 'manual', finished_at = ? WHERE seq = ?").run(Date.now(), finished.seq)
+    const deleted = await plantedRun([orphan('/3', 'fetch', t)])
+    env.api.db.query("UPDATE runs SET status = 'finished', stop_reason = 'manual', finished_at = ? WHERE seq = ?").run(Date.now(), deleted.seq)
+    const gone = await env.api.del(`/v1/runs/${deleted.id}`)
+    expect(gone.status, gone.text).toBe(204)
+    await env.restart()
+    const logs = await env.logs(finished.id, 'error_reasons=interrupted')
+    expect(logs.map((e) => [e.url, e.status])).toEqual([[site.url('/2'), 'retried']])
+    expect(existsSync(join(dir(), `${finished.seq}.log`))).toBe(false)
+    expect(existsSync(join(dir(), `${deleted.seq}.log`))).toBe(false)
+  })
+})
+
+describe('fetches a shutdown cuts short', () => {
+  test('are logged as retried, interrupted, and fetched again by the next execution', async () => {
+    const slow = crawlSite({ pages: { '/': { links: ['/a', '/b'] }, '/a': { delayMs: 1_500 }, '/b': { delayMs: 1_500 } } })
+    try {
+      const id = await env.start({ seeds: [slow.url('/')], politeness: { concurrency: 4, per_host_concurrency: 4 } })
+      await waitFor('both slow pages in flight', () => slow.pageRequests().filter((r) => r.path !== '/').length === 2, 5_000)
+      await env.restart() // a graceful shutdown, then a new runner
+      const logs = await env.logs(id, 'steps=fetch&error_reasons=interrupted')
+      expect(logs.map((e) => [e.url, e.status]).sort()).toEqual([
+        [slow.url('/a'), 'retried'],
+        [slow.url('/b'), 'retried'],
+      ])
+      await env.until(id, (r) => r.stats.visited === 3, 15_000)
+      // Each slow page: its interrupted fetch and the fetch that got it, and the server saw both.
+      for (const p of ['/a', '/b']) {
+        expect(slow.pageRequests().filter((r) => r.path === p)).toHaveLength(2)
+        expect((await env.logs(id, 'steps=fetch')).filter((e) => e.url === slow.url(p)).map((e) => e.status).sort()).toEqual(['ok', 'retried'])
+      }
+    } finally {
+      await slow.close()
+    }
+  }, 30_000)
+})
+
+describe('sitemaps that are not there', () => {
+  test('a sitemap that answers 404 is logged, skipped, with its status', async () => {
+    const run = await env.crawl({ seeds: [site.url('/')], sitemaps: true })
+    const logs = await env.logs(run.id, 'steps=discover')
+    const missing = logs.find((e) => e.url === site.url('/sitemap.xml'))
+    expect(missing).toMatchObject({ status: 'skipped', error_reason: 'http_status', http_status: 404 })
+    expect(site.hits('/sitemap.xml')).toBe(1)
+  })
+})
