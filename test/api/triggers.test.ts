@@ -152,7 +152,10 @@ describe('get, delete, enable, disable', () => {
   test('there is no update route', async () => {
     const j = await newJob()
     const t = (await create(j.id, hourly('fixed'))).body
-    expect((await api.put(`/v1/triggers/${t.id}`, { name: 'changed' })).status).toBe(404)
+    const put = await api.put(`/v1/triggers/${t.id}`, { name: 'changed' })
+    expect(put.status).toBe(405)
+    expect(put.body.error).toBe('method_not_allowed')
+    expect(put.headers.get('allow')).not.toContain('PUT')
     expect((await api.get(`/v1/triggers/${t.id}`)).body.name).toBe('fixed')
   })
 })
