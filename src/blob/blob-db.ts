@@ -80,6 +80,9 @@ function prepare(db: Database) {
     ),
     delete: db.query<{ file: string | null }, [string]>('DELETE FROM blobs WHERE key = ? RETURNING file'),
     referenced: db.query<{ one: number }, [string]>('SELECT 1 AS one FROM blobs WHERE file = ?'),
+    // A range of the primary key, from the prefix (or past the last key listed) to the prefix's
+    // upper bound: each page starts where the last left off, whatever the prefix holds.
+    list: db.query<{ key: string }, [string, string, string, number]>('SELECT key FROM blobs WHERE key >= ?1 AND key > ?2 AND key < ?3 ORDER BY key LIMIT ?4'),
   }
 }
 

@@ -21,6 +21,12 @@ export interface BlobStore {
   head(key: string): Promise<BlobInfo | null>
   /** True when something was deleted. */
   delete(key: string): Promise<boolean>
+  /**
+   * Keys of the blobs the store holds under `prefix`, in ascending order, after `after` (null:
+   * from the start), at most `limit` (1..1000). What is there, not what an index says: the S3
+   * store lists the bucket, so an object whose index row a crash lost is listed too.
+   */
+  list(prefix: string, after: string | null, limit: number): Promise<string[]>
   /** Waits for operations already started, then releases the store; later calls fail with `io`. */
   close(): Promise<void>
   /** The store's own SQLite file, when it has one (its checkpoints run on the checkpoint thread). */
@@ -43,6 +49,16 @@ export const MAX_KEY_LENGTH = 512
 // a key never needs escaping whichever store holds it.
 const KEY_CHARS = /^[A-Za-z0-9._:/-]+$/
 
+/** Whether `key` is a key every store accepts unchanged. */
+export function isValidKey(key: unknown): key is string {
+  try {
+    assertValidKey(key)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Throws `invalid_key` unless `key` is a key every store accepts unchanged. */
 export function assertValidKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) {
@@ -55,4 +71,16 @@ export function assertValidKey(key: unknown): asserts key is string {
   const segments = key.split('/')
   if (segments.includes('..')) throw new BlobError('invalid_key', 'blob key must not contain a .. segment')
   if (segments.includes('.')) throw new BlobError('invalid_key', 'blob key must not contain a . segment')
+}
+
+/**
+ * The bounds of a `list` call, checked: keys from `prefix`, greater than `after` ('' from the
+ * start: no key is empty), and less than `end`, the prefix with its last character raised,
+ * which no key under the prefix reaches (keys are ASCII).
+ */
+export function listRange(prefix: string, after: string | null, limit: number): { prefix: string; after: string; end: string; max: number } {
+  if (typeof prefix !== 'string' || prefix.length > MAX_KEY_LENGTH || (prefix !== '' && !KEY_CHARS.test(prefix))) throw new BlobError('invalid_key', 'a list prefix may only contain A-Z a-z 0-9 . _ : / -')
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError('list limit must be an integer of 1..1000')
+  const end = prefix === '' ? '\u007f' : prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
+  return { prefix, after: after ?? '', end, max: limit }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { CommitBatcher } from '../util/commit-batcher'
 import { retryBusy, type Synchronous } from '../store/wal'
 import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
-import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { assertValidKey, BlobError, listRange, type BlobInfo, type BlobStore } from './blob-store'
 import { Operations } from './operations'
 import { ioError, readBody, toInfo } from './body'
 import { checksumOf } from './checksum'
@@ -187,6 +187,12 @@ export class DiskBlobStore implements BlobStore {
       if (outcome.oldFile) await this.files.remove(outcome.oldFile).catch(() => {}) // else swept at next open
       return outcome.existed
     })
+  }
+
+  async list(prefix: string, after: string | null, limit: number): Promise<string[]> {
+    this.ops.assertOpen()
+    const r = listRange(prefix, after, limit)
+    return this.sql.list.all(r.prefix, r.after, r.end, r.max).map((row) => row.key)
   }
 
   async close(): Promise<void> {

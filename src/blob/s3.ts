@@ -1,6 +1,6 @@
 import type { S3Options } from 'bun'
 import { CommitBatcher } from '../util/commit-batcher'
-import { assertValidKey, BlobError, type BlobInfo, type BlobStore } from './blob-store'
+import { assertValidKey, BlobError, isValidKey, listRange, type BlobInfo, type BlobStore } from './blob-store'
 import { ioError, tooLarge, toInfo } from './body'
 import { Operations } from './operations'
 import { Checksum, checksumOf } from './checksum'
@@ -223,6 +223,29 @@ export class S3BlobStore implements BlobStore {
         await watched(this.client.delete(this.objectKey(key)), this.timeoutMs, `deleting blob ${key}`).result.catch((e: unknown) => Promise.reject(s3Error(e, `deleting blob ${key} failed`)))
         return existed
       })
+    })
+  }
+
+  /** Lists the bucket itself (ListObjectsV2), so objects a crash left without an index row are found. */
+  list(prefix: string, after: string | null, limit: number): Promise<string[]> {
+    return this.ops.track(async () => {
+      const r = listRange(prefix, after, limit)
+      const base = this.location.prefix
+      const listing = await watched(
+        this.client.list({ prefix: base + r.prefix, maxKeys: r.max, ...(r.after > r.prefix ? { startAfter: this.objectKey(r.after) } : {}) }),
+        this.timeoutMs,
+        `listing blobs under ${prefix}`,
+      ).result.catch((e: unknown) => Promise.reject(s3Error(e, `listing blobs under ${prefix} failed`)))
+      const keys: string[] = []
+      for (const object of listing.contents ?? []) {
+        if (!object.key.startsWith(base)) continue
+        // objectKey's `~` for a trailing slash, undone; anything that is no blob key is not ours.
+        const raw = object.key.slice(base.length)
+        const key = raw.endsWith('/~') ? raw.slice(0, -1) : raw
+        if (isValidKey(key) && key > r.after && key.startsWith(r.prefix)) keys.push(key)
+      }
+      // S3 lists in key order; s3rver and others may not, and the caller pages by the last key.
+      return keys.sort()
     })
   }
 

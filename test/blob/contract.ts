@@ -145,6 +145,26 @@ export function blobStoreContract(name: string, make: () => Promise<ContractStor
       expect((await store.put('t/exact', streamOf(new Uint8Array(max)), 'text/plain')).size).toBe(max)
     })
 
+    test('list: the keys under a prefix, in order, page by page, and nothing else', async () => {
+      const keys = ['runs/r1/c', 'runs/r1/a', 'runs/r1/b/x', 'runs/r10/a', 'runs/r2/a', 'runs/r0/z', 'other/r1/a', 'runs/r1.x']
+      for (const k of keys) await store.put(k, bodyOf(1, 10), 'text/plain')
+      expect(await store.list('runs/r1/', null, 1000)).toEqual(['runs/r1/a', 'runs/r1/b/x', 'runs/r1/c'])
+      // Page by page, each after the last key of the one before.
+      expect(await store.list('runs/r1/', null, 2)).toEqual(['runs/r1/a', 'runs/r1/b/x'])
+      expect(await store.list('runs/r1/', 'runs/r1/b/x', 2)).toEqual(['runs/r1/c'])
+      expect(await store.list('runs/r1/', 'runs/r1/c', 2)).toEqual([])
+      // A prefix need not end at a slash; the empty prefix is every key.
+      expect(await store.list('runs/r1', null, 1000)).toEqual(['runs/r1.x', 'runs/r1/a', 'runs/r1/b/x', 'runs/r1/c', 'runs/r10/a'])
+      expect(await store.list('', null, 1000)).toEqual(keys.slice().sort())
+      // A deleted blob is no longer listed.
+      await store.delete('runs/r1/a')
+      expect(await store.list('runs/r1/', null, 1000)).toEqual(['runs/r1/b/x', 'runs/r1/c'])
+      expect(await store.list('nothing/', null, 10)).toEqual([])
+      await expectBlobError(store.list('runs/ä', null, 10), 'invalid_key')
+      await expect(store.list('runs/', null, 0)).rejects.toBeInstanceOf(RangeError)
+      await expect(store.list('runs/', null, 1001)).rejects.toBeInstanceOf(RangeError)
+    })
+
     test('close waits for puts already started; later calls reject', async () => {
       const puts = Array.from({ length: 20 }, (_, i) => store.put(`t/close/${i}`, bodyOf(i, 100), 'text/plain'))
       await store.close()

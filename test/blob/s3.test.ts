@@ -184,6 +184,19 @@ describe('S3BlobStore on the server', () => {
     }
   })
 
+  test('list finds what the bucket holds: an object a crash left without its row, under the store prefix only', async () => {
+    const { store, prefix } = s3Store()
+    try {
+      await store.put('runs/r/1', bodyOf(13, 10), 'text/plain')
+      await server.client().write(`${prefix}/runs/r/2`, 'left over')
+      await server.client().write(`${prefix}x/runs/r/3`, 'another prefix')
+      expect(await store.list('runs/r/', null, 1000)).toEqual(['runs/r/1', 'runs/r/2'])
+      expect(await store.list('runs/r/', 'runs/r/1', 1000)).toEqual(['runs/r/2'])
+    } finally {
+      await store.close()
+    }
+  })
+
   test('a large GET streams in chunks of at most 64 KiB', async () => {
     const { store } = s3Store()
     try {
