@@ -18,6 +18,7 @@ import { parseDuration } from '../util/duration'
 import { BoundedCache } from '../util/bounded-cache'
 import { CRAWL_FETCH_DEFAULTS, type CrawlConfig } from './manifest'
 import { INTERRUPTED_DETAIL, logInterrupted } from './interrupted'
+import { deleteRunBodies, deleteUnclaimed } from '../blob/run-bodies'
 import { RunRecords, type EngineLog, type LogReason } from './records'
 import type { RunJournal } from '../store/fetch-journal'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
@@ -90,6 +91,8 @@ export class RunExecution {
   /** Every fetch sent, until its entry is committed: what the next holder logs after a crash. */
   private readonly journal: RunJournal
   private readonly ctx: ParseContext
+  /** Deletions of uncommitted bodies under way, awaited before the execution ends. */
+  private readonly cleanups: Promise<void>[] = []
   private readonly abort = new AbortController()
   private counters: RunCounters
   private nextSeq = 0
@@ -166,7 +169,7 @@ export class RunExecution {
         await this.sleep(this.nextWakeMs())
       }
       // Let what is in flight settle: pause finishes fetches; stop and shutdown abort them.
-      while (this.inFlight > 0) {
+      while (this.inFlight > 0 || this.startupWork > 0 || this.robotsLoading()) {
         await this.sleep(TICK_MS)
         // A stop (or deletion) of the run while a pause waits for its fetches aborts them.
         const row = this.deps.store.frontier.status(this.run.seq)
@@ -194,8 +197,44 @@ export class RunExecution {
       this.deps.log.error('crawl checkpoint failed', { run: this.run.id, error: String(err) })
     }
     this.rec.close()
-    this.journal.close(!store.frontier.run(this.run.seq))
+    await this.dropUncommittedBodies('left' in outcome && outcome.left === 'lost_lease')
     return outcome
+  }
+
+  // ------------------------------------------------------------------ bodies without rows
+
+  /**
+   * Deletes journalled bodies that no artifact row names and settles them (with the next commit,
+   * or the closing of the journal). A body is named only once its put may have begun, and this
+   * execution's are asked only after its last commit, so no body a row will still name is lost.
+   */
+  private async deleteBodies(bodies: { id: number; key: string }[]) {
+    const { store, blobs, log } = this.deps
+    try {
+      await deleteUnclaimed(blobs, bodies.map((b) => b.key), store.artifacts, log)
+      for (const b of bodies) this.journal.logged(b.id)
+    } catch (err) {
+      log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: this.run.id, error: String(err) })
+    }
+  }
+
+  /**
+   * At the end of an execution: the bodies whose rows were not committed (a stop, a lost lease,
+   * the run deleted, a failed commit) are deleted, and the journal closed. A deleted run's
+   * prefix is emptied too, for a body this execution put after the delete listed it.
+   */
+  private async dropUncommittedBodies(lostLease: boolean) {
+    const { store, blobs, log } = this.deps
+    await Promise.all(this.cleanups)
+    const gone = !store.frontier.run(this.run.seq)
+    const open = this.journal.openBodies()
+    if (open.length) await this.deleteBodies(open)
+    if (gone) await deleteRunBodies(blobs, this.run.id, store.artifacts, log).catch((err) => log.warn('the bodies of a deleted run could not all be deleted', { run: this.run.id, error: String(err) }))
+    // The run's new holder reads and writes the journal now: this execution adds nothing to it.
+    if (lostLease) return this.journal.abandon()
+    // What deleteBodies settled is written as settled, unless the run is gone (then the journal goes).
+    this.journal.committed()
+    this.journal.close(gone)
   }
 
   // ------------------------------------------------------------------ start and resume
@@ -204,6 +243,9 @@ export class RunExecution {
     const { frontier } = this.deps.store
     const interrupted = logInterrupted(this.deps.store, this.run.seq, this.journal, this.rec)
     if (interrupted) this.deps.log.info('interrupted fetches logged', { run: this.run.id, fetches: interrupted })
+    // Bodies an earlier holder put and never committed rows for: gone, as their pages are refetched.
+    const orphans = this.journal.orphanBodies()
+    if (orphans.length) this.cleanups.push(this.deleteBodies(orphans))
     frontier.reclaim(this.run.seq)
     for (const h of frontier.hashes(this.run.seq)) this.known.set(h, SEEN)
     this.nextSeq = frontier.maxSeq(this.run.seq)
@@ -315,15 +357,21 @@ export class RunExecution {
     const writes = this.writes
     this.writes = []
     const { store } = this.deps
-    const held = store.transaction(() => {
-      if (!store.frontier.holds(this.run.seq, this.owner)) return false
-      for (const w of writes) w()
-      this.rec.flush()
-      andThen?.()
-      // The run's counters move with the rows they count, so a resumed run starts from both.
-      store.frontier.saveCounters(this.run.seq, this.counters)
-      return true
-    })
+    let held: boolean
+    try {
+      held = store.transaction(() => {
+        if (!store.frontier.holds(this.run.seq, this.owner)) return false
+        for (const w of writes) w()
+        this.rec.flush()
+        andThen?.()
+        // The run's counters move with the rows they count, so a resumed run starts from both.
+        store.frontier.saveCounters(this.run.seq, this.counters)
+        return true
+      })
+    } catch (err) {
+      this.journal.rolledBack()
+      throw err
+    }
     if (held) this.journal.committed()
     else this.rec.lose()
     return held
@@ -451,6 +499,12 @@ export class RunExecution {
       this.lastSave = now
       this.commit(true, true)
     }
+  }
+
+  /** Whether a robots.txt fetch is under way: its entry belongs in the execution's last commit. */
+  private robotsLoading(): boolean {
+    for (const h of this.hosts.values()) if (h.robotsLoading) return true
+    return false
   }
 
   private leave(outcome: Outcome) {
@@ -634,10 +688,9 @@ export class RunExecution {
     return { url: c.url, url_hash: c.hash, host: hostOf(c.url), depth: c.depth, ...(c.parent ? { parent_url_hash: c.parent } : {}) }
   }
 
-  /** A fetch's own entry, which settles it in the journal once committed. */
+  /** A fetch's own entry, which settles it in the journal once committed (unless it was refused). */
   private logFetch(sent: number, entry: EngineLog, at?: number) {
-    this.rec.log(entry, at)
-    this.journal.logged(sent)
+    if (this.rec.log(entry, at)) this.journal.logged(sent)
   }
 
   /**
@@ -730,7 +783,7 @@ export class RunExecution {
     const started = Date.now()
     // Each artifact stands alone: one the store refused does not drop the others' rows (their
     // blobs are stored already, and a row is what lets them be listed and deleted).
-    const settled = await Promise.allSettled(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs)))
+    const settled = await Promise.allSettled(wanted.map((w) => this.rec.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, this.deps.blobs, this.journal)))
     const refused: string[] = []
     settled.forEach((s, i) => {
       if (s.status === 'fulfilled') this.defer(s.value)

@@ -2,6 +2,8 @@ import type { Logger } from '../log'
 import type { Store } from '../store'
 import type { RunJournal } from '../store/fetch-journal'
 import { RunRecords } from './records'
+import type { BlobStore } from '../blob/blob-store'
+import { deleteUnclaimed } from '../blob/run-bodies'
 
 /** What an interrupted fetch's entry says: the page may have been served, and was not recorded. */
 export const INTERRUPTED_DETAIL = 'trawl stopped (it was killed, crashed or shut down) while this fetch was in flight, before its answer was recorded; the server may have answered it'
@@ -39,14 +41,18 @@ export function logInterrupted(store: Store, runSeq: number, journal: RunJournal
 }
 
 /**
- * Journals no execution will open again: those of finished runs get their entries now, those of
- * deleted runs are dropped. A running or paused run's journal waits for its next execution.
+ * Journals no execution will open again, or not soon: those of finished and paused runs get
+ * their entries now and their uncommitted bodies deleted; those of deleted runs lose their
+ * bodies. A running run's journal is its next execution's (this process's runner takes it, or
+ * the process holding it has it open).
  */
-export function sweepJournals(store: Store, log: Logger) {
+export async function sweepJournals(store: Store, blobs: BlobStore, log: Logger, keepGoing: () => boolean = () => true): Promise<void> {
   for (const seq of store.journals.runs()) {
+    if (!keepGoing()) return
     const run = store.frontier.run(seq)
-    if (run && run.status !== 'finished') continue
+    if (run && run.status !== 'finished' && run.status !== 'paused') continue
     const journal = store.journals.open(seq)
+    let settled = false
     try {
       if (run) {
         const rec = new RunRecords(store, run)
@@ -55,8 +61,16 @@ export function sweepJournals(store: Store, log: Logger) {
         rec.close()
         if (n) log.info('interrupted fetches logged', { run: run.id, fetches: n })
       }
+      const bodies = journal.orphanBodies()
+      if (bodies.length) await deleteUnclaimed(blobs, bodies.map((b) => b.key), store.artifacts, log)
+      settled = true
+    } catch (err) {
+      log.warn('a run journal could not be swept; the next start tries again', { run: run?.id ?? null, error: String(err) })
     } finally {
-      journal.close(true)
+      // Kept when something failed, so nothing it names is forgotten, and when a resume of the
+      // paused run has meanwhile given it to an execution, which has it open now.
+      if (settled && store.frontier.run(seq)?.status !== 'running') journal.close(true)
+      else journal.abandon()
     }
   }
 }

@@ -2,6 +2,8 @@ import type { BlobStore } from '../blob/blob-store'
 import type { Store } from '../store'
 import type { Claimed } from '../store/frontier'
 import type { LogEntry } from '../store/crawl-logs'
+import type { RunJournal } from '../store/fetch-journal'
+import { runPrefix } from '../blob/run-bodies'
 
 export type LogReason = NonNullable<LogEntry['error_reason']>
 type RunRef = { seq: number; id: string; tenant: string }
@@ -16,6 +18,7 @@ export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
 export class RunRecords {
   private readonly logs: ReturnType<Store['crawlLogs']['writer']>
   private lost = false
+  private closed = false
 
   constructor(
     private readonly store: Store,
@@ -25,10 +28,16 @@ export class RunRecords {
     this.logs = store.crawlLogs.writer({ manual: true })
   }
 
-  /** Buffers an entry (committed with the engine's next batch); `at` is when it happened, now by default. */
-  log(entry: EngineLog, at = Date.now()) {
-    if (this.lost) return
+  /**
+   * Buffers an entry (committed with the engine's next batch); `at` is when it happened, now by
+   * default. False when it was not taken: the run went to another process, or the records are
+   * closed (a fetch that ended after the execution's last commit; its journal entry stays open
+   * for the next execution to log).
+   */
+  log(entry: EngineLog, at = Date.now()): boolean {
+    if (this.lost || this.closed) return false
     this.logs.add({ ...entry, run_seq: this.run.seq, occurred_at: at } as LogEntry)
+    return true
   }
 
   /**
@@ -54,19 +63,20 @@ export class RunRecords {
   }
 
   /**
-   * Puts the body in the blob store (durable first); answers the write of its catalogue row, for
-   * the engine to commit with the page's other rows.
+   * Puts the body in the blob store (durable first, and named in the run's journal before it
+   * is put, so a body whose row never commits is found and deleted); answers the write of its
+   * catalogue row, for the engine to commit with the page's other rows.
    */
-  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore): Promise<() => void> {
+  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore, journal: RunJournal): Promise<() => void> {
     // Time-ordered (v7) ids: the artifact's and its blob's index entries are appended, not
     // scattered over random pages that every batch would write back.
     const id = Bun.randomUUIDv7()
     // No tenant id in the key (DESIGN §3: they never appear in paths or keys); the v7 artifact
     // id is unique on its own, the run id groups a run's bodies.
-    const key = `runs/${this.run.id}/${id}`
+    const key = `${runPrefix(this.run.id)}${id}`
+    const entry = journal.startBody(key)
     const info = await blobs.put(key, body, contentType)
-    const createdAt = Date.now()
-    return () => this.store.artifacts.insert({
+    const row = {
       tenant: this.run.tenant,
       id,
       run_id: this.run.id,
@@ -77,8 +87,12 @@ export class RunRecords {
       content_type: contentType,
       size: info.size,
       checksum: info.checksum,
-      created_at: createdAt,
-    })
+      created_at: Date.now(),
+    }
+    return () => {
+      this.store.artifacts.insert(row)
+      journal.logged(entry)
+    }
   }
 
   flush() {
@@ -86,6 +100,7 @@ export class RunRecords {
   }
 
   close() {
+    this.closed = true
     this.logs.close() // after lose(), nothing is buffered: this writes nothing
   }
 }

@@ -4,6 +4,7 @@ import type { Store } from '../store'
 import type { CrawlConfig } from './manifest'
 import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
 import { sweepJournals } from './interrupted'
+import { finishBodyDeletions } from '../blob/run-bodies'
 
 const POLL_MS = 500
 
@@ -17,6 +18,7 @@ export class Runner {
   private timer: ReturnType<typeof setTimeout> | null = null
   private stopped = false
   private polling = false
+  private sweeping: Promise<void> = Promise.resolve()
   /** Called with each execution as it ends (the CLI's summary, tests). */
   onFinish: ((runSeq: number, outcome: Outcome) => void) | null = null
 
@@ -30,11 +32,14 @@ export class Runner {
   ) {}
 
   start() {
-    try {
-      sweepJournals(this.deps.store, this.deps.log)
-    } catch (err) {
-      this.deps.log.warn('the fetch journals could not be swept', { error: String(err) })
-    }
+    // Beside the runner, which takes none of their runs: the journals of paused, finished and
+    // deleted runs, and the bodies of deleted runs a stopped process had not finished deleting.
+    const { store, blobs, log } = this.deps
+    const going = () => !this.stopped
+    this.sweeping = (async () => {
+      await sweepJournals(store, blobs, log, going)
+      await finishBodyDeletions(blobs, store.artifacts, log, store.artifacts.pendingBodyDeletions(), going)
+    })().catch((err) => log.warn('the start-up sweep of journals and deleted runs failed; the next start tries again', { error: String(err) }))
     this.poll()
   }
 
@@ -53,6 +58,7 @@ export class Runner {
     if (this.timer) clearTimeout(this.timer)
     for (const { execution } of this.active.values()) execution.shutdown()
     await Promise.all([...this.active.values()].map((a) => a.done))
+    await this.sweeping
   }
 
   private poll() {

@@ -76,6 +76,10 @@ export function artifactRepository(db: Database) {
   const removeRun = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND run_id = ${TEXT} RETURNING blob_key`)
   const otherUser = db.query(`SELECT 1 AS one FROM artifacts WHERE blob_key = ${TEXT} AND NOT (tenant = ${TEXT} AND id = ${TEXT}) LIMIT 1`)
   const anyUser = db.query(`SELECT 1 AS one FROM artifacts WHERE blob_key = ${TEXT} LIMIT 1`)
+  const claimed = db.query(`SELECT DISTINCT blob_key FROM artifacts WHERE blob_key IN (SELECT value FROM json_each(${TEXT}))`)
+  const requestDeletion = db.query(`INSERT OR IGNORE INTO body_deletions (run_id, requested_at) VALUES (${TEXT}, ?)`)
+  const pendingDeletions = db.query('SELECT run_id FROM body_deletions ORDER BY requested_at, run_id')
+  const deletionDone = db.query(`DELETE FROM body_deletions WHERE run_id = ${TEXT}`)
 
   const query = (tenant: string, f: ArtifactFilter): ListQuery => {
     const q = new ListQuery('artifacts', tenant).in('t.id', f.include_ids, true).notIn('t.id', f.exclude_ids)
@@ -120,6 +124,21 @@ export function artifactRepository(db: Database) {
         return [...keys].filter((key) => anyUser.get(key) === null)
       }).immediate()
     },
+    /** Which of these blob keys an artifact row (of any tenant) names: those bodies must stay. */
+    claimed(keys: string[]): Set<string> {
+      if (!keys.length) return new Set()
+      return new Set((claimed.all(JSON.stringify(keys)) as { blob_key: string }[]).map((r) => r.blob_key))
+    },
+    /**
+     * Records that these runs' bodies are to be deleted: call it in the transaction that deletes
+     * the runs, so a crash before the bodies are gone leaves the request (body_deletions).
+     */
+    requestBodyDeletion(runIds: string[], now = Date.now()): void {
+      for (const id of runIds) requestDeletion.run(id, now)
+    },
+    /** Runs whose bodies are still to be deleted, oldest request first. */
+    pendingBodyDeletions: (): string[] => (pendingDeletions.all() as { run_id: string }[]).map((r) => r.run_id),
+    bodyDeletionDone: (runId: string): void => void deletionDone.run(runId),
     /** Newest first, like every other list. */
     list(tenant: string, f: ArtifactFilter, page: string | undefined, perPage: number): Page<Artifact> {
       return query(tenant, f).page(db, COLUMNS, page, perPage, toArtifact)

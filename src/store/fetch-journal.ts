@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { isValidKey } from '../blob/blob-store'
 
 /**
  * What a crawl log entry needs of a fetch that was sent, to be written later if the process
@@ -20,6 +21,9 @@ export type JournalEntry = {
 /** A started fetch of an earlier holder of the run, never settled: it has no crawl log entry. */
 export type Orphan = JournalEntry & { id: number }
 
+/** A body put in the blob store whose artifact row was not (yet) committed. */
+export type JournalBody = { id: number; key: string }
+
 /**
  * The fetch journal of one run: every fetch the crawl sends is appended before it is sent, and
  * settled once its crawl log entry has been committed. A crawl commits its pages in batches
@@ -32,14 +36,18 @@ export type Orphan = JournalEntry & { id: number }
  * for a few microseconds, where a SQLite commit per fetch would cost a write of every page it
  * touched. Power loss can lose its tail, as it can the WAL's (synchronous = NORMAL).
  *
- * Lines: `s <id> <json>` a fetch started, `d <id> …` fetches settled. A line cut short by a
- * crash is ignored. The file is rewritten (temp file and rename) with only what is still open
- * once it has grown past ROTATE_LINES, after a commit.
+ * The same goes for the bodies the crawl puts in the blob store before their artifact rows
+ * commit: a body whose row a crash (or a stop, or a lost lease) kept from the database is named
+ * here, so it can be deleted rather than outlive its run unseen.
+ *
+ * Lines: `s <id> <json>` a fetch started, `b <id> <key>` a body about to be put, `d <id> …`
+ * settled. A line cut short by a crash is ignored. The file is rewritten (temp file and rename)
+ * with only what is still open once it has grown past ROTATE_LINES, after a commit.
  */
 export class RunJournal {
   private fd: number | null = null
   private nextId = 1
-  /** Started and not yet settled, by id: what a rotation keeps. */
+  /** Started and not yet settled, by id: what a rotation keeps (the line without its id). */
   private readonly open = new Map<number, string>()
   /** Logged since the last commit: settled by the next one. */
   private pending: number[] = []
@@ -48,6 +56,7 @@ export class RunJournal {
   private constructor(
     private readonly path: string | null,
     private readonly leftovers: Orphan[],
+    private readonly leftoverBodies: JournalBody[],
   ) {}
 
   /**
@@ -55,11 +64,20 @@ export class RunJournal {
    * `dir` null (a database in memory) nothing is written: there is nothing to survive a crash.
    */
   static open(dir: string | null, runSeq: number): RunJournal {
-    if (dir === null) return new RunJournal(null, [])
+    if (dir === null) return new RunJournal(null, [], [])
     const path = journalPath(dir, runSeq)
     const { open, maxId } = readJournal(path)
-    const journal = new RunJournal(path, [...open].map(([id, line]) => ({ ...(JSON.parse(line) as JournalEntry), id })))
-    journal.nextId = maxId + 1
+    const fetches: Orphan[] = []
+    const bodies: JournalBody[] = []
+    for (const [id, line] of open) {
+      if (line.startsWith('s ')) fetches.push({ ...(JSON.parse(line.slice(2)) as JournalEntry), id })
+      else bodies.push({ id, key: line.slice(2) })
+    }
+    const journal = new RunJournal(path, fetches, bodies)
+    // Past every id in the file, and past any a stalled earlier holder (one that lost the run
+    // to this one and has not noticed yet) may still append: its counter starts from what it
+    // read, so a random offset keeps the two from settling each other's lines.
+    journal.nextId = maxId + 1 + Math.floor(Math.random() * 2 ** 32)
     for (const [id, line] of open) journal.open.set(id, line)
     journal.lines = open.size
     mkdirSync(dirname(path), { recursive: true })
@@ -75,19 +93,45 @@ export class RunJournal {
     return this.leftovers
   }
 
+  /** Bodies an earlier holder put whose rows may never have been committed; open like `orphans`. */
+  orphanBodies(): JournalBody[] {
+    return this.leftoverBodies
+  }
+
+  /** Every body still open: an earlier holder's, and this one's whose rows have not been committed. */
+  openBodies(): JournalBody[] {
+    const out: JournalBody[] = []
+    for (const [id, line] of this.open) if (line.startsWith('b ')) out.push({ id, key: line.slice(2) })
+    return out
+  }
+
   /** Records a fetch about to be sent; answers its id, for `logged`. */
   start(entry: JournalEntry): number {
+    return this.append(`s ${JSON.stringify(entry)}`)
+  }
+
+  /** Records a body about to be put under `key`; answers its id, settled with the row's commit (`logged`). */
+  startBody(key: string): number {
+    return this.append(`b ${key}`)
+  }
+
+  private append(line: string): number {
     const id = this.nextId++
     if (this.fd === null) return id
-    const line = JSON.stringify(entry)
     this.open.set(id, line)
-    this.write(`s ${id} ${line}\n`)
+    const space = line.indexOf(' ')
+    this.write(`${line.slice(0, space)} ${id}${line.slice(space)}\n`)
     return id
   }
 
-  /** The fetch's crawl log entry is buffered: it is settled by the next successful commit. */
+  /** The fetch's crawl log entry (or the body's artifact row) is buffered: settled by the next successful commit. */
   logged(id: number) {
     if (this.fd !== null) this.pending.push(id)
+  }
+
+  /** The crawl's commit failed: what was logged for it is not settled by a later one. */
+  rolledBack() {
+    this.pending = []
   }
 
   /** The crawl's commit succeeded: every fetch logged before it is settled. */
@@ -110,6 +154,16 @@ export class RunJournal {
     if (this.open.size === 0 || discard) rmSync(this.path!, { force: true })
   }
 
+  /**
+   * Closes without another line and keeps the file: the run went to another process, which
+   * reads and writes this journal now.
+   */
+  abandon() {
+    if (this.fd === null) return
+    closeSync(this.fd)
+    this.fd = null
+  }
+
   private write(text: string) {
     writeSync(this.fd!, text)
     this.lines++
@@ -120,7 +174,7 @@ export class RunJournal {
     const path = this.path!
     const temp = `${path}.tmp`
     let text = ''
-    for (const [id, line] of this.open) text += `s ${id} ${line}\n`
+    for (const [id, line] of this.open) text += `${line[0]} ${id}${line.slice(1)}\n`
     const fd = openSync(temp, 'w')
     try {
       writeSync(fd, text)
@@ -170,13 +224,16 @@ function readJournal(path: string): { open: Map<number, string>; maxId: number }
   } catch {
     return { open, maxId }
   }
-  for (const line of text.split('\n')) {
-    if (line.startsWith('s ')) {
+  const lines = text.split('\n')
+  // The last line has no newline when a crash cut it short (a body's key would read as a shorter key).
+  lines.pop()
+  for (const line of lines) {
+    if (line.startsWith('s ') || line.startsWith('b ')) {
       const space = line.indexOf(' ', 2)
       const id = Number(line.slice(2, space))
-      const json = line.slice(space + 1)
-      if (!(id > 0) || !validEntry(json)) continue // cut short by a crash
-      open.set(id, json)
+      const rest = line.slice(space + 1)
+      if (space < 0 || !(id > 0) || (line[0] === 's' ? !validEntry(rest) : !isValidKey(rest))) continue
+      open.set(id, `${line[0]} ${rest}`)
       maxId = Math.max(maxId, id)
     } else if (line.startsWith('d ')) {
       for (const part of line.slice(2).split(' ')) {

@@ -10,8 +10,8 @@ import { job, testApi, type TestApi } from '../helpers/api'
 import { startS3Server, type S3TestServer } from '../helpers/s3-server'
 
 const ROOT = join(import.meta.dir, '../..')
-/** The test files that store and serve artifacts, run as they are against S3. */
-const UNCHANGED = ['test/api/artifacts.test.ts', 'test/crawl/engine-records.test.ts']
+/** The test files that store, serve and clean up artifacts, run as they are against S3. */
+const UNCHANGED = ['test/api/artifacts.test.ts', 'test/crawl/engine-records.test.ts', 'test/crawl/engine-interrupted.test.ts']
 
 let server: S3TestServer
 beforeAll(async () => {
@@ -96,5 +96,18 @@ describe('DELETE on the S3 server', () => {
     expect(before).toEqual(expect.arrayContaining(mine.map((m) => m.object)))
     expect((await api.del(`/v1/runs/${other}`)).status).toBe(204)
     expect(await server.keys(`${prefix}/`)).toEqual(before.filter((k) => !mine.some((m) => m.object === k)))
+  })
+
+  test('DELETE of a run removes its objects that have no artifact row, and those with no index row either', async () => {
+    const other = (await api.post('/v1/jobs?create_run=true', job())).body.run.id
+    const kept = await record(new Uint8Array(10).fill(3))
+    // Put through the store but never catalogued (a crash before the row's commit) …
+    await api.blobs.put(`runs/${other}/${crypto.randomUUID()}`, new Uint8Array(4), 'text/html')
+    // … and written to the bucket with no index row either (a crash before the index's commit).
+    await server.client().write(`${prefix}/runs/${other}/${crypto.randomUUID()}`, 'raw object')
+    expect(await server.keys(`${prefix}/runs/${other}/`)).toHaveLength(2)
+    expect((await api.del(`/v1/runs/${other}`)).status).toBe(204)
+    expect(await server.keys(`${prefix}/runs/${other}/`)).toEqual([])
+    expect(await server.client().exists(kept.object)).toBe(true)
   })
 })

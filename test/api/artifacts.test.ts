@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { checksumOf } from '../../src/blob/checksum'
 import type { NewArtifact } from '../../src/store/artifacts'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
+import { Runner } from '../../src/crawl/runner'
+import { createLogger } from '../../src/log'
+import { waitFor } from '../helpers/wait'
 
 let api: TestApi
 let runA: string
@@ -313,6 +316,40 @@ describe('a deleted run’s artifacts', () => {
     }
     expect((await api.get(`/v1/artifacts${qs([['run_ids', run]])}`)).body.data).toEqual([])
     expect((await api.get(`/v1/artifacts/${kept.id}/blob`)).status).toBe(200)
+  })
+
+  test('DELETE of the run removes every body under it, rows or not; another run’s bodies stay', async () => {
+    const run = await newRun()
+    const withRow = await record({ run_id: run })
+    // Bodies a crash left without rows: put, never catalogued.
+    const rowless = [`runs/${run}/${crypto.randomUUID()}`, `runs/${run}/${crypto.randomUUID()}`]
+    for (const key of rowless) await api.blobs.put(key, new TextEncoder().encode('left over'), 'text/html')
+    const neighbour = `runs/${runB}/${crypto.randomUUID()}`
+    await api.blobs.put(neighbour, new TextEncoder().encode('not this run'), 'text/html')
+    expect((await api.del(`/v1/runs/${run}`)).status).toBe(204)
+    expect(await api.blobs.list(`runs/${run}/`, null, 1000)).toEqual([])
+    expect(await api.blobs.head(withRow.blob_key)).toBeNull()
+    expect(await api.blobs.head(neighbour)).not.toBeNull()
+    // Done: no deletion is left to finish.
+    expect(api.store.artifacts.pendingBodyDeletions()).toEqual([])
+  })
+
+  test('a body deletion a stopped process did not finish is finished by the next runner’s start', async () => {
+    const run = await newRun()
+    const keys = [`runs/${run}/${crypto.randomUUID()}`, `runs/${run}/${crypto.randomUUID()}`]
+    for (const key of keys) await api.blobs.put(key, new TextEncoder().encode('x'), 'text/html')
+    // What the run's delete committed before the process stopped: the rows gone, the request kept.
+    api.store.transaction(() => {
+      api.store.runs.delete('acme', run)
+      api.store.artifacts.requestBodyDeletion([run])
+    })
+    expect(api.store.artifacts.pendingBodyDeletions()).toEqual([run])
+    // A runner for no run (only: -1): its start-up sweep is all it does here.
+    const runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log: createLogger('error', () => {}) }, 1, -1)
+    runner.start()
+    await waitFor('the deletion to be finished', () => api.store.artifacts.pendingBodyDeletions().length === 0, 5_000)
+    await runner.stop()
+    expect(await api.blobs.list(`runs/${run}/`, null, 1000)).toEqual([])
   })
 
   test('DELETE of a job removes the artifacts and blobs of all its runs', async () => {

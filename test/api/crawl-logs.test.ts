@@ -345,7 +345,7 @@ describe('422', () => {
     ['logs', [['per_page', '2.5']], [{ field: 'per_page', errors: ['must be an integer'] }]],
     ['logs', [['steps', 'fetch'], ['steps', 'fetching']], [{ field: 'steps[1]', errors: [STEPS] }]],
     ['logs', [['statuses', 'failed']], [{ field: 'statuses[0]', errors: ['must be one of "ok", "error", "skipped", "retried"'] }]],
-    ['logs', [['error_reasons', 'nope']], [{ field: 'error_reasons[0]', errors: [expect.stringMatching(/^must be one of "timeout", "dns", .*"store_error", "host_unreachable"$/)] }]],
+    ['logs', [['error_reasons', 'nope']], [{ field: 'error_reasons[0]', errors: [expect.stringMatching(/^must be one of "timeout", "dns", .*"store_error", "host_unreachable", "interrupted"$/)] }]],
     ['logs', [['hosts', '']], [{ field: 'hosts[0]', errors: ['must not be empty'] }]],
     ['logs', [['occurred_after', 'yesterday'], ['occurred_before', '2026-01-05']], [
       { field: 'occurred_after', errors: ['must be an RFC 3339 date-time'] },

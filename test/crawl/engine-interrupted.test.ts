@@ -1,8 +1,10 @@
 /**
- * Every fetch a server saw is in the crawl log, including the ones a run never got to record:
- * fetches an earlier process sent before it died (the run's fetch journal), fetches a stop or a
- * shutdown cut short, and sitemaps that were not there. The compiled binary killed mid-crawl is in
- * test/e2e/crawl-interrupted.test.ts; here a journal left by a dead process is planted by hand.
+ * What a run leaves when it is cut short, and what the next process does with it. Every fetch a
+ * server saw is in the crawl log, including the ones a run never got to record: fetches an
+ * earlier process sent before it died (the run's fetch journal), fetches a stop or a shutdown cut
+ * short, and sitemaps that were not there. And no body outlives its artifact row: bodies a dead
+ * process put and never catalogued are deleted. The compiled binary killed mid-crawl is in
+ * test/e2e/crash-records.test.ts; here a journal left by a dead process is planted by hand.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
@@ -28,7 +30,7 @@ const seqOf = (id: string) => (env.api.db.query('SELECT seq FROM runs WHERE id =
 const dir = () => journalDir(env.api.db.filename)!
 
 /** A run created while no runner runs, with the journal a killed holder would have left. */
-async function plantedRun(orphans: JournalEntry[]) {
+async function plantedRun(orphans: JournalEntry[], bodies: string[] = []) {
   await env.runner.stop()
   const job = await env.api.post('/v1/jobs?create_run=true', { name: 'planted', config: { seeds: [site.url('/')] } })
   const id = job.body.run.id as string
@@ -37,6 +39,10 @@ async function plantedRun(orphans: JournalEntry[]) {
   env.api.db.query("UPDATE runs SET status = 'running', started_at = ? WHERE seq = ?").run(Date.now() - 60_000, seq)
   const journal = RunJournal.open(dir(), seq)
   for (const o of orphans) journal.start(o)
+  for (const key of bodies.map((b) => b.replace('<run>', id))) {
+    journal.startBody(key)
+    await env.api.blobs.put(key, new TextEncoder().encode('a page body'), 'text/html')
+  }
   // No close: the process died with these in flight.
   return { id, seq }
 }
@@ -103,6 +109,53 @@ describe('fetches a dead holder sent and never recorded', () => {
     expect(existsSync(join(dir(), `${deleted.seq}.log`))).toBe(false)
   })
 })
+
+describe('bodies a dead holder put and never catalogued', () => {
+  test('are deleted by the next holder; a body whose row did commit stays', async () => {
+    const { id } = await plantedRun([], ['runs/<run>/lost-1', 'runs/<run>/lost-2', 'runs/<run>/kept'])
+    // The crash came after the commit of this one's row.
+    const info = (await env.api.blobs.head(`runs/${id}/kept`))!
+    env.api.store.artifacts.insert({ tenant: 'acme', id: crypto.randomUUID(), run_id: id, url_hash: 'h'.repeat(32), blob_key: `runs/${id}/kept`, kind: 'raw', pipeline_id: null, content_type: 'text/html', size: info.size, checksum: info.checksum, created_at: Date.now() })
+    await env.restart()
+    await env.finished(id)
+    // The run's own crawl stored bodies too: every body under the run now has its row.
+    const keys = await env.api.blobs.list(`runs/${id}/`, null, 1000)
+    const rows = (await env.artifacts(id)).map((a) => a.blob_key)
+    expect(keys.sort()).toEqual(rows.sort())
+    expect(keys).toContain(`runs/${id}/kept`)
+    expect(keys).not.toContain(`runs/${id}/lost-1`)
+    expect(keys).not.toContain(`runs/${id}/lost-2`)
+  })
+
+  test('of a finished or deleted run, are deleted at start-up', async () => {
+    const finished = await plantedRun([], ['runs/<run>/lost'])
+    env.api.db.query("UPDATE runs SET status = 'finished', stop_reason = 'manual', finished_at = ? WHERE seq = ?").run(Date.now(), finished.seq)
+    const deleted = await plantedRun([], ['runs/<run>/lost'])
+    env.api.db.query('DELETE FROM runs WHERE seq = ?').run(deleted.seq)
+    await env.restart()
+    await waitFor('the sweep', async () => (await env.api.blobs.list(`runs/${finished.id}/`, null, 10)).length + (await env.api.blobs.list(`runs/${deleted.id}/`, null, 10)).length === 0, 5_000)
+    expect(existsSync(join(dir(), `${finished.seq}.log`))).toBe(false)
+    expect(existsSync(join(dir(), `${deleted.seq}.log`))).toBe(false)
+  })
+
+  test('a run deleted while it crawls leaves no body behind', async () => {
+    const slow = crawlSite({ pages: { '/': { links: ['/a', '/b', '/c'] }, '/a': { delayMs: 300 }, '/b': { delayMs: 300 }, '/c': { delayMs: 300 } } })
+    try {
+      const id = await env.start({ seeds: [slow.url('/')], politeness: { concurrency: 4, per_host_concurrency: 4 } })
+      await waitFor('the slow pages in flight', () => slow.pageRequests().filter((r) => r.path !== '/').length === 3, 5_000)
+      // Just before they are answered: their bodies are put after the delete has emptied the run's prefix.
+      await Bun.sleep(200)
+      expect((await env.api.del(`/v1/runs/${id}`)).status).toBe(204)
+      await waitFor('the execution to leave', () => env.runner.execution(seqOrNull(id) ?? -1) === null, 5_000)
+      await Bun.sleep(400)
+      expect(await env.api.blobs.list(`runs/${id}/`, null, 1000)).toEqual([])
+    } finally {
+      await slow.close()
+    }
+  })
+})
+
+const seqOrNull = (id: string) => (env.api.db.query('SELECT seq FROM runs WHERE id = ?').get(id) as { seq: number } | null)?.seq ?? null
 
 describe('fetches a shutdown cuts short', () => {
   test('are logged as retried, interrupted, and fetched again by the next execution', async () => {

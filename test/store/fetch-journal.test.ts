@@ -19,15 +19,15 @@ describe('RunJournal', () => {
     expect(j.orphans()).toEqual([])
     const a = j.start(entry(1))
     const b = j.start(entry(2))
-    j.start(entry(3, 'robots'))
+    const c = j.start(entry(3, 'robots'))
     j.logged(a)
     j.logged(b)
     j.committed()
     // No close: the process died here.
     const next = RunJournal.open(dir, 7)
-    expect(next.orphans()).toEqual([{ ...entry(3, 'robots'), id: 3 }])
+    expect(next.orphans()).toEqual([{ ...entry(3, 'robots'), id: c }])
     // New ids go on past the old ones, so a settle never names an orphan by mistake.
-    expect(next.start(entry(4))).toBe(4)
+    expect(next.start(entry(4))).toBeGreaterThan(c)
   })
 
   test('logged is not settled: only a commit settles', () => {
@@ -52,11 +52,10 @@ describe('RunJournal', () => {
   test('a line cut short by a crash is ignored, the lines before it kept', () => {
     const dir = freshDir()
     const j = RunJournal.open(dir, 3)
-    j.start(entry(1))
-    appendFileSync(join(dir, '3.log'), 's 2 {"url":"http://127.0.0.1:9/p/2","url_ha')
+    const first = j.start(entry(1))
+    appendFileSync(join(dir, '3.log'), `s ${first + 1} {"url":"http://127.0.0.1:9/p/2","url_ha`)
     const next = RunJournal.open(dir, 3)
-    expect(next.orphans().map((o) => o.id)).toEqual([1])
-    expect(next.start(entry(5))).toBe(2)
+    expect(next.orphans().map((o) => o.id)).toEqual([first])
   })
 
   test('close removes the file when nothing is open, keeps it otherwise, and discard removes it anyway', () => {
@@ -90,6 +89,43 @@ describe('RunJournal', () => {
     expect(lines.length).toBeLessThan(2000)
     expect(lines[0]).toStartWith(`s ${keep} `)
     expect(RunJournal.open(dir, 6).orphans().map((o) => o.id)).toEqual([keep])
+  })
+
+  test('bodies: open until their rows commit, then settled; an earlier holder’s come back as orphans', () => {
+    const dir = freshDir()
+    const j = RunJournal.open(dir, 8)
+    const a = j.startBody('runs/r/a')
+    const b = j.startBody('runs/r/b')
+    const f = j.start(entry(1))
+    j.logged(a)
+    j.committed()
+    expect(j.openBodies()).toEqual([{ id: b, key: 'runs/r/b' }])
+    const next = RunJournal.open(dir, 8)
+    expect(next.orphanBodies()).toEqual([{ id: b, key: 'runs/r/b' }])
+    expect(next.orphans().map((o) => o.id)).toEqual([f])
+    // A commit that failed settles nothing, even at the next commit that succeeds.
+    next.logged(b)
+    next.rolledBack()
+    next.committed()
+    expect(RunJournal.open(dir, 8).orphanBodies().map((x) => x.key)).toEqual(['runs/r/b'])
+  })
+
+  test('a body line cut short is not a shorter key', () => {
+    const dir = freshDir()
+    RunJournal.open(dir, 9).startBody('runs/r/whole')
+    appendFileSync(join(dir, '9.log'), 'b 99 runs/r/who')
+    expect(RunJournal.open(dir, 9).orphanBodies().map((x) => x.key)).toEqual(['runs/r/whole'])
+  })
+
+  test('abandon writes nothing more and keeps the file for the holder that took the run', () => {
+    const dir = freshDir()
+    const j = RunJournal.open(dir, 10)
+    const id = j.start(entry(1))
+    j.logged(id)
+    j.abandon()
+    j.committed()
+    j.close()
+    expect(RunJournal.open(dir, 10).orphans().map((o) => o.id)).toEqual([id])
   })
 
   test('without a directory (a database in memory) it writes nothing and remembers nothing', () => {
