@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { CommitBatcher } from '../util/commit-batcher'
-import { retryBusy, type Synchronous } from '../store/wal'
+import { dataDirError, retryBusy, type Synchronous } from '../store/wal'
 import { openBlobDb, type BlobRow, type BlobStatements } from './blob-db'
 import { assertValidKey, BlobError, listRange, type BlobInfo, type BlobStore } from './blob-store'
 import { Operations } from './operations'
@@ -63,8 +63,13 @@ export class DiskBlobStore implements BlobStore {
     mkdirSync(dataDir, { recursive: true })
     const opened = openBlobDb(dataDir, opts.synchronous ?? 'normal')
     ;({ db: this.db, statements: this.sql } = opened)
-    this.files = new BlobFiles(join(dataDir, 'blobs'))
-    this.swept = this.register(!opened.upgradedFromOld)
+    this.files = new BlobFiles(checkedBlobsDir(dataDir))
+    try {
+      this.swept = this.register(!opened.upgradedFromOld)
+    } catch (err) {
+      this.db.close()
+      throw dataDirError(dataDir, 'blobs/ cannot be read', err)
+    }
     const tx = this.db.transaction((ops: Op[]) => ops.map((op) => this.applyOne(op)))
     this.batcher = new CommitBatcher((ops) => tx.immediate(ops), {
       maxBatch: Math.max(1, opts.batchMax ?? 64),
@@ -227,6 +232,23 @@ function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
       controller.close()
     },
   })
+}
+
+/**
+ * `<dataDir>/blobs`, where bodies over the inline limit live: when it is there, it must be a
+ * directory this user may list and write (the start-up sweep lists it, puts write into it), or
+ * the data dir is refused in one line, like every other part of it.
+ */
+function checkedBlobsDir(dataDir: string): string {
+  const dir = join(dataDir, 'blobs')
+  if (!existsSync(dir)) return dir
+  if (!statSync(dir).isDirectory()) throw dataDirError(dataDir, 'blobs/ is not a directory', { code: 'EEXIST' })
+  try {
+    accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK)
+  } catch (err) {
+    throw dataDirError(dataDir, 'blobs/ is not writable', err)
+  }
+  return dir
 }
 
 function nonNegative(name: string, value: number): number {

@@ -156,6 +156,27 @@ describe('blobs.db cannot be created, opened or written', () => {
     expect(readFileSync(join(dir, 'blobs.db'), 'utf8')).toBe('y'.repeat(4096))
   })
 
+  test('blobs/ is a file', async () => {
+    const dir = await usedDataDir()
+    writeFileSync(join(dir, 'blobs'), 'not a directory')
+    for (const command of ['serve', 'crawl'] as const) {
+      await expectRefused(command, dir, `blobs/ is not a directory (a file of that name is in the way); choose a data dir that is a directory, or can be made one, ${ELSEWHERE}`)
+    }
+    expect(readFileSync(join(dir, 'blobs'), 'utf8')).toBe('not a directory')
+  })
+
+  test.skipIf(!canTestPermissions)('blobs/ this user cannot write', async () => {
+    const dir = await usedDataDir()
+    mkdirSync(join(dir, 'blobs', 'ab', 'cd'), { recursive: true })
+    chmodSync(dir, 0o777)
+    chmodSync(join(dir, 'trawl.db'), 0o666)
+    chmodSync(join(dir, 'blobs.db'), 0o666)
+    chmodSync(join(dir, 'blobs'), 0o555)
+    for (const command of ['serve', 'crawl'] as const) {
+      await expectRefused(command, dir, `blobs/ is not writable (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
+    }
+  })
+
   test.skipIf(!canTestPermissions)('blobs.db this user cannot write', async () => {
     const dir = await usedDataDir()
     chmodSync(dir, 0o777)
