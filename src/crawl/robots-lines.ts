@@ -14,23 +14,28 @@ export const MAX_LINE_BYTES = 2083 * 8 - 1
 
 export type Key = 'user-agent' | 'allow' | 'disallow' | 'sitemap' | 'crawl-delay'
 
-// Google's parser accepts these misspellings; sites rely on it.
-const KEYS: Record<string, Key> = {
-  'user-agent': 'user-agent',
-  useragent: 'user-agent',
-  'user agent': 'user-agent',
-  allow: 'allow',
-  disallow: 'disallow',
-  dissallow: 'disallow',
-  dissalow: 'disallow',
-  disalow: 'disallow',
-  diasllow: 'disallow',
-  disallaw: 'disallow',
-  sitemap: 'sitemap',
-  'site-map': 'sitemap',
-  'crawl-delay': 'crawl-delay',
-  crawldelay: 'crawl-delay',
-  'crawl delay': 'crawl-delay',
+// Google's parser takes a key by its beginning (`Disallowed:` is a Disallow, `User-agents:` a
+// User-agent), in this order, with the misspellings it accepts; sites rely on both.
+const PREFIXES: [string, Key][] = [
+  ['user-agent', 'user-agent'],
+  ['useragent', 'user-agent'],
+  ['user agent', 'user-agent'],
+  ['allow', 'allow'],
+  ['disallow', 'disallow'],
+  ['dissallow', 'disallow'],
+  ['dissalow', 'disallow'],
+  ['disalow', 'disallow'],
+  ['diasllow', 'disallow'],
+  ['disallaw', 'disallow'],
+  ['sitemap', 'sitemap'],
+  ['site-map', 'sitemap'],
+]
+// Crawl-delay is not Google's (it ignores the line): taken as written, with the same misspellings.
+const EXACT: Record<string, Key> = { 'crawl-delay': 'crawl-delay', crawldelay: 'crawl-delay', 'crawl delay': 'crawl-delay' }
+
+function keyOf(written: string): Key | undefined {
+  const key = written.toLowerCase()
+  return EXACT[key] ?? PREFIXES.find(([prefix]) => key.startsWith(prefix))?.[1]
 }
 
 const ENCODER = new TextEncoder()
@@ -69,7 +74,7 @@ export function directive(raw: string): { key: Key; value: string } | null {
     if (words.length !== 2) return null
     ;[key, value] = words as [string, string]
   }
-  const known = KEYS[key.toLowerCase()]
+  const known = keyOf(key)
   return known === undefined ? null : { key: known, value }
 }
 

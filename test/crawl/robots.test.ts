@@ -225,6 +225,20 @@ describe('syntax', () => {
     expect(rules.allowed('/b')).toBe(false)
   })
 
+  test('a key is taken by its beginning, as Google takes it', () => {
+    const robots = parseRobots('User-agents: trawl\nDisallowed: /a\nDisallow-this: /b\nAllowance: /a/ok\nSitemaps: https://example.com/s.xml\n')
+    const rules = robots.forAgent(UA)
+    expect(rules.allowed('/a')).toBe(false)
+    expect(rules.allowed('/b')).toBe(false)
+    expect(rules.allowed('/a/ok')).toBe(true)
+    expect(robots.sitemaps).toEqual(['https://example.com/s.xml'])
+    // Crawl-delay is not Google's: only as written (or misspelt as Google misspells the others).
+    expect(parseRobots('User-agent: *\nCrawl-delays: 5\n').forAgent(UA).crawlDelayMs).toBeNull()
+    expect(parseRobots('User-agent: *\nCrawl-delay: 5\n').forAgent(UA).crawlDelayMs).toBe(5000)
+    // A key that only begins like one of these words is still nothing else.
+    expect(parseRobots('User-agent: *\nDis: /a\nAllo: /b\n').forAgent(UA).allowed('/a')).toBe(true)
+  })
+
   test('unknown directives are ignored and do not split groups', () => {
     const robots = parseRobots('User-agent: a\nHost: example.com\nUser-agent: b\nDisallow: /x\n')
     expect(robots.forAgent('a').allowed('/x')).toBe(false)
