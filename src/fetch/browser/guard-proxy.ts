@@ -7,7 +7,7 @@ import { closingHeaders, HeadError, parseHead, readHead, replyHead, serializeHea
 
 /**
  * The browser's only way out: an HTTP proxy inside trawl that every connection of Chromium goes
- * through (DESIGN §6's address guard, for the browser client).
+ * through: the address guard (fetch.md) for the browser client.
  *
  * Chromium is started with this proxy for everything, loopback included, and with a host
  * resolver that resolves nothing, so the proxy decides every connection: it resolves the name
