@@ -8,40 +8,21 @@
 // and lets it pass; everything the page then asks of loopback must get no connection at all.
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { lookup as dnsLookup } from 'node:dns/promises'
-import { createServer, type Server, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import type { Lookup, Resolved } from '../../src/fetch/address-guard'
 import { type BrowserFetch, BrowserClient } from '../../src/fetch/browser'
-import { FetchError } from '../../src/fetch/errors'
 import { createLogger } from '../../src/log'
 import { forwardProxy, type ForwardProxy } from '../helpers/forward-proxy'
+import { tcpListener, type TcpListener } from '../helpers/tcp-listener'
+import { fetchFailure as failure } from './support'
 
 const CHROMIUM = process.env.TRAWL_CHROMIUM ?? 'chromium'
 const quiet = process.env.BROWSER_TEST_LOG ? createLogger('debug') : createLogger('error', () => {})
 setDefaultTimeout(30_000)
 const PUBLIC = 'http://93.184.216.34'
 
-/** A listener that counts the TCP connections it accepts (and answers HTTP, so a leak would load). */
-type Listener = { port: number; accepted: number; close(): Promise<void> }
-async function listener(host: string): Promise<Listener> {
-  const sockets = new Set<Socket>()
-  const l = { port: 0, accepted: 0 } as Listener
-  const server: Server = createServer((socket) => {
-    l.accepted++
-    sockets.add(socket)
-    socket.on('error', () => {})
-    socket.on('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok'))
-  })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
-  l.port = (server.address() as { port: number }).port
-  l.close = () => {
-    for (const s of sockets) s.destroy()
-    return new Promise((resolve) => server.close(() => resolve()))
-  }
-  return l
-}
-
-let v4: Listener
-let v6: Listener
+let v4: TcpListener
+let v6: TcpListener
 let site: ReturnType<typeof Bun.serve>
 let proxy: ForwardProxy
 let guarded: BrowserClient
@@ -85,22 +66,14 @@ function attackPage(): string {
 
 const request = (url: string, extra: Partial<BrowserFetch> = {}): BrowserFetch => ({ url, method: 'GET', headers: [], cookies: [], proxy: null, waitUntil: 'networkidle', maxRedirects: 5, ...extra })
 
-async function failure(p: Promise<unknown>): Promise<FetchError> {
-  try {
-    await p
-  } catch (err) {
-    expect(err).toBeInstanceOf(FetchError)
-    return err as FetchError
-  }
-  throw new Error('expected the fetch to fail')
-}
-
 /** Connections made after a fetch returns (a late pre-connect, a WebSocket) count too. */
 const settle = () => Bun.sleep(800)
 
 beforeAll(async () => {
-  v4 = await listener('127.0.0.1')
-  v6 = await listener('::1')
+  // They answer HTTP, so a connection that got through would load.
+  const ok = (_: string, socket: Socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok')
+  v4 = await tcpListener('127.0.0.1', ok)
+  v6 = await tcpListener('::1', ok)
   site = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,

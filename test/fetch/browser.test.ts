@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { type BrowserFetch, BrowserClient } from '../../src/fetch/browser'
-import { FetchError } from '../../src/fetch/errors'
 import type { FetchResult } from '../../src/fetch/types'
 import { netError } from '../../src/fetch/browser/net-errors'
 import { splitHeaders, toCookie } from '../../src/fetch/browser/shapes'
 import { createLogger } from '../../src/log'
+import { fetchFailure as failure } from './support'
 import { type ForwardProxy, forwardProxy } from '../helpers/forward-proxy'
 
 const CHROMIUM = process.env.TRAWL_CHROMIUM ?? 'chromium'
@@ -126,16 +126,6 @@ const request = (path: string, extra: Partial<BrowserFetch> = {}): BrowserFetch 
   maxRedirects: 5,
   ...extra,
 })
-
-async function failure(p: Promise<unknown>): Promise<FetchError> {
-  try {
-    await p
-  } catch (err) {
-    expect(err).toBeInstanceOf(FetchError)
-    return err as FetchError
-  }
-  throw new Error('expected the fetch to fail')
-}
 
 /** Processes (zombies aside) whose command line names this directory. */
 function processesUsing(dir: string): number[] {

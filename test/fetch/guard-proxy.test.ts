@@ -1,38 +1,15 @@
 // The browser's guarding proxy on its own, spoken to over raw sockets: who may use it, what the
 // address guard lets through, and what reaches the target byte for byte.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { connect, createServer, type Server, type Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { lookup as dnsLookup } from 'node:dns/promises'
 import type { Lookup, Resolved } from '../../src/fetch/address-guard'
 import { GuardProxies } from '../../src/fetch/browser/guard-proxy'
 import { createLogger } from '../../src/log'
 import { forwardProxy, type ForwardProxy } from '../helpers/forward-proxy'
+import { tcpListener, type TcpListener } from '../helpers/tcp-listener'
 
 const quiet = createLogger('error', () => {})
-
-/** A TCP listener that counts the connections it accepts and records what each sent. */
-type Counter = { port: number; accepted: number; received: string[]; close(): Promise<void> }
-async function counter(host = '127.0.0.1', answer?: (data: string, socket: Socket) => void): Promise<Counter> {
-  const sockets = new Set<Socket>()
-  const c = { port: 0, accepted: 0, received: [] as string[] } as Counter
-  const server: Server = createServer((socket) => {
-    c.accepted++
-    sockets.add(socket)
-    const index = c.received.push('') - 1
-    socket.on('data', (d) => {
-      c.received[index] += d.toString('latin1')
-      answer?.(c.received[index]!, socket)
-    })
-    socket.on('error', () => {})
-  })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
-  c.port = (server.address() as { port: number }).port
-  c.close = () => {
-    for (const s of sockets) s.destroy()
-    return new Promise((resolve) => server.close(() => resolve()))
-  }
-  return c
-}
 
 /** Sends `data` on a fresh connection to `port` and reads until the other side closes (or `ms`). */
 async function exchange(port: number, data: string | Buffer, ms = 3000, onData?: (all: string, s: Socket) => void): Promise<{ text: string; closedByPeer: boolean }> {
@@ -55,9 +32,21 @@ async function exchange(port: number, data: string | Buffer, ms = 3000, onData?:
   })
 }
 
+/** Opens a tunnel through `port` to the target, sends `line`, and reads until the target echoes it. */
+function tunnelEcho(port: number, authorization: string, line: string) {
+  let sent = false
+  return exchange(port, `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n${authorization}\r\n`, 3000, (all, s) => {
+    if (!sent && all.includes('\r\n\r\n')) {
+      sent = true
+      s.write(`TUNNEL ${line}\n`)
+    }
+    if (all.includes('echo:')) s.end()
+  })
+}
+
 let open: GuardProxies
 let guarded: GuardProxies
-let target: Counter
+let target: TcpListener
 let lookups: string[] = []
 /** Names of the test's own: `rebind.test` is public to the interceptor's look and private to the proxy's. */
 const lookup: Lookup = async (host) => {
@@ -74,7 +63,7 @@ beforeAll(async () => {
   open = new GuardProxies({ allowPrivate: true, log: quiet, lookup })
   guarded = new GuardProxies({ allowPrivate: false, log: quiet, lookup })
   auth = `Proxy-Authorization: Basic ${Buffer.from(`${open.username}:${open.password}`).toString('base64')}\r\n`
-  target = await counter('127.0.0.1', (data, socket) => {
+  target = await tcpListener('127.0.0.1', (data, socket) => {
     if (data.includes('\r\n\r\n') && !data.startsWith('TUNNEL')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\nhello')
     else if (data.startsWith('TUNNEL') && data.endsWith('\n')) socket.write(`echo:${data}`)
   })
@@ -191,22 +180,14 @@ describe('what passes, with private networks allowed', () => {
   })
 
   test('a CONNECT tunnel carries bytes both ways', async () => {
-    const port = portOf(await open.url(null))
-    let sent = false
-    const r = await exchange(port, `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n${auth}\r\n`, 3000, (all, s) => {
-      if (!sent && all.includes('\r\n\r\n')) {
-        sent = true
-        s.write('TUNNEL ping\n')
-      }
-      if (all.includes('echo:')) s.end()
-    })
+    const r = await tunnelEcho(portOf(await open.url(null)), auth, 'ping')
     expect(r.text).toStartWith('HTTP/1.1 200 Connection Established\r\n\r\n')
     expect(r.text).toContain('echo:TUNNEL ping\n')
     expect(target.accepted).toBe(1)
   })
 
   test('a refused connection is remembered as the net error a browser would show', async () => {
-    const gone = await counter()
+    const gone = await tcpListener()
     await gone.close()
     const port = portOf(await open.url(null))
     const before = performance.now()
@@ -254,14 +235,7 @@ describe('through a named proxy', () => {
   test('CONNECT is chained through the named proxy', async () => {
     const port = portOf(await open.url(`http://127.0.0.1:${upstream.port}`))
     upstream.reset()
-    let sent = false
-    const r = await exchange(port, `CONNECT 127.0.0.1:${target.port} HTTP/1.1\r\n${auth}\r\n`, 3000, (all, s) => {
-      if (!sent && all.includes('\r\n\r\n')) {
-        sent = true
-        s.write('TUNNEL via\n')
-      }
-      if (all.includes('echo:')) s.end()
-    })
+    const r = await tunnelEcho(port, auth, 'via')
     expect(r.text).toStartWith('HTTP/1.1 200 Connection Established\r\n\r\n')
     expect(r.text).toContain('echo:TUNNEL via\n')
     expect(upstream.connects).toEqual([`127.0.0.1:${target.port}`])

@@ -1,7 +1,8 @@
-// Shared pieces of the /v1/fetch API tests: calls, envelope checks, timing.
+// Shared pieces of the fetch tests: API calls, envelope checks, timing, the error a fetch rejects with.
 import { expect } from 'bun:test'
 import type { Reply, TestApi } from '../helpers/api'
 import { headerOf } from '../helpers/fixture-site'
+import { FetchError } from '../../src/fetch/errors'
 
 export { headerOf }
 
@@ -59,3 +60,14 @@ export function expectInvalidUnder(r: Reply, prefix: string) {
 
 /** Gaps between consecutive arrival times. */
 export const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!)
+
+/** The FetchError a fetch of the fetcher or a client rejects with; fails the test when it resolves. */
+export async function fetchFailure(p: Promise<unknown>): Promise<FetchError> {
+  try {
+    await p
+  } catch (err) {
+    expect(err).toBeInstanceOf(FetchError)
+    return err as FetchError
+  }
+  throw new Error('expected the fetch to fail')
+}
