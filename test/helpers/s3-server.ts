@@ -22,12 +22,21 @@ export function nodeBinary(): string {
   return node
 }
 
+/**
+ * s3rver makes a truncated listing's continuation token with DES, which OpenSSL 3 (Node 17 and
+ * later) has only in its legacy provider: without it, a listing that does not fit one page is a
+ * 500. A Node that does not know the flag (before 17) has DES anyway.
+ */
+function legacyOpenSsl(node: string): string[] {
+  const flag = '--openssl-legacy-provider'
+  return Bun.spawnSync([node, flag, '-e', '0']).exitCode === 0 ? [flag] : []
+}
+
 /** Starts s3rver with `buckets` created; stop() ends it and removes its files. */
 export async function startS3Server(buckets: string[] = ['trawl-test']) {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-s3rver-'))
-  // s3rver makes a truncated listing's continuation token with DES, which OpenSSL 3 (Node 17 and
-  // later) only has in its legacy provider: without it, a listing that does not fit one page is a 500.
-  const child = Bun.spawn([nodeBinary(), '--openssl-legacy-provider', join(import.meta.dir, 's3rver-child.cjs'), dir, ...buckets], {
+  const node = nodeBinary()
+  const child = Bun.spawn([node, ...legacyOpenSsl(node), join(import.meta.dir, 's3rver-child.cjs'), dir, ...buckets], {
     stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'pipe',
