@@ -4,10 +4,11 @@ import type { Logger } from '../../log'
 import { literalChecked, resolveNameChecked, type Lookup, type Resolved } from '../address-guard'
 import { FetchError } from '../errors'
 import { closingHeaders, HeadError, parseHead, readHead, replyHead, serializeHead, statusOf } from './http-head'
+import { readSocksConnect, SOCKS_REPLY, SocksError, socksReply } from './socks5'
 
 /**
- * The browser's only way out: an HTTP proxy inside trawl that every connection of Chromium goes
- * through: the address guard (fetch.md) for the browser client.
+ * The browser's only way out: a proxy inside trawl that every connection of Chromium goes
+ * through, which applies the address guard (fetch.md) when it connects.
  *
  * Chromium is started with this proxy for everything, loopback included, and with a host
  * resolver that resolves nothing, so the proxy decides every connection: it resolves the name
@@ -16,21 +17,21 @@ import { closingHeaders, HeadError, parseHead, readHead, replyHead, serializeHea
  * an iframe, a WebSocket, a worker), and a DNS answer that changes after the check (rebinding)
  * reaches nothing, because the check's answer is the one connected to.
  *
- * - `CONNECT host:port` (https, ws and wss) opens a tunnel to the checked address.
- * - An absolute-form request (`GET http://host/path`) is sent on a connection of its own, with
- *   `Connection: close` both ways, so the browser never sends a request for another host down
- *   this one's connection.
- * - With a named proxy (TRAWL_PROXIES) the target is checked the same way and the request goes
- *   on through that proxy, which then resolves the name as it does for the standard client.
+ * - The direct route is a SOCKS5 proxy: every connection, http or https, ws or wss, is a tunnel
+ *   to the checked address, and Chromium keeps its connections to a host alive inside them as
+ *   it would without a proxy.
+ * - A named proxy (TRAWL_PROXIES) gets an HTTP proxy of its own, which asks for a password only
+ *   this process and its Chromium know (answered through the DevTools protocol), so no other
+ *   local program can use the named proxy's credentials behind it. The target is checked the
+ *   same way; then `CONNECT host:port` is chained through the named proxy, and a plain-http
+ *   request in absolute form is sent on to it, one request per connection (`Connection: close`
+ *   both ways, so the browser never sends its next request, for another host, down this one's
+ *   connection). The named proxy resolves the name itself, as for the standard client.
  *
- * Each route (direct, or one per named proxy) has a listener of its own on 127.0.0.1, and a
- * browser context is pointed at the one it needs. Every listener asks for a password only this
- * process and its Chromium know (answered through the DevTools protocol), so no other local
- * program can use it, or the named proxies' credentials behind it. Anything that goes wrong
- * closes the connection: nothing is ever passed on unchecked.
+ * Anything that goes wrong closes the connection: nothing is ever passed on unchecked.
  */
 export class GuardProxies {
-  /** The proxy password, sent by Chromium as Basic credentials after the first 407. */
+  /** The password of the named proxies' listeners, sent by Chromium as Basic credentials after the first 407. */
   readonly username = 'trawl'
   readonly password = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64url')
   private readonly expected: string
@@ -44,7 +45,10 @@ export class GuardProxies {
     this.expected = `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`
   }
 
-  /** The proxy URL a browser context is given: the listener of the direct route or of a named proxy. */
+  /**
+   * The proxy a browser context is given: `socks5://127.0.0.1:port` for the direct route,
+   * `http://127.0.0.1:port` for a named proxy's.
+   */
   async url(upstream: string | null): Promise<string> {
     const key = upstream ?? ''
     let route = this.routes.get(key)
@@ -53,7 +57,7 @@ export class GuardProxies {
       this.routes.set(key, route)
       route.catch(() => this.routes.delete(key))
     }
-    return `http://127.0.0.1:${(await route).port}`
+    return `${upstream ? 'http' : 'socks5'}://127.0.0.1:${(await route).port}`
   }
 
   /** Whether an auth challenge's origin (`http://127.0.0.1:port`) is one of these listeners. */
@@ -85,7 +89,9 @@ export class GuardProxies {
     return new Promise((resolve, reject) => {
       const server = createServer((client) => {
         this.track(client)
-        this.serve(client, upstream).catch((err) => {
+        client.setNoDelay(true)
+        const served = upstream ? this.serveHttp(client, upstream) : this.serveSocks(client)
+        served.catch((err) => {
           this.opts.log.debug('browser proxy connection failed', { error: String(err) })
           client.destroy()
         })
@@ -94,7 +100,7 @@ export class GuardProxies {
       server.listen(0, '127.0.0.1', () => {
         const port = (server.address() as { port: number }).port
         this.ports.add(port)
-        resolve({ server, port, upstream })
+        resolve({ server, port })
       })
     })
   }
@@ -106,8 +112,31 @@ export class GuardProxies {
     if (this.closed) socket.destroy()
   }
 
-  private async serve(client: Socket, upstream: URL | null): Promise<void> {
-    client.setNoDelay(true)
+  // ---------------------------------------------------------------- the direct route: SOCKS5
+
+  private async serveSocks(client: Socket): Promise<void> {
+    let target: { host: string; port: number; rest: Buffer }
+    try {
+      target = await readSocksConnect(client, this.opts.headTimeoutMs ?? HEAD_TIMEOUT_MS)
+    } catch (err) {
+      if (err instanceof SocksError && err.reply !== null && !client.destroyed) client.end(socksReply(err.reply))
+      else client.destroy()
+      return
+    }
+    const { host, port, rest } = target
+    const key = `${host}:${port}`
+    const failed = (failure: ProxyFailure) => this.refuse(client, key, failure, socksReply(socksCode(failure)))
+    const opened = await this.open(host, port, null, key, client, failed)
+    if (!opened) return
+    if (client.destroyed) return void opened.destroy()
+    client.write(socksReply(SOCKS_REPLY.succeeded))
+    if (rest.length) opened.write(rest)
+    splice(client, opened)
+  }
+
+  // ---------------------------------------------------------------- a named proxy's route: HTTP
+
+  private async serveHttp(client: Socket, upstream: URL): Promise<void> {
     let head: string
     let rest: Buffer
     try {
@@ -130,49 +159,49 @@ export class GuardProxies {
     client.end(replyHead(400, 'Bad Request', [], 'the browser proxy takes CONNECT and absolute http:// requests only'))
   }
 
-  /** CONNECT: a tunnel to the checked address (or through the named proxy), then bytes both ways. */
-  private async tunnel(client: Socket, authority: string, rest: Buffer, upstream: URL | null) {
+  /** CONNECT: checked, then chained through the named proxy, then bytes both ways. */
+  private async tunnel(client: Socket, authority: string, rest: Buffer, upstream: URL) {
     const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]/?#@\s]+):(\d{1,5})$/.exec(authority)
     // The host as a URL would have it (lowercase, IPv4 in its one spelling), so the guard sees what is connected to.
     const host = m ? URL.parse(`http://${m[1]}/`)?.hostname : undefined
     const port = Number(m?.[2])
     if (!host || !(port > 0 && port < 65536)) return void client.end(replyHead(400, 'Bad Request', [], 'CONNECT needs host:port'))
     const key = `${host}:${port}`
-    const opened = await this.open(host, port, upstream, key, client, true)
-    if (!opened) return
-    let server = opened.socket
-    let early: Buffer = Buffer.alloc(0)
-    if (upstream) {
-      server.write(serializeHead(`CONNECT ${authority} HTTP/1.1`, [['Host', authority], ...this.upstreamAuth(upstream)]))
-      const answer = await readHead(server, MAX_RESPONSE_HEAD, CONNECT_TIMEOUT_MS).catch(() => null)
-      const status = answer ? statusOf(parseHead(answer.head).start) : null
-      if (status === null || status < 200 || status > 299) {
-        server.destroy()
-        return this.refuse(client, key, { net: 'ERR_TUNNEL_CONNECTION_FAILED', detail: `the proxy ${upstream.host} answered CONNECT with ${status ?? 'no valid response'}` }, true)
-      }
-      early = answer!.rest
+    // A browser shows a failed CONNECT only as ERR_TUNNEL_CONNECTION_FAILED, whatever the status.
+    const failed = (failure: ProxyFailure) => {
+      const blocked = failure.error?.code === 'blocked_address'
+      this.refuse(client, key, failure, replyHead(blocked ? 403 : 502, blocked ? 'Forbidden' : 'Bad Gateway', [], failure.error?.message ?? failure.detail))
+    }
+    const server = await this.open(host, port, upstream, key, client, failed)
+    if (!server) return
+    server.write(serializeHead(`CONNECT ${authority} HTTP/1.1`, [['Host', authority], ...upstreamAuth(upstream)]))
+    const answer = await readHead(server, MAX_RESPONSE_HEAD, CONNECT_TIMEOUT_MS).catch(() => null)
+    const status = answer ? statusOf(parseHead(answer.head).start) : null
+    if (status === null || status < 200 || status > 299) {
+      server.destroy()
+      return failed({ net: 'ERR_TUNNEL_CONNECTION_FAILED', detail: `the proxy ${upstream.host} answered CONNECT with ${status ?? 'no valid response'}` })
     }
     if (client.destroyed) return void server.destroy()
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-    if (early.length) client.write(early)
+    if (answer!.rest.length) client.write(answer!.rest)
     if (rest.length) server.write(rest)
     splice(client, server)
   }
 
-  /** An absolute-form request: one exchange on a connection of its own, `Connection: close` both ways. */
-  private async forward(client: Socket, method: string, target: string, version: string, headers: [string, string][], rest: Buffer, upstream: URL | null) {
+  /**
+   * An absolute-form request: checked, then sent on to the named proxy on a connection of its
+   * own, `Connection: close` both ways. A failure closes the client's connection unanswered, so
+   * a page's script sees a network error, never a response it could read.
+   */
+  private async forward(client: Socket, method: string, target: string, version: string, headers: [string, string][], rest: Buffer, upstream: URL) {
     const url = URL.parse(target)
     if (!url || url.protocol !== 'http:') return void client.end(replyHead(400, 'Bad Request', [], 'not an http URL'))
     const port = Number(url.port || 80)
     const key = `${url.hostname}:${port}`
-    const opened = await this.open(url.hostname, port, upstream, key, client, false)
-    if (!opened) return
-    const server = opened.socket
-    // The target as the browser wrote it: re-serializing the URL could change its escapes.
-    const pathStart = target.slice('http://'.length).search(/[/?#]/)
-    const path = pathStart < 0 ? '/' : target.slice('http://'.length + pathStart)
-    const start = upstream ? `${method} ${target} ${version}` : `${method} ${path.startsWith('/') ? path : `/${path}`} ${version}`
-    server.write(serializeHead(start, [...closingHeaders(headers), ...(upstream ? this.upstreamAuth(upstream) : [])]))
+    const failed = (failure: ProxyFailure) => this.refuse(client, key, failure, null)
+    const server = await this.open(url.hostname, port, upstream, key, client, failed)
+    if (!server) return
+    server.write(serializeHead(`${method} ${target} ${version}`, [...closingHeaders(headers), ...upstreamAuth(upstream)]))
     if (rest.length) server.write(rest)
     client.pipe(server)
     client.resume()
@@ -181,73 +210,68 @@ export class GuardProxies {
       const answer = await readHead(server, MAX_RESPONSE_HEAD, 0, leftover).catch((err: Error) => err)
       if (answer instanceof Error) {
         server.destroy()
-        // Nothing was answered yet: the page sees why, as the browser would have without a proxy.
-        return this.refuse(client, key, { net: netErrorOf(answer), detail: answer.message }, false)
+        return failed({ net: netErrorOf(answer), detail: answer.message })
       }
       const response = parseHead(answer.head)
       const status = statusOf(response.start)
       if (status === null) {
         server.destroy()
-        return this.refuse(client, key, { net: 'ERR_INVALID_HTTP_RESPONSE', detail: `${key} did not answer with HTTP/1.x` }, false)
+        return failed({ net: 'ERR_INVALID_HTTP_RESPONSE', detail: `the proxy ${upstream.host} did not answer with HTTP/1.x` })
       }
-      // A named proxy asking for credentials must not read as this proxy asking: the browser would answer it.
-      if (status === 407 && upstream) {
+      // The named proxy asking for credentials must not read as this proxy asking: the browser would answer it.
+      if (status === 407) {
         server.destroy()
-        return this.refuse(client, key, { net: 'ERR_PROXY_AUTH_UNSUPPORTED', detail: `the proxy ${upstream.host} refused its credentials (407)` }, false)
+        return failed({ net: 'ERR_PROXY_AUTH_UNSUPPORTED', detail: `the proxy ${upstream.host} refused its credentials (407)` })
       }
-      if (status === 101) {
-        client.write(serializeHead(response.start, response.headers))
-      } else if (status >= 100 && status < 200) {
+      if (status >= 100 && status < 200 && status !== 101) {
         client.write(serializeHead(response.start, response.headers))
         leftover = answer.rest
         continue
-      } else {
-        client.write(serializeHead(response.start, closingHeaders(response.headers)))
       }
+      client.write(serializeHead(response.start, status === 101 ? response.headers : closingHeaders(response.headers)))
       if (answer.rest.length) client.write(answer.rest)
       server.pipe(client)
       server.resume()
-      server.once('close', (failed: boolean) => failed && client.destroy())
+      server.once('close', (hadError: boolean) => hadError && client.destroy())
       client.once('close', () => server.destroy())
       return
     }
   }
 
+  // ---------------------------------------------------------------- checking and connecting
+
   /**
    * Checks the target with the guard and connects: to the checked address, or to the named
-   * proxy. Answers null when it answered the client itself (refused, or no connection).
+   * proxy. Answers null when it failed the client itself (`failed`), or the client went away.
    */
-  private async open(host: string, port: number, upstream: URL | null, key: string, client: Socket, tunnel: boolean): Promise<{ socket: Socket } | null> {
+  private async open(host: string, port: number, upstream: URL | null, key: string, client: Socket, failed: (f: ProxyFailure) => void): Promise<Socket | null> {
     let addresses: Resolved[]
     try {
       addresses = literalChecked(host, this.opts.allowPrivate) ?? (await resolveNameChecked(host, this.opts.allowPrivate, this.opts.lookup))
     } catch (err) {
       const error = err instanceof FetchError ? err : new FetchError('dns', `${host} could not be resolved`)
       this.opts.log.debug('browser proxy refused a connection', { to: key, error: error.message })
-      this.refuse(client, key, { error }, tunnel)
+      failed({ error })
       return null
     }
     if (addresses.some((a) => this.isSelf(a.address, port))) {
-      this.refuse(client, key, { error: new FetchError('blocked_address', `${key} is the browser's own proxy`) }, tunnel)
+      failed({ error: new FetchError('blocked_address', `${key} is the browser's own proxy`) })
       return null
     }
     if (client.destroyed) return null
-    let lastError: Error | null = null
     const candidates = upstream ? [{ address: upstream.hostname.replace(/^\[|\]$/g, ''), port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)) }] : addresses.map((a) => ({ address: a.address, port }))
+    let lastError: Error | null = null
     for (const candidate of candidates) {
       try {
         const socket = await this.connect(candidate.address, candidate.port, upstream)
-        if (client.destroyed) {
-          socket.destroy()
-          return null
-        }
-        return { socket }
+        if (!client.destroyed) return socket
+        socket.destroy()
+        return null
       } catch (err) {
         lastError = err as Error
       }
     }
-    const net = upstream ? 'ERR_PROXY_CONNECTION_FAILED' : netErrorOf(lastError)
-    this.refuse(client, key, { net, detail: lastError?.message ?? 'no address to connect to' }, tunnel)
+    failed({ net: upstream ? 'ERR_PROXY_CONNECTION_FAILED' : netErrorOf(lastError), detail: lastError?.message ?? 'no address to connect to' })
     return null
   }
 
@@ -256,10 +280,11 @@ export class GuardProxies {
       const tls = upstream?.protocol === 'https:'
       const socket: Socket = tls ? tlsConnect({ host: address, port, servername: upstream!.hostname }) : tcpConnect({ host: address, port })
       this.track(socket)
+      const ms = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS
       const timer = setTimeout(() => {
         socket.destroy()
-        reject(Object.assign(new Error(`no connection to ${address}:${port} within ${CONNECT_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }))
-      }, this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS)
+        reject(Object.assign(new Error(`no connection to ${address}:${port} within ${ms} ms`), { code: 'ETIMEDOUT' }))
+      }, ms)
       socket.once(tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
         socket.setNoDelay(true)
@@ -276,27 +301,18 @@ export class GuardProxies {
     return this.ports.has(port) && (address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || address === '0.0.0.0')
   }
 
-  private upstreamAuth(upstream: URL): [string, string][] {
-    if (!upstream.username) return []
-    const credentials = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`
-    return [['Proxy-Authorization', `Basic ${Buffer.from(credentials).toString('base64')}`]]
-  }
-
   /**
    * Keeps why the proxy passed nothing on, for the page to report, and fails the client's
-   * request the way a failed connection would: a CONNECT gets an error status (which a browser
-   * shows only as ERR_TUNNEL_CONNECTION_FAILED), an absolute-form request gets its connection
-   * closed with no answer, so a refused subresource is a network error to the page's scripts,
-   * never a response they could read.
+   * request the way its protocol says a connection failed (`answer`), or, with none, by closing
+   * the connection unanswered.
    */
-  private refuse(client: Socket, key: string, failure: ProxyFailure, tunnel: boolean) {
+  private refuse(client: Socket, key: string, failure: ProxyFailure, answer: string | Buffer | null) {
     this.failures.delete(key)
     this.failures.set(key, { failure, at: performance.now() })
     if (this.failures.size > MAX_FAILURES) this.failures.delete(this.failures.keys().next().value!)
     if (client.destroyed) return
-    if (!tunnel) return void client.destroy()
-    const blocked = failure.error?.code === 'blocked_address'
-    client.end(replyHead(blocked ? 403 : 502, blocked ? 'Forbidden' : 'Bad Gateway', [], failure.error?.message ?? failure.detail))
+    if (answer === null) client.destroy()
+    else client.end(answer)
   }
 }
 
@@ -305,7 +321,7 @@ export type GuardProxyOptions = {
   log: Logger
   /** How names are resolved (tests answer for names of their own). The system resolver. */
   lookup?: Lookup
-  /** How long a client may take to send its request head. 30 s. */
+  /** How long a client may take to send its request. 30 s. */
   headTimeoutMs?: number
   /** How long a connection to a target or a named proxy may take. 30 s. */
   connectTimeoutMs?: number
@@ -314,7 +330,7 @@ export type GuardProxyOptions = {
 /** Why the proxy did not pass a request on: the guard's refusal, or the net error a browser would have met. */
 export type ProxyFailure = { error: FetchError; net?: undefined; detail?: undefined } | { error?: undefined; net: string; detail: string }
 
-type Route = { server: Server; port: number; upstream: URL | null }
+type Route = { server: Server; port: number }
 
 const MAX_REQUEST_HEAD = 256 * 1024
 const MAX_RESPONSE_HEAD = 256 * 1024
@@ -322,6 +338,12 @@ const HEAD_TIMEOUT_MS = 30_000
 const CONNECT_TIMEOUT_MS = 30_000
 const FAILURE_TTL_MS = 30_000
 const MAX_FAILURES = 256
+
+function upstreamAuth(upstream: URL): [string, string][] {
+  if (!upstream.username) return []
+  const credentials = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`
+  return [['Proxy-Authorization', `Basic ${Buffer.from(credentials).toString('base64')}`]]
+}
 
 /** Bytes both ways until either side goes; then both go. */
 function splice(a: Socket, b: Socket) {
@@ -332,6 +354,15 @@ function splice(a: Socket, b: Socket) {
   b.once('close', (failed: boolean) => failed && a.destroy())
   a.resume()
   b.resume()
+}
+
+/** The SOCKS reply for a failure: refused by the guard, no such host, or as the connection failed. */
+function socksCode(failure: ProxyFailure): number {
+  if (failure.error) return failure.error.code === 'blocked_address' ? SOCKS_REPLY.notAllowed : SOCKS_REPLY.hostUnreachable
+  if (failure.net === 'ERR_CONNECTION_REFUSED') return SOCKS_REPLY.refused
+  if (failure.net === 'ERR_CONNECTION_TIMED_OUT') return SOCKS_REPLY.timedOut
+  if (failure.net === 'ERR_ADDRESS_UNREACHABLE') return SOCKS_REPLY.hostUnreachable
+  return SOCKS_REPLY.failure
 }
 
 /** A socket error as the net error Chromium would have reported for a direct connection. */

@@ -57,8 +57,8 @@ export type LaunchOptions = {
 
 /**
  * Every connection through the proxy, loopback too (Chromium bypasses a proxy for loopback
- * unless `<-loopback>` says otherwise), and no name resolved by Chromium itself: with an HTTP
- * proxy it sends names on to the proxy, and the resolver rule leaves nothing else (DNS
+ * unless `<-loopback>` says otherwise), and no name resolved by Chromium itself: through a
+ * SOCKS5 or HTTP proxy it sends names on to the proxy, and the resolver rule leaves nothing else (DNS
  * prefetching, a bypass it might still make) a name to connect to. Browser contexts name their
  * own route's listener; these flags cover the default context and anything outside a context.
  */
