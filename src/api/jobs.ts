@@ -4,7 +4,6 @@ import { notFound, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import type { Deps } from './deps'
-import { deleteBlobs } from '../blob'
 import { finishBodyDeletions } from '../blob/run-bodies'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
 import { JobShape, PageOf, RunShape } from './shapes'
@@ -87,15 +86,15 @@ export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] 
       params: JobParams,
       response: { status: 204, description: 'deleted' },
       handle: async ({ tenant, params }) => {
-        const { keys, runIds } = store.transaction(() => {
+        const runIds = store.transaction(() => {
           const runIds = store.runs.idsOfJob(tenant, params.job_id)
-          const orphaned = runIds.flatMap((runId) => store.artifacts.deleteForRun(tenant, runId))
+          for (const runId of runIds) store.artifacts.deleteForRun(tenant, runId)
           if (!store.jobs.delete(tenant, params.job_id)) throw notFound('job')
           store.artifacts.requestBodyDeletion(runIds)
-          return { keys: orphaned, runIds }
+          return runIds
         })
-        await deleteBlobs(blobs, keys, log)
-        // Every body under each run, rows or not (a crash's leftovers); the requests stay until done.
+        // Every body under each run (their rows' keys are all there), rows or not: a crash's
+        // leftovers too. The requests stay until they are done.
         await finishBodyDeletions(blobs, store.artifacts, log, runIds)
         return { status: 204 }
       },

@@ -4,7 +4,6 @@ import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { RUN_STATUSES, STOP_REASONS, type RunMove } from '../store/runs'
-import { deleteBlobs } from '../blob'
 import { finishBodyDeletions } from '../blob/run-bodies'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
@@ -107,14 +106,13 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       params: RunParams,
       response: { status: 204, description: 'deleted' },
       handle: async ({ tenant, params }) => {
-        const keys = store.transaction(() => {
-          const orphaned = store.artifacts.deleteForRun(tenant, params.run_id)
+        store.transaction(() => {
+          store.artifacts.deleteForRun(tenant, params.run_id)
           if (!store.runs.delete(tenant, params.run_id)) throw notFound('run')
           store.artifacts.requestBodyDeletion([params.run_id])
-          return orphaned
         })
-        await deleteBlobs(blobs, keys, log)
-        // Every body under the run, rows or not (a crash's leftovers); the request stays until done.
+        // Every body under the run (its rows' keys are all there), rows or not: a crash's
+        // leftovers too. The request stays until it is done.
         await finishBodyDeletions(blobs, store.artifacts, log, [params.run_id])
         return { status: 204 }
       },

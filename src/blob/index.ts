@@ -1,5 +1,4 @@
 import { parseBlobUrl, type Config } from '../config'
-import type { Logger } from '../log'
 import type { BlobStore } from './blob-store'
 import { DiskBlobStore, type DiskBlobStoreOptions } from './disk'
 import { S3BlobStore, type S3BlobStoreOptions } from './s3'
@@ -30,17 +29,4 @@ export function openBlobStore(settings: string | BlobSettings, opts: OpenBlobSto
   if (!s.blobUrl) return new DiskBlobStore(s.dataDir, opts.disk)
   const location = parseBlobUrl(s.blobUrl)
   return new S3BlobStore(s.dataDir, location, s3ClientOptions(location, s.s3Endpoint, opts.env ?? process.env), opts.s3)
-}
-
-/** Deletes issued at once, so the store batches them into shared commits (one each, awaited in turn, cost a commit per blob). */
-const DELETE_CHUNK = 256
-
-/**
- * Removes the blobs of deleted artifacts, after their rows are gone (a crash in between leaves
- * blobs nobody points at, never rows pointing at nothing).
- */
-export async function deleteBlobs(blobs: BlobStore, keys: string[], log: Logger) {
-  for (let i = 0; i < keys.length; i += DELETE_CHUNK) {
-    await Promise.all(keys.slice(i, i + DELETE_CHUNK).map((key) => blobs.delete(key).catch((err) => log.warn('blob delete failed', { key, error: String(err) }))))
-  }
 }

@@ -17,8 +17,7 @@ import { ASSET, DONE, PAGE, type Claimed, type FrontierEntry, type RunCounters }
 import { parseDuration } from '../util/duration'
 import { BoundedCache } from '../util/bounded-cache'
 import { CRAWL_FETCH_DEFAULTS, type CrawlConfig } from './manifest'
-import { INTERRUPTED_DETAIL, logInterrupted } from './interrupted'
-import { deleteRunBodies, deleteUnclaimed } from '../blob/run-bodies'
+import { closeJournal, dropBodies, interruptedEntry, logInterrupted } from './interrupted'
 import { RunRecords, type EngineLog, type LogReason } from './records'
 import type { RunJournal } from '../store/fetch-journal'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
@@ -91,8 +90,8 @@ export class RunExecution {
   /** Every fetch sent, until its entry is committed: what the next holder logs after a crash. */
   private readonly journal: RunJournal
   private readonly ctx: ParseContext
-  /** Deletions of uncommitted bodies under way, awaited before the execution ends. */
-  private readonly cleanups: Promise<void>[] = []
+  /** The deletion of an earlier holder's uncommitted bodies, awaited before the execution ends. */
+  private orphansDropped: Promise<void> = Promise.resolve()
   private readonly abort = new AbortController()
   private counters: RunCounters
   private nextSeq = 0
@@ -197,44 +196,9 @@ export class RunExecution {
       this.deps.log.error('crawl checkpoint failed', { run: this.run.id, error: String(err) })
     }
     this.rec.close()
-    await this.dropUncommittedBodies('left' in outcome && outcome.left === 'lost_lease')
+    await this.orphansDropped
+    await closeJournal(this.deps, this.run, this.journal, 'left' in outcome && outcome.left === 'lost_lease')
     return outcome
-  }
-
-  // ------------------------------------------------------------------ bodies without rows
-
-  /**
-   * Deletes journalled bodies that no artifact row names and settles them (with the next commit,
-   * or the closing of the journal). A body is named only once its put may have begun, and this
-   * execution's are asked only after its last commit, so no body a row will still name is lost.
-   */
-  private async deleteBodies(bodies: { id: number; key: string }[]) {
-    const { store, blobs, log } = this.deps
-    try {
-      await deleteUnclaimed(blobs, bodies.map((b) => b.key), store.artifacts, log)
-      for (const b of bodies) this.journal.logged(b.id)
-    } catch (err) {
-      log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: this.run.id, error: String(err) })
-    }
-  }
-
-  /**
-   * At the end of an execution: the bodies whose rows were not committed (a stop, a lost lease,
-   * the run deleted, a failed commit) are deleted, and the journal closed. A deleted run's
-   * prefix is emptied too, for a body this execution put after the delete listed it.
-   */
-  private async dropUncommittedBodies(lostLease: boolean) {
-    const { store, blobs, log } = this.deps
-    await Promise.all(this.cleanups)
-    const gone = !store.frontier.run(this.run.seq)
-    const open = this.journal.openBodies()
-    if (open.length) await this.deleteBodies(open)
-    if (gone) await deleteRunBodies(blobs, this.run.id, store.artifacts, log).catch((err) => log.warn('the bodies of a deleted run could not all be deleted', { run: this.run.id, error: String(err) }))
-    // The run's new holder reads and writes the journal now: this execution adds nothing to it.
-    if (lostLease) return this.journal.abandon()
-    // What deleteBodies settled is written as settled, unless the run is gone (then the journal goes).
-    this.journal.committed()
-    this.journal.close(gone)
   }
 
   // ------------------------------------------------------------------ start and resume
@@ -244,8 +208,9 @@ export class RunExecution {
     const interrupted = logInterrupted(this.deps.store, this.run.seq, this.journal, this.rec)
     if (interrupted) this.deps.log.info('interrupted fetches logged', { run: this.run.id, fetches: interrupted })
     // Bodies an earlier holder put and never committed rows for: gone, as their pages are refetched.
-    const orphans = this.journal.orphanBodies()
-    if (orphans.length) this.cleanups.push(this.deleteBodies(orphans))
+    this.orphansDropped = dropBodies(this.deps, this.journal, this.journal.orphanBodies()).catch((err) =>
+      this.deps.log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: this.run.id, error: String(err) }),
+    )
     frontier.reclaim(this.run.seq)
     for (const h of frontier.hashes(this.run.seq)) this.known.set(h, SEEN)
     this.nextSeq = frontier.maxSeq(this.run.seq)
@@ -299,7 +264,7 @@ export class RunExecution {
       const started = Date.now()
       const where = { url, url_hash: linkHash(normalizeUrl(url) ?? url), host: new URL(url).hostname }
       const sent = this.journal.start({ ...where, step: 'discover', started_at: started })
-      const logSent = (entry: Omit<EngineLog, 'url' | 'url_hash' | 'host' | 'step'>, at?: number) => this.logFetch(sent, { ...where, step: 'discover', ...entry }, at)
+      const logSent = (entry: Omit<EngineLog, 'url' | 'url_hash' | 'host' | 'step'>) => this.logFetch(sent, { ...where, step: 'discover', ...entry })
       try {
         const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_retries: 1 }, this.run.tenant, this.abort.signal)
         if (r.status !== 200) {
@@ -318,7 +283,7 @@ export class RunExecution {
           this.enqueue(entries)
         }
       } catch (err) {
-        if (this.abort.signal.aborted) return logSent({ status: 'error', error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, latency_ms: Date.now() - started }, started)
+        if (this.abort.signal.aborted) return this.logFetch(sent, interruptedEntry(where, 'discover', 'error', { latency_ms: Date.now() - started }), started)
         logSent({ status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
         if (this.leaving) return
       }
@@ -470,7 +435,7 @@ export class RunExecution {
     const now = Date.now()
     if (this.counters.fetched >= this.maxUrls) return this.leave({ finished: 'max_urls' })
     const queued = [...this.hosts.values()].reduce((n, h) => n + h.buffer.length + h.delayed.length, 0)
-    const loading = [...this.hosts.values()].some((h) => h.robotsLoading)
+    const loading = this.robotsLoading()
     if (queued === 0 && !loading) {
       if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
       return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
@@ -575,7 +540,7 @@ export class RunExecution {
           const failed = r.status === 429 || r.status >= 500
           this.logFetch(sent, { ...where, status: failed ? 'error' : 'ok', ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}), http_status: r.status, latency_ms: Date.now() - started })
         } catch (err) {
-          if (this.abort.signal.aborted) return this.logFetch(sent, { ...where, status: 'retried', error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, latency_ms: Date.now() - started }, started)
+          if (this.abort.signal.aborted) return this.logFetch(sent, interruptedEntry(where, 'robots', 'retried', { latency_ms: Date.now() - started }), started)
           this.logFetch(sent, { ...where, status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
           if (this.leaving) return
           if (err instanceof FetchError && (err.code === 'blocked_address' || err.code === 'dns')) {
@@ -701,8 +666,7 @@ export class RunExecution {
    */
   private fetchInterrupted(sent: number, c: Claimed, started: number, status?: number) {
     const stopped = this.leaving !== null && 'left' in this.leaving && this.leaving.left === 'stopped'
-    const entry: EngineLog = { ...this.where(c), step: 'fetch', status: stopped ? 'error' : 'retried', error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, latency_ms: Date.now() - started }
-    this.logFetch(sent, status === undefined ? entry : { ...entry, http_status: status }, started)
+    this.logFetch(sent, interruptedEntry(this.where(c), 'fetch', stopped ? 'error' : 'retried', { latency_ms: Date.now() - started, ...(status !== undefined ? { http_status: status } : {}) }), started)
   }
 
   private fetchFailed(sent: number, host: Host, c: Claimed, err: unknown, latency: number) {

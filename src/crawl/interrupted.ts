@@ -1,12 +1,19 @@
 import type { Logger } from '../log'
 import type { Store } from '../store'
-import type { RunJournal } from '../store/fetch-journal'
-import { RunRecords } from './records'
+import type { JournalBody, RunJournal } from '../store/fetch-journal'
+import { RunRecords, type EngineLog } from './records'
 import type { BlobStore } from '../blob/blob-store'
-import { deleteUnclaimed } from '../blob/run-bodies'
+import { deleteRunBodies, deleteUnclaimed } from '../blob/run-bodies'
+
+type Deps = { store: Store; blobs: BlobStore; log: Logger }
 
 /** What an interrupted fetch's entry says: the page may have been served, and was not recorded. */
 export const INTERRUPTED_DETAIL = 'trawl stopped (it was killed, crashed or shut down) while this fetch was in flight, before its answer was recorded; the server may have answered it'
+
+/** The entry of a fetch that was sent and never recorded: `retried` when its URL is fetched again, else `error`. */
+export function interruptedEntry(where: Pick<EngineLog, 'url' | 'url_hash' | 'host' | 'depth' | 'parent_url_hash'>, step: EngineLog['step'], status: 'retried' | 'error', extra: Pick<EngineLog, 'latency_ms' | 'http_status'> = {}): EngineLog {
+  return { ...where, step, status, error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, ...extra }
+}
 
 /**
  * Crawl log entries for the fetches an earlier holder of the run sent and never recorded (the
@@ -19,20 +26,8 @@ export function logInterrupted(store: Store, runSeq: number, journal: RunJournal
   let n = 0
   for (const o of journal.orphans()) {
     if (!store.crawlLogs.loggedSince(runSeq, o.url_hash, o.step, o.started_at)) {
-      rec.log(
-        {
-          url: o.url,
-          url_hash: o.url_hash,
-          host: o.host,
-          step: o.step,
-          status: o.step === 'discover' ? 'error' : 'retried',
-          error_reason: 'interrupted',
-          error_detail: INTERRUPTED_DETAIL,
-          ...(o.depth !== undefined ? { depth: o.depth } : {}),
-          ...(o.parent_url_hash ? { parent_url_hash: o.parent_url_hash } : {}),
-        },
-        o.started_at,
-      )
+      const where = { url: o.url, url_hash: o.url_hash, host: o.host, ...(o.depth !== undefined ? { depth: o.depth } : {}), ...(o.parent_url_hash ? { parent_url_hash: o.parent_url_hash } : {}) }
+      rec.log(interruptedEntry(where, o.step, o.step === 'discover' ? 'error' : 'retried'), o.started_at)
       n++
     }
     journal.logged(o.id)
@@ -61,8 +56,7 @@ export async function sweepJournals(store: Store, blobs: BlobStore, log: Logger,
         rec.close()
         if (n) log.info('interrupted fetches logged', { run: run.id, fetches: n })
       }
-      const bodies = journal.orphanBodies()
-      if (bodies.length) await deleteUnclaimed(blobs, bodies.map((b) => b.key), store.artifacts, log)
+      await dropBodies({ store, blobs, log }, journal, journal.orphanBodies())
       settled = true
     } catch (err) {
       log.warn('a run journal could not be swept; the next start tries again', { run: run?.id ?? null, error: String(err) })
@@ -73,4 +67,32 @@ export async function sweepJournals(store: Store, blobs: BlobStore, log: Logger,
       else journal.abandon()
     }
   }
+}
+
+/**
+ * Deletes journalled bodies that no artifact row names, and marks them settled (by the journal's
+ * next commit, or its closing). A body is journalled before its put may begin, so none of those
+ * a row will still name is lost: the caller asks only about bodies whose writer can commit no more.
+ */
+export async function dropBodies({ store, blobs, log }: Deps, journal: RunJournal, bodies: JournalBody[]): Promise<void> {
+  if (!bodies.length) return
+  await deleteUnclaimed(blobs, bodies.map((b) => b.key), store.artifacts, log)
+  for (const b of bodies) journal.logged(b.id)
+}
+
+/**
+ * The end of an execution's journal: the bodies whose rows were not committed (a stop, a lost
+ * lease, the run deleted, a failed commit) are deleted, and the journal closed. A deleted run's
+ * prefix is emptied too, for a body put after the delete listed it. After a lost lease the new
+ * holder reads and writes the journal: nothing more is written to it.
+ */
+export async function closeJournal(deps: Deps, run: { seq: number; id: string }, journal: RunJournal, lostLease: boolean): Promise<void> {
+  const { store, blobs, log } = deps
+  const gone = !store.frontier.run(run.seq)
+  await dropBodies(deps, journal, journal.openBodies()).catch((err) => log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: run.id, error: String(err) }))
+  if (gone) await deleteRunBodies(blobs, run.id, store.artifacts, log).catch((err) => log.warn('the bodies of a deleted run could not all be deleted', { run: run.id, error: String(err) }))
+  if (lostLease) return journal.abandon()
+  // What dropBodies settled is written as settled, unless the run is gone (then the journal goes).
+  journal.committed()
+  journal.close(gone)
 }

@@ -123,8 +123,8 @@ function embeddedV4(v6: bigint): string | null {
 export type Resolved = { address: string; family: 4 | 6 }
 
 /** Resolves a URL's hostname (IP literals as they are) and checks every address it has; answers the first. */
-export async function resolveChecked(hostname: string, allowPrivate: boolean, resolve?: Lookup): Promise<Resolved> {
-  return (await resolveAllChecked(hostname, allowPrivate, resolve))[0]!
+export async function resolveChecked(hostname: string, allowPrivate: boolean): Promise<Resolved> {
+  return (await resolveAllChecked(hostname, allowPrivate))[0]!
 }
 
 /**

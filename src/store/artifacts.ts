@@ -113,10 +113,11 @@ export function artifactRepository(db: Database) {
       return otherUser.get(a.blob_key, tenant, a.id) !== null
     },
     /**
-     * Deletes every artifact of a run and answers the blob keys no remaining row points at:
-     * call it in the run's delete transaction, then delete those blobs after the commit (a
-     * crash in between leaves unreferenced bytes, never a row whose blob is gone). Works
-     * whether or not the run row still exists.
+     * Deletes every artifact of a run and answers the blob keys no remaining row points at.
+     * Call it in the run's delete transaction; the bodies go after the commit (a crash in
+     * between leaves unreferenced bytes, never a row whose blob is gone), all of the run's
+     * prefix at once (requestBodyDeletion), those keys among them. Works whether or not the
+     * run row still exists.
      */
     deleteForRun(tenant: string, runId: string): string[] {
       return db.transaction(() => {

@@ -189,11 +189,6 @@ export class RunJournal {
   }
 }
 
-/** Removes a run's journal (the run was deleted). */
-export function removeJournal(dir: string | null, runSeq: number) {
-  if (dir !== null) rmSync(journalPath(dir, runSeq), { force: true })
-}
-
 /** The run seqs that have a journal in `dir`. */
 export function journalRuns(dir: string | null): number[] {
   if (dir === null) return []

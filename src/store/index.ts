@@ -10,7 +10,7 @@ import { artifactRepository } from './artifacts'
 import { runGraphRepository } from './run-graph'
 import { frontierRepository } from './frontier'
 import { triggerRepository } from './triggers'
-import { journalDir, journalRuns, removeJournal, RunJournal } from './fetch-journal'
+import { journalDir, journalRuns, RunJournal } from './fetch-journal'
 
 /** Every repository over one database; what routes and the engine receive. */
 export function createStore(db: Database) {
@@ -31,7 +31,6 @@ export function createStore(db: Database) {
     /** The fetch journal of a run (fetch-journal.ts): opened by the execution that holds the run. */
     journals: {
       open: (runSeq: number) => RunJournal.open(journalDir(db.filename), runSeq),
-      remove: (runSeq: number) => removeJournal(journalDir(db.filename), runSeq),
       /** The runs that have a journal file. */
       runs: () => journalRuns(journalDir(db.filename)),
     },

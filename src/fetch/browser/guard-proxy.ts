@@ -1,7 +1,7 @@
 import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import type { Logger } from '../../log'
-import { literalChecked, resolveNameChecked, type Lookup, type Resolved } from '../address-guard'
+import { resolveAllChecked, type Lookup, type Resolved } from '../address-guard'
 import { FetchError } from '../errors'
 import { closingHeaders, HeadError, parseHead, readHead, replyHead, serializeHead, statusOf } from './http-head'
 import { readSocksConnect, SOCKS_REPLY, SocksError, socksReply } from './socks5'
@@ -75,6 +75,14 @@ export class GuardProxies {
     if (!u) return null
     const entry = this.failures.get(`${u.hostname}:${u.port || (u.protocol === 'https:' || u.protocol === 'wss:' ? 443 : 80)}`)
     return entry && entry.at >= since && performance.now() - entry.at < FAILURE_TTL_MS ? entry.failure : null
+  }
+
+  /**
+   * The guard's answer for a host, as this proxy would connect to it: every address it resolves
+   * to (IP literals as they are), each checked; rejects with `blocked_address` or `dns`.
+   */
+  check(host: string): Promise<Resolved[]> {
+    return resolveAllChecked(host, this.opts.allowPrivate, this.opts.lookup)
   }
 
   async close(): Promise<void> {
@@ -247,7 +255,7 @@ export class GuardProxies {
   private async open(host: string, port: number, upstream: URL | null, key: string, client: Socket, failed: (f: ProxyFailure) => void): Promise<Socket | null> {
     let addresses: Resolved[]
     try {
-      addresses = literalChecked(host, this.opts.allowPrivate) ?? (await resolveNameChecked(host, this.opts.allowPrivate, this.opts.lookup))
+      addresses = await this.check(host)
     } catch (err) {
       const error = err instanceof FetchError ? err : new FetchError('dns', `${host} could not be resolved`)
       this.opts.log.debug('browser proxy refused a connection', { to: key, error: error.message })

@@ -39,19 +39,12 @@ export function readHead(socket: Socket, maxBytes: number, timeoutMs: number, in
     }
     const scan = (from: number): boolean => {
       const end = buffered.indexOf(END, Math.max(0, from - 3))
-      if (end < 0) {
-        if (buffered.length > maxBytes) {
-          done()
-          reject(new HeadError(431, `the head is longer than ${maxBytes} bytes`))
-          return true
-        }
-        return false
-      }
-      if (end > maxBytes) {
+      if ((end < 0 ? buffered.length : end) > maxBytes) {
         done()
         reject(new HeadError(431, `the head is longer than ${maxBytes} bytes`))
         return true
       }
+      if (end < 0) return false
       done()
       resolve({ head: buffered.subarray(0, end).toString('latin1'), rest: buffered.subarray(end + END.length) })
       return true
@@ -109,20 +102,19 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
  * `Connection: close`: every exchange through the proxy is one request on one connection, so a
  * client never sends its next request, meant for another host, down this host's connection.
  */
-export function closingHeaders(headers: [string, string][], keep: ReadonlySet<string> = NONE): [string, string][] {
+export function closingHeaders(headers: [string, string][]): [string, string][] {
   const named = new Set<string>()
   for (const [name, value] of headers) {
     if (name.toLowerCase() === 'connection') for (const token of value.split(',')) named.add(token.trim().toLowerCase())
   }
   const out = headers.filter(([name]) => {
     const lower = name.toLowerCase()
-    return keep.has(lower) || !(HOP_BY_HOP.has(lower) || named.has(lower))
+    return !(HOP_BY_HOP.has(lower) || named.has(lower))
   })
   out.push(['Connection', 'close'])
   return out
 }
 
-const NONE: ReadonlySet<string> = new Set()
 
 /** The status code of a response start line, or null when it is not one. */
 export function statusOf(start: string): number | null {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log'
-import { fetchableScheme, resolveChecked, type Lookup } from '../address-guard'
+import { fetchableScheme, type Lookup } from '../address-guard'
 import { FetchError } from '../errors'
 import { Cdp, type CdpEvent } from './cdp'
 import { GuardProxies } from './guard-proxy'
@@ -77,7 +77,6 @@ export class BrowserSession {
     private readonly allowPrivate: boolean,
     private readonly maxBodyBytes: number,
     private readonly log: Logger,
-    private readonly lookup: Lookup | undefined,
   ) {}
 
   static async start({ command, allowPrivate, maxBodyBytes, log, lookup }: SessionOptions): Promise<BrowserSession> {
@@ -89,15 +88,18 @@ export class BrowserSession {
       await proxies.close()
       throw err
     }
+    const abandon = async () => {
+      proc.kill()
+      await Promise.all([proc.exited, proxies.close()])
+    }
     let cdp: Cdp
     try {
       cdp = await Cdp.connect(proc.wsUrl, 10_000)
     } catch (err) {
-      proc.kill()
-      await Promise.all([proc.exited, proxies.close()])
+      await abandon()
       throw new FetchError('browser_unavailable', `Chromium at "${command}" started but its DevTools endpoint failed: ${(err as Error).message}; set TRAWL_CHROMIUM to a working Chromium`)
     }
-    const session = new BrowserSession(proc, cdp, proxies, allowPrivate, maxBodyBytes, log, lookup)
+    const session = new BrowserSession(proc, cdp, proxies, allowPrivate, maxBodyBytes, log)
     void proc.exited.then(() => {
       cdp.close()
       return proxies.close()
@@ -118,8 +120,7 @@ export class BrowserSession {
         ],
       })
     } catch (err) {
-      proc.kill()
-      await Promise.all([proc.exited, proxies.close()])
+      await abandon()
       throw new FetchError('browser_unavailable', `Chromium at "${command}" refused request interception: ${(err as Error).message}; set TRAWL_CHROMIUM to a working Chromium`)
     }
     return session
@@ -227,7 +228,7 @@ export class BrowserSession {
     // With private networks allowed the check could only fail on DNS, which Chromium reports itself.
     if (!this.allowPrivate) {
       try {
-        await resolveChecked(url.hostname, false, this.lookup)
+        await this.proxies.check(url.hostname)
       } catch (err) {
         const refusal = err instanceof FetchError ? err : new FetchError('dns', `${url.hostname} could not be resolved`)
         if (document) page?.refused(refusal)
