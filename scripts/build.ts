@@ -1,4 +1,4 @@
-// Builds dist/trawl with `bun build --compile`. Flags per shared BUN-NOTES: never --minify or
+// Builds dist/trawl with `bun build --compile`. Flags per design.md, measured fact 1: never --minify or
 // --minify-identifiers (mangled names silently disable Elysia's validation code paths);
 // --bytecode needs --format=esm; the binary must not pick up .env or bunfig.toml from the cwd.
 import { rmSync } from 'node:fs'

@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util'
 import { parseDuration } from './util/duration'
 
 /**
- * Settings (DESIGN §1): flags > environment (TRAWL_*) > defaults. These names are public
- * interface. Every default lives here; a bad value is a ConfigError naming the setting.
+ * Settings (design.md §1; docs/configuration.md): flags > environment (TRAWL_*) > defaults.
+ * These names are public interface. Every default lives here; a bad value is a ConfigError
+ * naming the setting.
  */
 export type Config = {
   dataDir: string

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { DiskBlobStore, type DiskBlobStoreOptions } from '../../src/blob/disk'
 import { bodyOf, readAll, streamOf } from '../../test/blob/bodies'
 
-const BODY = 3000 // a typical crawled page, as in CRAWL-NOTES
+const BODY = 3000 // a typical crawled page, the size of the crawl measurements in design.md's appendix
 
 async function run(label: string, opts: DiskBlobStoreOptions, n: number, mode: 'serial' | 'workers' | 'all') {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-blob-bench-'))

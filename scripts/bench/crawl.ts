@@ -37,8 +37,8 @@
 //
 // Concurrency: trawl runs with `--concurrency C --per-host-concurrency C` (the site is one host,
 // so the per-host limit would otherwise cap it at the manifest's default of 2), Crawlee with
-// min = max concurrency = C (`--concurrency`, 16); wget2 with `--threads` (8, as CRAWL-NOTES
-// measured it).
+// min = max concurrency = C (`--concurrency`, 16); wget2 with `--threads` (8, as in design.md,
+// measured fact 8).
 //
 // `--second N` adds a trawl-only run on a site of N pages (the scalability check: peak RSS under
 // 250 MB, pages/s over the last tenth at least 0.9x the first tenth). Needs ~10 KB of disk per

@@ -129,7 +129,7 @@ export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
     body: Type.Object({ content: Type.String({ minLength: 1, description: 'base64-encoded HTML (charset from a BOM or <meta charset>, else UTF-8)' }) }, closed),
     response: { status: 200, schema: Extracted },
     handle: async ({ tenant, params, body }) => {
-      // Decoded before the lookup: a 422 comes before a 404 (DESIGN §3 order of checks).
+      // Decoded before the lookup: a 422 comes before a 404 (design.md §3, order of checks).
       const bytes = decodeContent(body.content, config.maxBodyBytes)
       const map = store.dataMaps.get(tenant, params.map_id)
       if (!map) throw notFound('data map')

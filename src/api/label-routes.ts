@@ -8,7 +8,7 @@ import { LabelsShape } from './shapes'
 
 /**
  * GET, PUT (merge) and DELETE (by keys) of a resource's labels; all three answer
- * 200 `{"labels": {…the labels now}}` (DESIGN §3).
+ * 200 `{"labels": {…the labels now}}` (design.md §3).
  */
 export function labelRoutes(opts: { base: string; param: string; params: TObject; what: string; tag: string; repo: ReturnType<typeof labelRepository> }): Route[] {
   const path = `${opts.base}/:${opts.param}/labels`

@@ -3,7 +3,7 @@ import { CrawlConfig } from '../crawl/manifest'
 import { DateTime, Hash, Labels, StringEnum, Uuid } from '../http/schemas'
 import { RUN_STATUSES, STOP_REASONS } from '../store/runs'
 
-/** Response shapes, for the OpenAPI document (DESIGN §3 "Resource shapes"). */
+/** Response shapes, for the OpenAPI document (docs/api.md, "Resources"). */
 
 export const HostRef = Type.Object({ hash: Hash, domain: Type.String() })
 export const HostShape = Type.Object({ hash: Hash, domain: Type.String(), labels: Labels, created_at: DateTime })

@@ -38,7 +38,7 @@ type Outcome = { existed: boolean; oldFile: string | null }
 /**
  * The default store: bodies up to `inlineMax` as rows of `<dataDir>/blobs.db`, larger ones
  * as files under `<dataDir>/blobs/` with their row pointing at them. A file per small body
- * costs tens of microseconds of kernel time each (CRAWL-NOTES), so small puts are batched
+ * costs tens of microseconds of kernel time each (design.md, measured fact 10), so small puts are batched
  * into shared transactions instead. Several processes may open one data dir; the one that
  * opens it alone sweeps orphan files (register).
  */

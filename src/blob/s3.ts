@@ -45,7 +45,7 @@ type UploadState = { refusal: BlobError | null }
 type IndexOp = { kind: 'put'; name: string; info: BlobInfo } | { kind: 'delete'; name: string }
 
 /**
- * Blobs as S3 objects (DESIGN §8): the object `prefix + key` holds the bytes, with the content
+ * Blobs as S3 objects (design.md §8): the object `prefix + key` holds the bytes, with the content
  * type as its Content-Type; `blobs-s3.db` in the data dir holds each object's size, checksum
  * and content type as its put computed them, and is what head answers from. An object is
  * written before its row and its row removed only after the object, except while a put

@@ -14,7 +14,7 @@ const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
  * `trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
  * [--data-dir D] [--tenant T]`: an ad-hoc job and
  * run in the local data dir, crawled in this process with a live progress line, then a summary.
- * Ctrl-C stops the run with stop reason `manual`. Private addresses are allowed (DESIGN §1).
+ * Ctrl-C stops the run with stop reason `manual`. Private addresses are allowed (design.md §1).
  */
 export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
   const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {

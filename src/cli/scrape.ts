@@ -14,7 +14,7 @@ const FORMATS = ['markdown', 'html', 'json'] as const
 
 /**
  * `trawl scrape URL [--format markdown|html|json] [--fields FILE] [--timeout SECONDS]
- * [--locale TAG]`: one scrape in this process, no server, no payment (DESIGN §1). Prints the
+ * [--locale TAG]`: one scrape in this process, no server, no payment (design.md §1). Prints the
  * markdown or HTML as it is, the extracted data as JSON, or the bytes of content that is not
  * text. Exit 0 on success, 1 when the target failed, 2 for bad arguments. Private addresses
  * are allowed, as for every one-shot command.

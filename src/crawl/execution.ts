@@ -50,7 +50,7 @@ type Host = {
   /**
    * The host's queued URLs in discovery order, held here as well as in the frontier: the
    * frontier is what a restart resumes from; this is what the dispatcher reads, so dispatching
-   * costs no query (CRAWL-NOTES rule 2). `delayed` are requeued ones waiting for their time.
+   * costs no query (design.md §5 rule 2). `delayed` are requeued ones waiting for their time.
    */
   buffer: Claimed[]
   delayed: { entry: Claimed; at: number }[]
@@ -70,11 +70,11 @@ const CATALOGED = 1
 const UTF8 = new TextEncoder()
 const COMMIT_MS = 250
 const LINK_CACHE_SIZE = 50_000
-/** The default pipeline of a crawl (DESIGN §4): every a[href], metadata only, so crawling stays cheap. */
+/** The default pipeline of a crawl (design.md §4): every a[href], metadata only, so crawling stays cheap. */
 const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 
 /**
- * One run being crawled by this process (DESIGN §5). The frontier is the truth; this object
+ * One run being crawled by this process (design.md §5). The frontier is the truth; this object
  * holds what is cheap to rebuild from it: per-host politeness, the seen set, counters.
  */
 export class RunExecution {
@@ -104,7 +104,7 @@ export class RunExecution {
   private seedsDisallowed = 0
   private startupWork = 0
   private leaving: Outcome | null = null
-  /** Writes of finished pages, committed together in one transaction (CRAWL-NOTES: never one per page). */
+  /** Writes of finished pages, committed together in one transaction (never one per page: decision 50). */
   private writes: (() => void)[] = []
   private lastCommit = 0
   /**
@@ -426,7 +426,7 @@ export class RunExecution {
   }
 
   /**
-   * DESIGN §5: an evaluation looks for ready work whenever nothing is in flight, at most once a
+   * design.md §5: an evaluation looks for ready work whenever nothing is in flight, at most once a
    * second; the run ends when nothing is queued, or after too many empty looks in a row.
    */
   private evaluate() {
@@ -710,8 +710,9 @@ export class RunExecution {
     try {
       const input = { url: c.url, body: r.body, content_type: r.content_type!, redirects: r.redirects, pipelines: this.pipelines, collect_assets: this.cfg.store.assets }
       // Links and metadata come from the scan's one walk over the tags, cheaper than handing the
-      // page to a worker and back (CRAWL-NOTES: a worker per page made a crawler slower). Pipelines with
-      // heavier steps, categories or data maps go to the parse workers and their time limit.
+      // page to a worker and back (a worker per page made a crawler slower: design.md, measured
+      // fact 14). Pipelines with heavier steps, categories or data maps go to the parse workers
+      // and their time limit.
       const result = this.inThread ? await parseDocument(input, this.ctx) : await this.deps.parser.parse(input, this.ctx, this.run.tenant)
       const latency = Date.now() - started
       for (const p of result.pipelines) {
@@ -731,7 +732,7 @@ export class RunExecution {
     }
   }
 
-  /** Artifacts: the raw body, one parsed JSON per pipeline that ran (DESIGN §4 `store`). */
+  /** Artifacts: the raw body, one parsed JSON per pipeline that ran (design.md §4 `store`). */
   private async store(c: Claimed, r: FetchResult, parsed: ParseResult | null) {
     const wanted: { kind: 'raw' | 'parsed' | 'asset'; pipeline: string | null; body: Uint8Array; type: string }[] = []
     const type = r.content_type ?? 'application/octet-stream'
@@ -763,7 +764,7 @@ export class RunExecution {
 
   /**
    * A link as parsed → its normalized URL, hash and whether the run's scope takes it; null for
-   * no URL. Most links of a site are repeats (CRAWL-NOTES rule 6), so this saves a URL parse, a
+   * no URL. Most links of a site are repeats (design.md, measured fact 13), so this saves a URL parse, a
    * hash and the scope tests for about nineteen of a page's twenty links.
    */
   private readonly linkCache = new BoundedCache<ChildLink | null>(LINK_CACHE_SIZE)
@@ -938,7 +939,7 @@ function collectGarbage(now: number) {
 
 const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
 
-/** Fetch error codes as crawl log error reasons (DESIGN §5 lists the reasons). */
+/** Fetch error codes as crawl log error reasons (design.md §5 lists the reasons). */
 const FETCH_REASON: Record<FetchErrorCode, LogReason> = {
   timeout: 'timeout',
   dns: 'dns',

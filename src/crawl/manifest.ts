@@ -17,7 +17,7 @@ const Regexes = Type.Array(Regex, { maxItems: 100, default: [] })
 /** A crawl follows a few redirects and retries a failed fetch twice; POST /v1/fetch does neither unless asked. */
 export const CRAWL_FETCH_DEFAULTS = { max_redirects: 5, max_retries: 2 }
 
-/** The crawl manifest: a job's `config` (DESIGN §4). Every default is here. */
+/** The crawl manifest: a job's `config` (design.md §4). Every default is here. */
 export const CrawlConfig = Type.Object(
   {
     seeds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192, format: 'uri' }), { maxItems: 10_000, default: [] })),
@@ -70,7 +70,7 @@ export const CrawlConfig = Type.Object(
       ),
     ),
   },
-  { ...closed, description: 'the crawl manifest (DESIGN §4)' },
+  { ...closed, description: 'the crawl manifest (docs/api.md, "Job config: the crawl manifest")' },
 )
 export type CrawlConfig = Static<typeof CrawlConfig>
 

@@ -11,7 +11,7 @@ type RunRef = { seq: number; id: string; tenant: string }
 export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
 
 /**
- * Everything a run records about the pages it visits (DESIGN §5 "per URL the run records"):
+ * Everything a run records about the pages it visits (design.md §5, "What a run records"):
  * crawl logs (batched by their writer), visits, edges, catalogue links and artifacts. The engine
  * calls these inside its own transactions where several must land together.
  */
@@ -71,7 +71,7 @@ export class RunRecords {
     // Time-ordered (v7) ids: the artifact's and its blob's index entries are appended, not
     // scattered over random pages that every batch would write back.
     const id = Bun.randomUUIDv7()
-    // No tenant id in the key (DESIGN §3: they never appear in paths or keys); the v7 artifact
+    // No tenant id in the key (design.md §3: they never appear in paths or keys); the v7 artifact
     // id is unique on its own, the run id groups a run's bodies.
     const key = `${runPrefix(this.run.id)}${id}`
     const entry = journal.startBody(key)

@@ -282,7 +282,7 @@ const isUnreserved = (c: number) =>
   (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 95 || c === 126
 
 /**
- * One spelling for paths and patterns before comparing (RFC 9309 §2.2.2, DESIGN §3): escapes
+ * One spelling for paths and patterns before comparing (RFC 9309 §2.2.2, design.md §3): escapes
  * uppercased, escaped unreserved characters decoded, non-ASCII characters (UTF-8), blanks and
  * controls escaped. Reserved characters stay as written: `/a%2Fb` and `/a/b` are different paths.
  */

@@ -9,7 +9,7 @@ import { finishBodyDeletions } from '../blob/run-bodies'
 const POLL_MS = 500
 
 /**
- * Takes runs and crawls them (DESIGN §5): running runs nobody holds first (a resume after a
+ * Takes runs and crawls them (design.md §5): running runs nobody holds first (a resume after a
  * restart or a pause), then pending runs oldest first, at most `maxActive` at once. Each run is
  * held by a lease in the database, so two processes on one data dir never crawl the same run.
  */

@@ -4,7 +4,7 @@ import { sameScope, type ScopeMode } from './domain'
 export type ScopeConfig = { domains: ScopeMode; include: string[]; exclude: string[] }
 
 /**
- * Which discovered URLs a run may follow (DESIGN §4 `scope`): within the seeds' hosts or
+ * Which discovered URLs a run may follow (design.md §4 `scope`): within the seeds' hosts or
  * registrable domains, matching an include regex when there are any, and no exclude regex.
  * Category scope needs the host's pattern sets and is judged by the engine.
  */

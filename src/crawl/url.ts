@@ -1,6 +1,7 @@
 /**
- * URL normalization and hashing (DESIGN §3). Every part of trawl that stores, dedupes or looks
- * up a URL goes through here, so two spellings of one resource always meet on one hash.
+ * URL normalization and hashing (design.md §3; the rules and test vectors are in docs/api.md).
+ * Every part of trawl that stores, dedupes or looks up a URL goes through here, so two
+ * spellings of one resource always meet on one hash.
  */
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/

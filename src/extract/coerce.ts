@@ -14,7 +14,7 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '
 const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)
 
 /**
- * Turns an extracted string into the field's type (DESIGN §6). `text` is non-empty; empty
+ * Turns an extracted string into the field's type (docs/extract.md, "Types"). `text` is non-empty; empty
  * values never reach here (they are "no value", not an invalid one). `baseUrl` is the
  * document's base URL, or NO_DOCUMENT_URL when its address is not known.
  */

@@ -7,7 +7,7 @@ import { extractObject, type ExtractError } from './fields'
 import { selectAll } from './select'
 import { checkFields, selectorProblem } from './selectors'
 
-/** A data map definition (DESIGN §6): fields, and with `item_selector` one object per matched item. */
+/** A data map definition (docs/extract.md, "Data maps"): fields, and with `item_selector` one object per matched item. */
 export const DataMapDef = Type.Object(
   {
     fields: Fields,

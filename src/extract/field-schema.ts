@@ -3,7 +3,7 @@ import { StringEnum } from '../http/schemas'
 
 export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date'] as const
 
-/** A Field (DESIGN §6): what to extract from a document, for data maps, `fields` steps and scrape json. */
+/** A Field (docs/extract.md): what to extract from a document, for data maps, `fields` steps and scrape json. */
 export const Field = Type.Recursive(
   (Self) =>
     Type.Object(

@@ -3,10 +3,10 @@ import { isIP } from 'node:net'
 import { FetchError } from './errors'
 
 /**
- * The address guard (DESIGN §6). A target is refused when any address its name resolves to is
- * loopback, private, link-local, CGNAT, metadata, multicast or otherwise not a public unicast
- * address. The caller connects to the address that was checked, so a second DNS answer
- * (rebinding) cannot slip past.
+ * The address guard (design.md §6; docs/fetch.md). A target is refused when any address its
+ * name resolves to is loopback, private, link-local, CGNAT, metadata, multicast or otherwise
+ * not a public unicast address. The caller connects to the address that was checked, so a
+ * second DNS answer (rebinding) cannot slip past.
  */
 
 type Range = { bits: bigint; prefix: number; why: string; width: 32 | 128 }

@@ -1,5 +1,5 @@
 /**
- * Why a fetch got no answer from its target (DESIGN §6). Each code has one HTTP status on the
+ * Why a fetch got no answer from its target (design.md §6). Each code has one HTTP status on the
  * management API; the scrape API answers all of them with 500 and the same body.
  */
 export const FETCH_ERROR_STATUS = {

@@ -3,7 +3,7 @@ import type { Logger } from '../log'
 import { BrowserClient } from './browser'
 import { Fetcher } from './fetcher'
 
-/** The process's fetcher, configured from the settings (DESIGN §1). */
+/** The process's fetcher, configured from the settings (design.md §1). */
 export function createFetcher(config: Config, log: Logger, extra: { ca?: string } = {}): Fetcher {
   return new Fetcher({
     allowPrivate: config.allowPrivateNetworks,

@@ -3,7 +3,7 @@ import { ErrorBody } from '../http/schemas'
 import { Cookie, Redirect } from './options-schema'
 import type { FetchResult } from './types'
 
-/** The fetch response of DESIGN §6, as the API writes it (body in base64). */
+/** The fetch response of design.md §6 (docs/fetch.md), as the API writes it (body in base64). */
 export const FetchResultSchema = Type.Object({
   url: Type.String({ description: 'the URL asked for' }),
   final_url: Type.String({ description: 'where the redirects ended' }),

@@ -82,7 +82,7 @@ export async function exchange(x: Exchange): Promise<{ response: Response; heade
  */
 export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024
 
-/** What went wrong, in DESIGN §6's codes, from the error Bun's fetch threw. */
+/** What went wrong, in the codes of design.md §6, from the error Bun's fetch threw. */
 export function fetchFailure(err: unknown, x: Pick<Exchange, 'signal' | 'proxy' | 'url'>): unknown {
   if (x.signal.aborted) return x.signal.reason
   if (err instanceof FetchError) return err

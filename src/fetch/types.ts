@@ -36,7 +36,7 @@ export type FetchRequest = {
   retry_throttled?: boolean
 }
 
-/** The target's answer (DESIGN §6 fetch response, with the body as bytes). */
+/** The target's answer (design.md §6 fetch response, with the body as bytes). */
 export type FetchResult = {
   url: string
   final_url: string

@@ -21,7 +21,7 @@ export type AppOptions = {
 }
 
 /**
- * One HTTP surface: JSON parsing, the single error mapping (DESIGN §3), the OpenAPI document
+ * One HTTP surface: JSON parsing, the single error mapping (design.md §3), the OpenAPI document
  * at /openapi.json and its docs page at /docs, and the routes.
  */
 export function createApp(opts: AppOptions) {
@@ -83,7 +83,7 @@ export function createApp(opts: AppOptions) {
       opts.log.error('unhandled error', { method: request.method, url: request.url, error: String((error as Error)?.stack ?? error) })
       return errorResponse(new ApiError(500, 'internal', 'internal error'))
     })
-    // The plugin knows nothing of query encodings; say how our objects travel (DESIGN §3).
+    // The plugin knows nothing of query encodings; say how our objects travel (design.md §3).
     .onAfterHandle({ as: 'global' }, ({ path, response }) => {
       if (path !== '/openapi.json') return
       annotateQueryStyles(response)

@@ -3,7 +3,7 @@ import { FieldErrors, ValidationError } from './errors'
 import { validate } from './validate'
 
 /**
- * The one query parser every route uses (DESIGN §3). Elysia's own parser splits arrays on
+ * The one query parser every route uses (design.md §3). Elysia's own parser splits arrays on
  * commas and cannot read deepObject, so we read `searchParams` ourselves:
  * arrays are repeated keys, objects are `key[sub]=value`, numbers and booleans are converted,
  * and the result is validated with the same TypeBox schema the OpenAPI document shows.

@@ -4,7 +4,7 @@ export const TENANT_HEADER = 'x-tenant-id'
 export const TENANT_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
 const TENANT = new RegExp(TENANT_PATTERN)
 
-/** The tenant of a management request; 400 when the header is missing or malformed (DESIGN §3). */
+/** The tenant of a management request; 400 when the header is missing or malformed (design.md §3). */
 export function tenantOf(request: Request): string {
   const value = request.headers.get(TENANT_HEADER)
   if (value === null || value === '') throw new ApiError(400, 'tenant_required', 'the X-Tenant-Id header is required')

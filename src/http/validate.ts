@@ -4,7 +4,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { FieldErrors } from './errors'
 
-/** Where a value came from; decides how field paths are spelled (DESIGN §3). */
+/** Where a value came from; decides how field paths are spelled (docs/api.md, "Field paths in 422 errors"). */
 export type Source = 'body' | 'query' | 'params'
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()

@@ -43,7 +43,7 @@ const TAG_OPEN = /<(?=[A-Za-z/!?])/g
 /** Spaces and tabs at line ends. */
 export const TRAILING_SPACE = /(?<![ \t])[ \t]+$/gm
 
-/** Adds trawl's markdown conventions (DESIGN §6) to a turndown service; rules read `state`. */
+/** Adds trawl's markdown conventions (design.md §6) to a turndown service; rules read `state`. */
 export function turndownRules(service: TurndownService, state: RenderState): void {
   const resolve = (raw: string | null): string | null => {
     const href = raw?.trim()

@@ -35,7 +35,7 @@ const service = new TurndownService({
 turndownRules(service, state)
 
 /**
- * Converts an HTML document to markdown (DESIGN §6): ATX headings, fenced code with its language,
+ * Converts an HTML document to markdown (design.md §6): ATX headings, fenced code with its language,
  * `-` bullets, GFM tables, absolute links and images. The HTML is parsed once; scripts and
  * styles, `skip_tags` (with their content) and, with `main_content`, page chrome are removed
  * from that DOM before turndown walks it.

@@ -49,7 +49,7 @@ export const Step = Type.Union([
 
 export type Step = Static<typeof Step>
 
-/** A parse pipeline object (SPEC; shapes from DESIGN §6). */
+/** A parse pipeline object (SPEC; shapes from design.md §6). */
 export const Pipeline = Type.Object(
   {
     identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 128, default: 'default' })),

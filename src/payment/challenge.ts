@@ -12,7 +12,7 @@ export type Terms = {
   maxTimeoutSeconds: number
 }
 
-// ASCII only: x402@1.2.0 encodes headers with a bare btoa (X402.md §5.11).
+// ASCII only: x402@1.2.0 encodes headers with a bare btoa, which takes Latin-1 only.
 const DESCRIPTION = 'Scrape one URL'
 const MIME_TYPE = 'application/json'
 
@@ -48,9 +48,9 @@ const requirementsV2 = (t: Terms) => ({
 export const requirementsFor = (version: Version, t: Terms, resource: string) => (version === 1 ? requirementsV1(t, resource) : requirementsV2(t))
 
 /**
- * The 402 both client generations can pay (X402.md §3.1): the v1 body, which x402-fetch 1.x
- * reads, and the v2 PaymentRequired in PAYMENT-REQUIRED, which @x402/fetch 2.x prefers. The body
- * also has the `message` every scrape error body has.
+ * The 402 both client generations can pay (docs/payments.md, "The challenge"): the v1 body,
+ * which x402-fetch 1.x reads, and the v2 PaymentRequired in PAYMENT-REQUIRED, which
+ * @x402/fetch 2.x prefers. The body also has the `message` every scrape error body has.
  */
 export function challengeResponse(t: Terms, resource: string, why: Refusal, headers: Record<string, string> = {}): Response {
   const v2 = {
@@ -67,7 +67,7 @@ export function challengeResponse(t: Terms, resource: string, why: Refusal, head
   })
 }
 
-/** A settlement response (X402.md §2.4). `transaction` is empty when nothing was settled on chain. */
+/** A settlement response (docs/payments.md, "Paying"). `transaction` is empty when nothing was settled on chain. */
 export type Receipt = { success: boolean; transaction: string; network: string; payer: string; errorReason?: string }
 
 /** The receipt header answering a payment of this version. */

@@ -6,7 +6,7 @@ const FACILITATOR_TIMEOUT_MS = 10_000
 // A verify or settle answer is a few hundred bytes.
 const MAX_ANSWER_BYTES = 64 * 1024
 
-/** The body of POST /verify and POST /settle (X402.md §2.6). */
+/** The body of POST /verify and POST /settle (docs/payments.md, "Facilitator mode"). */
 export type FacilitatorRequest = { x402Version: 1 | 2; paymentPayload: object; paymentRequirements: object }
 
 /** A call that got no usable answer; the message is one line for the log, never a stack. */

@@ -27,10 +27,10 @@ export type Admitted = {
   readonly requirements: Record<string, unknown>
 }
 
-/** A payment that passed the local checks (X402.md §3.2 steps 1-5) and is not recorded yet. */
+/** A payment that passed the local checks (docs/payments.md, steps 1-5) and is not recorded yet. */
 export type Checked = { readonly payer: string; readonly resource: string; readonly verified: Verified }
 
-/** The scrape API's payment check: challenge, verify, ledger, settle (X402.md §3). */
+/** The scrape API's payment check: challenge, verify, ledger, settle (docs/payments.md). */
 export interface PaymentGate {
   /**
    * The local checks, with no side effect: a ready 402 (no payment, or an invalid one: `error`

@@ -14,7 +14,7 @@ export type PayNetwork = {
   version: string
 }
 
-// X402.md §2.3: from x402's evm config and @x402/evm's default assets.
+// The table of docs/payments.md, "Turning it on": from x402's evm config and @x402/evm's default assets.
 const NETWORKS: Record<Config['payNetwork'], PayNetwork> = {
   'base-sepolia': { v1: 'base-sepolia', v2: 'eip155:84532', chainId: 84532, asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2' },
   base: { v1: 'base', v2: 'eip155:8453', chainId: 8453, asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },

@@ -1,7 +1,7 @@
 /**
  * Why a payment was refused: the `error` of the 402. The v1 body carries x402@1.2.0's names
  * (its client schema holds them in a closed enum); the v2 PAYMENT-REQUIRED header carries the
- * v2 spelling where the v2 spec or @x402/evm renamed one (X402.md §2.7).
+ * v2 spelling where the v2 spec or @x402/evm renamed one (docs/payments.md, "Why a payment is refused").
  */
 const REASONS = {
   // Not a refusal: the first challenge. Worded as the reference servers word it.

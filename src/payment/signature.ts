@@ -5,9 +5,9 @@ import { nativeSigner, type NativeSigner } from './native'
 import type { PayNetwork } from './networks'
 
 /**
- * The signature check of an EIP-3009 TransferWithAuthorization (X402.md §3.2 step 5), made
- * cheaper than viem's verifyTypedData, which costs about 2.6 ms a payment on this kind of
- * machine and was most of what payment added to a scrape:
+ * The signature check of an EIP-3009 TransferWithAuthorization (step 5 of docs/payments.md,
+ * "Why a payment is refused"), made cheaper than viem's verifyTypedData, which costs about
+ * 2.6 ms a payment on this kind of machine and was most of what payment added to a scrape:
  * - the EIP-712 digest is encoded by hand (one fixed type, the domain hashed once per network),
  *   not through viem's generic typed-data encoder;
  * - with the native checker (./native.ts), every payment is ecrecover'd in libsecp256k1, about

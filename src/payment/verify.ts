@@ -4,7 +4,10 @@ import type { Reason } from './reasons'
 import { parseSignature, type AuthorizationVerifier } from './signature'
 import { decodeJsonHeader, isObject, type Version } from './wire'
 
-/** A payment that passed steps 1–5 of X402.md §3.2; the replay check (step 6) is the ledger's insert. */
+/**
+ * A payment that passed steps 1–5 of docs/payments.md, "Why a payment is refused"; the replay
+ * check (step 6) is the ledger's insert.
+ */
 export type Verified = {
   version: Version
   /** `chainId:asset:checksummed(from):lower(nonce)`: EIP-3009's nonce space, case-proof. */
@@ -45,9 +48,9 @@ type Outcome = { ok: true; payment: Verified } | { ok: false; reason: Reason }
 const refuse = (reason: Reason): Outcome => ({ ok: false, reason })
 
 /**
- * Checks a payment header's text against our terms, in the order of X402.md §3.2 so the first
- * failing step names the reason. The EIP-712 domain comes from our config only: a signature for
- * another chain or token never verifies against it.
+ * Checks a payment header's text against our terms, in the order of docs/payments.md ("Why a
+ * payment is refused") so the first failing step names the reason. The EIP-712 domain comes
+ * from our config only: a signature for another chain or token never verifies against it.
  */
 export function verifyPayment(version: Version, text: string, t: Terms, nowMs: number, verifier: AuthorizationVerifier): Outcome {
   // 1. Decode; the version must be the one of the header that carried it.

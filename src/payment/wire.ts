@@ -1,6 +1,6 @@
 import { decodeBase64 } from '../util/base64'
 
-/** The request header of each protocol version, and the receipt header that answers it (X402.md §2.1). */
+/** The request header of each protocol version, and the receipt header that answers it (docs/payments.md, "Paying"). */
 export const HEADERS = {
   1: { payment: 'X-PAYMENT', receipt: 'X-PAYMENT-RESPONSE' },
   2: { payment: 'PAYMENT-SIGNATURE', receipt: 'PAYMENT-RESPONSE' },

@@ -2,7 +2,7 @@ import { Cron } from 'croner'
 import type { ScheduleParams } from '../store/triggers'
 
 /**
- * Cron expressions of `schedule` triggers (DESIGN §5): five fields (minute first) or six with
+ * Cron expressions of `schedule` triggers (design.md §5): five fields (minute first) or six with
  * seconds first, croner's syntax within them (ranges, steps, lists, names, `L`, `W`, `#`), and
  * its nicknames (`@hourly`, `@daily`, …). croner also takes a seventh field (years); we do not, so
  * an expression means the same thing in every cron a user knows.

@@ -22,7 +22,7 @@ function transient(err: unknown): boolean {
 export type Turn = { made: Execution[]; more: boolean }
 
 /**
- * Makes the firings of triggers (DESIGN §5): a schedule's cron ticks, and the on_finish firings
+ * Makes the firings of triggers (design.md §5): a schedule's cron ticks, and the on_finish firings
  * that a run's finish recorded in the database (migration 009), each after its delay. Everything
  * it waits for is a row, so nothing is lost to a restart: a tick missed while the process was
  * down is still due at start and fires once (the next tick is computed from now), and an

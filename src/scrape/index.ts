@@ -36,7 +36,7 @@ export const SCRAPE_CORS = {
 const ERROR_DOC = 'target failures (`timeout`, `dns`, `connect`, `tls`, `blocked_address`, `too_large`, `redirect_limit`, `proxy`, `http_status`, `parse_error`, …) and unexpected errors; never charged'
 
 /**
- * POST /v1/scrape and GET /v1/scrape/{url} (SPEC "Scrape API", DESIGN §7). The order of checks:
+ * POST /v1/scrape and GET /v1/scrape/{url} (SPEC "Scrape API", design.md §7). The order of checks:
  * validation (422), the rate limit (429, which never consumes a payment), payment (402), then the
  * scrape; a scrape that fails is answered 500 and not charged.
  */

@@ -1,5 +1,5 @@
 /**
- * The scrape API's rate limit (DESIGN §7, TRAWL_SCRAPE_RATE): a token bucket per payer, or per
+ * The scrape API's rate limit (design.md §7, TRAWL_SCRAPE_RATE): a token bucket per payer, or per
  * client IP before payment, filling at `perSecond` up to a burst of twice that.
  */
 export class TokenBuckets {

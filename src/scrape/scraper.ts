@@ -11,7 +11,7 @@ import type { Step } from '../parse/pipeline-schema'
 import { ParseTimeout, PoolError, type ParsePool } from '../parse/pool'
 import { acceptLanguage, type ScrapeRequest, type ScrapeResult } from './schema'
 
-/** Why a scrape failed: a target failure (DESIGN §7), answered 500 with this code and never charged. */
+/** Why a scrape failed: a target failure (design.md §7), answered 500 with this code and never charged. */
 export class ScrapeFailure extends ApiError {
   constructor(
     override readonly code: FetchErrorCode | 'http_status' | 'parse_error',

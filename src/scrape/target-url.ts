@@ -1,5 +1,5 @@
 /**
- * The target of `GET /v1/scrape/{url}` (DESIGN §7). The rest of the path after the prefix is
+ * The target of `GET /v1/scrape/{url}` (design.md §7). The rest of the path after the prefix is
  * read from the raw request line, not from a router's decoded parameter:
  * - starting with `http%3A` or `https%3A` (any case), it is one percent-encoded URL: decoded
  *   once, and the request's own query string is not part of it;

@@ -6,7 +6,7 @@ import { iso } from './time'
 export const ARTIFACT_KINDS = ['raw', 'parsed', 'asset'] as const
 export type ArtifactKind = (typeof ARTIFACT_KINDS)[number]
 
-/** The API shape (DESIGN §3); `size` is the blob's length in bytes. */
+/** The API shape (docs/api.md, "Artifact"); `size` is the blob's length in bytes. */
 export type Artifact = {
   id: string
   run_id: string

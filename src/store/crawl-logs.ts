@@ -5,13 +5,13 @@ import { ValidationError } from '../http/errors'
 import { emptyPage, INT, keysetPage, TEXT, type Page } from './list'
 import { epoch, formatIso } from './time'
 
-/** The vocabulary of DESIGN §5. */
+/** The vocabulary of design.md §5. */
 export const LOG_STEPS = ['schedule', 'robots', 'fetch', 'parse', 'extract', 'store', 'discover'] as const
 export const LOG_STATUSES = ['ok', 'error', 'skipped', 'retried'] as const
 export const ERROR_REASONS = [
   'timeout', 'dns', 'connect', 'tls', 'http_status', 'too_large', 'redirect_limit', 'robots_disallowed',
   'out_of_scope', 'unsupported_content_type', 'blocked_address', 'parse_error', 'store_error',
-  // DESIGN §5 marks the queued URLs of a host that failed 5 times in a row with this reason.
+  // design.md §5 marks the queued URLs of a host that failed 5 times in a row with this reason.
   'host_unreachable',
   // A fetch that was sent and never recorded: the process stopped (or was killed) first.
   'interrupted',
@@ -336,7 +336,7 @@ const INSERT = `INSERT INTO crawl_logs (run_seq, id, url, url_hash, host, step, 
 type Tuple = [number, string, string, string, string, string, string, string | null, string | null, string | null, number | null, number | null, number | null, string | null, number]
 
 /**
- * Buffers log entries and writes them in one transaction per batch (DESIGN §5: never one per
+ * Buffers log entries and writes them in one transaction per batch (design.md §5: never one per
  * entry): when `batchSize` entries are buffered (add() then flushes synchronously) or
  * `maxDelayMs` after the first buffered entry, whichever comes first.
  *

@@ -21,7 +21,7 @@ export type DataMapPatch = { schema_id?: string; map?: DataMapDef }
 type Row = { seq: number; id: string; schema_id: string; map: string; host_seq: number; created_at: number; updated_at: number }
 const COLUMNS = 't.id, t.schema_id, t.map, t.host_seq, t.created_at, t.updated_at'
 
-/** Data maps: per-host extraction definitions (DESIGN §6), owned by one tenant. */
+/** Data maps: per-host extraction definitions (design.md §6; docs/extract.md), owned by one tenant. */
 export function dataMapRepository(db: Database, hosts: ReturnType<typeof hostRepository>) {
   const insert = db.query(
     'INSERT INTO data_maps (tenant, id, host_seq, schema_id, map, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING',

@@ -16,7 +16,7 @@ export type ClaimableRun = { seq: number; id: string; tenant: string; job_id: st
 export type RobotsRecord = { status: number | null; body: string | null }
 
 /**
- * The crawl engine's SQL (DESIGN §5, CRAWL-NOTES rules 1-4): the durable frontier,
+ * The crawl engine's SQL (design.md §5 and its rules 1-4): the durable frontier,
  * per-host robots records, run leases and counters. Statements are prepared once; the engine
  * calls them inside its own batched transactions.
  */
@@ -73,7 +73,7 @@ export function frontierRepository(db: Database) {
     done: (runSeq: number, seq: number) => void setState.run(runSeq, seq, DONE),
     failed: (runSeq: number, seq: number) => void setState.run(runSeq, seq, FAILED),
     requeue: (runSeq: number, seq: number, notBefore: number) => void requeue.run(runSeq, seq, notBefore),
-    /** Leases left by a process that died go back to the queue (CRAWL-NOTES rule 3). */
+    /** Leases left by a process that died go back to the queue (design.md §5 rule 3). */
     reclaim: (runSeq: number) => reclaim.run(runSeq).changes,
     /** Every URL still to visit, in discovery order (a resumed execution's queues). */
     queued: (runSeq: number) => queuedRows.all(runSeq) as (Claimed & { not_before: number })[],

@@ -11,7 +11,7 @@ import { epoch } from './time'
 export const TEXT = 'CAST(? AS TEXT)'
 export const INT = 'CAST(? AS INTEGER)'
 
-/** A page of a list endpoint: the DESIGN §3 envelope. */
+/** A page of a list endpoint: the design.md §3 envelope. */
 export type Page<T> = { data: T[]; next_page: string | null }
 
 export const emptyPage = <T>(): Page<T> => ({ data: [], next_page: null })
@@ -36,7 +36,7 @@ const LABEL_PROBE = 1000
  * over the table alias `t`; value lists travel as one JSON parameter (`json_each`), so a
  * statement's text depends only on which filters are present and stays in the statement cache.
  *
- * How a page is found, so that it costs O(log n + page) however deep (DESIGN §3):
+ * How a page is found, so that it costs O(log n + page) however deep (design.md §3):
  * - no selective filter: walk the (tenant, seq) index backwards from the cursor;
  * - a label filter: walk the rarest label's index rows in seq order (CROSS JOIN fixes it);
  * - a selective filter (a bounded list of ids, hashes or names, at most 500 values): look those

@@ -1,7 +1,10 @@
 import type { Database } from 'bun:sqlite'
 import { iso } from './time'
 
-/** Where an accepted authorization is (X402.md §3.2): accepted → served | handler_failed; with a facilitator, accepted → settled | settle_failed. */
+/**
+ * Where an accepted authorization is (docs/payments.md, "The ledger"): accepted → served |
+ * handler_failed; with a facilitator, accepted → settled | settle_failed.
+ */
 export const PAYMENT_STATUSES = ['accepted', 'served', 'handler_failed', 'settled', 'settle_failed'] as const
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 

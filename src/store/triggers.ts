@@ -66,7 +66,7 @@ const toExecution = (r: ExecutionRow): Execution => ({
   outcome: r.outcome,
 })
 
-/** Triggers of jobs, their executions, and the firings waiting to be made (DESIGN §5). */
+/** Triggers of jobs, their executions, and the firings waiting to be made (design.md §5). */
 export function triggerRepository(db: Database) {
   const insert = db.query(
     `INSERT INTO triggers (tenant, id, job_seq, job_id, name, kind, params, delay_ms, created_at, next_at)

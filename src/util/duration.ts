@@ -1,4 +1,4 @@
-/** Durations are strings like `250ms`, `30s` or `1h30m` (DESIGN §3). */
+/** Durations are strings like `250ms`, `30s` or `1h30m` (design.md §3). */
 export const DURATION_PATTERN = '^(\\d+(ms|s|m|h|d))+$'
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }

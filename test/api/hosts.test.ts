@@ -7,7 +7,7 @@ beforeAll(() => {
 })
 afterAll(() => api.close())
 
-const EXAMPLE = 'a379a6f6eeafb9a55e378c118034e275' // host hash of example.com (DESIGN §3)
+const EXAMPLE = 'a379a6f6eeafb9a55e378c118034e275' // host hash of example.com (a test vector of docs/api.md)
 
 describe('PUT /v1/hosts', () => {
   test('inserts normalized domains and answers them in order', async () => {

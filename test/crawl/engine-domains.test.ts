@@ -1,5 +1,5 @@
 /**
- * scope.domains (DESIGN §4): same_host, same_domain (registrable domain), any.
+ * scope.domains (design.md §4): same_host, same_domain (registrable domain), any.
  *
  * Several registrable domains need several host names that resolve to loopback. The fetcher
  * resolves names with node:dns/promises lookup, which knows `localhost` but not its subdomains,

@@ -1,5 +1,5 @@
 /**
- * Error pages in a crawl (DESIGN §5-6): 404 and 500 answers (500 retried by the fetcher), pages
+ * Error pages in a crawl (design.md §5-6): 404 and 500 answers (500 retried by the fetcher), pages
  * slower than fetch.timeout, bodies over store.max_body_bytes, a body the blob store refuses
  * (store_error), and content that is not parsed (its raw artifact still stored with its content type).
  */

@@ -1,5 +1,5 @@
 /**
- * How runs end (DESIGN §5 stop reasons): max_depth, max_urls, max_empty_evaluations (complete or
+ * How runs end (design.md §5 stop reasons): max_depth, max_urls, max_empty_evaluations (complete or
  * stalled), max_age (paused time excluded), manual, empty_seed; and the calendar trap.
  */
 import { describe, expect, test } from 'bun:test'

@@ -1,5 +1,5 @@
 /**
- * Politeness (DESIGN §5, CRAWL-NOTES rules 9-10): per-host and global concurrency, the delay
+ * Politeness (design.md §5 and its rules 9-10): per-host and global concurrency, the delay
  * between request starts to one host, robots.txt Crawl-delay, 429/503 backoff with Retry-After,
  * and giving up on a host after 5 consecutive network failures.
  */

@@ -1,5 +1,5 @@
 /**
- * What a crawl records (DESIGN §4 "full recording", §5 "per URL the run records"): run stats,
+ * What a crawl records (design.md §4 "full recording", §5 "what a run records"): run stats,
  * visits with depth, edges, catalogue hosts and links, raw/parsed/asset artifacts with their
  * bytes, crawl log entries per step, metrics and latency.
  */

@@ -1,5 +1,5 @@
 /**
- * robots.txt and sitemaps in a crawl (DESIGN §5, CRAWL-NOTES rule 8): robots.txt once per host per
+ * robots.txt and sitemaps in a crawl (design.md §5 and its rule 8): robots.txt once per host per
  * run, disallowed URLs never fetched and logged, 404 allows all, respect_robots false ignores it;
  * sitemaps from robots `Sitemap:` lines and /sitemap.xml, indexes and gzip, seeding the frontier
  * at depth 0 within the scope.

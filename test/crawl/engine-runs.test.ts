@@ -1,5 +1,5 @@
 /**
- * Runs side by side (DESIGN §5): several runs of several tenants progress together up to the
+ * Runs side by side (design.md §5): several runs of several tenants progress together up to the
  * runner's maxActive; past it a run waits pending. A runner shut down mid-run leaves the run
  * running, and the next runner continues it from its frontier.
  */

@@ -1,5 +1,5 @@
 /**
- * What a crawl follows (DESIGN §4 scope, CRAWL-NOTES rule 5): include and exclude regexes
+ * What a crawl follows (design.md §4 scope, §5 rule 5): include and exclude regexes
  * (scope.domains is in engine-domains.test.ts), nofollow, frontier dedup on the normalized URL, and redirects
  * (the final URL is seen; loops and long chains end as redirect_limit).
  */

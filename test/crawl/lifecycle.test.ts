@@ -1,5 +1,5 @@
 /**
- * A run's lifecycle under the runner, in process (DESIGN §5, SPEC "Run transitions"): pause
+ * A run's lifecycle under the runner, in process (design.md §5, SPEC "Run transitions"): pause
  * lets in-flight fetches complete and record, starts nothing new and lets the run go; resume
  * picks it up at once (the API notifies the runner) and fetches nothing twice; stop finishes
  * the run with `manual` at once, aborts in-flight fetches and records nothing more.

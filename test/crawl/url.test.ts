@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { hash32, hostHash, hostOf, hostPortOf, linkHash, normalizeHost, normalizeUrl } from '../../src/crawl/url'
 
 describe('normalizeUrl', () => {
-  // DESIGN §3 test vectors, exactly.
+  // The test vectors of docs/api.md (design.md §3), exactly.
   test.each([
     ['HTTP://Example.COM:80/a/./b/../c?x=1#frag', 'http://example.com/a/c?x=1', 'ecdd3d64e0505ec8b45134cf86647189'],
     ['https://example.com', 'https://example.com/', '0f115db062b7c0dd030b16878c99dea5'],

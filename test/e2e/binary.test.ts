@@ -267,7 +267,7 @@ describe('one server', () => {
   describe('a full walk over HTTP', () => {
     const A = 'acme'
     const B = 'globex'
-    const HOST_HASH = 'a379a6f6eeafb9a55e378c118034e275' // example.com (DESIGN §3)
+    const HOST_HASH = 'a379a6f6eeafb9a55e378c118034e275' // example.com (a test vector of docs/api.md)
     const LINK_HASH = 'ecdd3d64e0505ec8b45134cf86647189' // http://example.com/a/c?x=1
     let job: any
     let run: any
@@ -426,7 +426,7 @@ describe('one server', () => {
       expect(query.per_page!.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 })
       expect(query.statuses!.schema).toMatchObject({ type: 'array' })
       expect(query.statuses!.schema.items.enum).toEqual(expect.arrayContaining(['pending', 'running', 'paused', 'finished']))
-      // how they travel (DESIGN §3): objects as deepObject, arrays as repeated keys
+      // how they travel (design.md §3): objects as deepObject, arrays as repeated keys
       expect(query.labels).toMatchObject({ style: 'deepObject', explode: true, schema: { type: 'object' } })
       expect(query.job_ids).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } })
       const tenantHeader = params.find((p) => p.in === 'header' && p.name.toLowerCase() === 'x-tenant-id')

@@ -1,4 +1,4 @@
-// End-to-end: the crawl engine in the compiled binary (DESIGN §1 shutdown, §5 run engine).
+// End-to-end: the crawl engine in the compiled binary (design.md §1 shutdown, §5 run engine).
 // What this guards: a run survives `kill -9` and SIGTERM of `trawl serve` without fetching a
 // page twice except the ones in flight at the moment, `paused` survives a restart, two serve
 // processes on one data dir (each run held by one of them; a killed holder's run taken over),

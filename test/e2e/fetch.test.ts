@@ -1,5 +1,5 @@
 // End-to-end: /v1/fetch on the compiled binary over real HTTP, configured only through the
-// settings DESIGN §1 names. What this guards: the address guard's default (off unless
+// settings design.md §1 names. What this guards: the address guard's default (off unless
 // TRAWL_ALLOW_PRIVATE_NETWORKS=true), TRAWL_PROXIES, TRAWL_MAX_BODY_BYTES, node:zlib and
 // node:dns in the compiled binary, and the browser client (Chromium over CDP) from the binary.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -1,4 +1,4 @@
-// End-to-end: the scrape API in the compiled binary over real HTTP, and `trawl scrape` (DESIGN
+// End-to-end: the scrape API in the compiled binary over real HTTP, and `trawl scrape` (design.md
 // §1, §7). Free mode here; test/e2e/x402.test.ts pays with the real x402 clients. Only 127.0.0.1
 // fixture servers started here are contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -1,4 +1,4 @@
-// End-to-end: triggers across restarts of the compiled binary (DESIGN §5). Ticks missed while
+// End-to-end: triggers across restarts of the compiled binary (design.md §5). Ticks missed while
 // `trawl serve` was down fire once when it starts (not once per tick); an on_finish firing
 // whose delay ran out while the process was down (killed with -9 just after the finish was
 // acknowledged) fires after the restart. Only 127.0.0.1 is contacted.

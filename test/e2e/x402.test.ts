@@ -1,5 +1,5 @@
 // End-to-end: paying the compiled binary's scrape API with the real x402 clients (x402-fetch
-// 1.2.0, @x402/fetch 2.27.0 with @x402/evm) and viem test accounts (X402.md). The challenge
+// 1.2.0, @x402/fetch 2.27.0 with @x402/evm) and viem test accounts (docs/payments.md). The challenge
 // against x402's own zod schemas; refused payments get 402 with the reason; 20 concurrent copies
 // of one payment get one 200; a failing target is not charged (read back with `trawl payments`);
 // facilitator mode against a loopback facilitator, settle failure included. Only 127.0.0.1.

@@ -10,7 +10,7 @@ export const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64')
 export const unb64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'))
 export const unb64Text = (s: string) => Buffer.from(s, 'base64').toString('utf8')
 
-/** The keys of a success envelope (DESIGN §6). */
+/** The keys of a success envelope (design.md §6). */
 export const RESULT_KEYS = ['body', 'content_type', 'cookies', 'final_url', 'headers', 'redirects', 'status', 'timing', 'url']
 
 /** POST /v1/fetch, with how long it took (ms). */

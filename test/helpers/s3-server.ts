@@ -16,7 +16,8 @@ export type S3TestServer = Awaited<ReturnType<typeof startS3Server>>
 export function nodeBinary(): string {
   const node = Bun.which('node')
   if (!node) throw new Error('the S3 blob store tests run s3rver under node, and no `node` is on PATH: install Node.js (CI has it)')
-  // `bun run` can put a `node` that is bun itself on PATH; s3rver misbehaves under bun (BUN-NOTES).
+  // `bun run` can put a `node` that is bun itself on PATH; s3rver misbehaves under bun
+  // (design.md, measured fact 6).
   const probe = Bun.spawnSync([node, '-e', 'process.stdout.write(typeof Bun)'])
   if (probe.stdout.toString() !== 'undefined') throw new Error(`\`${node}\` is not Node.js (it runs Bun); the S3 tests need a real node on PATH`)
   return node

@@ -1,5 +1,5 @@
 // Runs s3rver for the tests, under node (under bun its listings come back unsorted and it
-// ignores If-None-Match: BUN-NOTES). Arguments: data directory, then the buckets to create.
+// ignores If-None-Match). Arguments: data directory, then the buckets to create.
 // Prints {"port": N} once listening on 127.0.0.1; stops when its stdin closes, so it cannot
 // outlive the test process that started it. GET /__requests answers every request seen so
 // far as "METHOD /path?query", for tests that check which S3 calls were made.

@@ -1,4 +1,4 @@
-// The trigger scheduler on a fake clock (DESIGN §5 triggers): when ticks and on_finish firings
+// The trigger scheduler on a fake clock (design.md §5 triggers): when ticks and on_finish firings
 // fire, what each firing creates and records, and what never fires. Real SQLite, real routes;
 // the scheduler's `now` is the only thing faked, and it is never started (no timers): each test
 // calls tick() at the moments it wants.

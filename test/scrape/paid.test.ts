@@ -1,4 +1,4 @@
-// The rate limit with payment on (DESIGN §7): a verified payer's scrapes count in that payer's
+// The rate limit with payment on (design.md §7): a verified payer's scrapes count in that payer's
 // bucket; anything unpaid or invalid (a forged payer included) counts against the client
 // address; a 429 comes before the 402 and never consumes a payment.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -1,4 +1,4 @@
-// The scrape surface without payment (SPEC "Scrape API", DESIGN §7): every format on fixture
+// The scrape surface without payment (SPEC "Scrape API", design.md §7): every format on fixture
 // pages (an article, a table-heavy page, a PDF, an image, a windows-1252 page), the GET form with
 // raw and encoded URLs and their query strings, each 422, 429 under a burst, target failures as
 // 500s, the address guard, CORS and a proxy. Fixtures are Bun servers on 127.0.0.1.

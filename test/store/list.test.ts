@@ -25,7 +25,7 @@ const scansTenant = (lines: string[]) => lines.some((l) => /USING (COVERING )?IN
 const sorts = (lines: string[]) => lines.some((l) => l.includes('TEMP B-TREE FOR ORDER BY'))
 
 // Every page is an index walk or a lookup of a bounded set: never a scan of a tenant's rows
-// tested one by one (DESIGN §3: "a page is O(log n) however deep").
+// tested one by one (design.md §3: "any page costs O(log n), however deep").
 describe('list query plans', () => {
   test('no filter: an ordered walk of (tenant, seq), also from a cursor, with no sort', () => {
     for (const cursor of [undefined, encodeCursor(5000)]) {

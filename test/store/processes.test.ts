@@ -1,5 +1,5 @@
 /**
- * Several processes on one data dir (DESIGN §5: each run is held by one process, but any
+ * Several processes on one data dir (design.md §5: each run is held by one process, but any
  * process may serve the API beside it). Every write transaction begins IMMEDIATE: a deferred one
  * that read first and then wrote failed at once with SQLITE_BUSY_SNAPSHOT whenever another
  * process had committed in between (no busy timeout applies to that), and a crawl ended

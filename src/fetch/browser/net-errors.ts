@@ -1,6 +1,6 @@
 import { FetchError } from '../errors'
 
-/** Maps a Chrome net error (`net::ERR_…`) of the main document to the fetch error codes of DESIGN §6. */
+/** Maps a Chrome net error (`net::ERR_…`) of the main document to the fetch error codes of design.md §6. */
 export function netError(errorText: string, url: string): FetchError {
   const code = errorText.replace(/^net::/, '')
   const say = (what: string) => `${what} (${code}) fetching ${url}`

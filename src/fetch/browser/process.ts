@@ -7,9 +7,10 @@ import { FetchError } from '../errors'
 import { pidAlive } from '../../util/process'
 
 /**
- * Flags from BUN-NOTES plus the ones that keep a headless browser quiet, offline-safe and cheap
- * on a small machine. HTTPS upgrades are off: a URL is fetched as asked, as the standard client
- * does. Site isolation is off so same-page iframes share the page's renderer:
+ * The flags measured to work from the compiled binary (design.md, measured fact 7) plus the
+ * ones that keep a headless browser quiet, offline-safe and cheap on a small machine. HTTPS
+ * upgrades are off: a URL is fetched as asked, as the standard client does. Site isolation is
+ * off so same-page iframes share the page's renderer:
  * fewer processes, and their requests count towards networkidle (the address guard does not
  * depend on it; it intercepts at the browser level).
  */

@@ -1,6 +1,6 @@
--- The crawl engine's state (DESIGN §5). Tables of a run go with it (ON DELETE CASCADE).
+-- The crawl engine's state (design.md §5). Tables of a run go with it (ON DELETE CASCADE).
 
--- The process executing a run holds it by a lease it renews (DESIGN §5: one process per run).
+-- The process executing a run holds it by a lease it renews (design.md §5: one process per run).
 ALTER TABLE runs ADD COLUMN lease_owner TEXT;
 ALTER TABLE runs ADD COLUMN lease_until INTEGER;
 -- URLs that got an HTTP response (what max_urls counts), and whether max_depth cut a link.

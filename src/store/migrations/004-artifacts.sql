@@ -20,5 +20,5 @@ CREATE INDEX artifacts_by_tenant ON artifacts (tenant, seq);
 CREATE INDEX artifacts_by_run ON artifacts (tenant, run_id, seq);
 CREATE INDEX artifacts_by_url ON artifacts (tenant, url_hash, seq);
 -- `blob_keys` filters look keys up here, and deletes ask whether another row (of any tenant)
--- still points at a blob before they remove it: keys are not tenant-scoped (DESIGN §3).
+-- still points at a blob before they remove it: keys are not tenant-scoped (design.md §3).
 CREATE INDEX artifacts_by_blob ON artifacts (blob_key, tenant);

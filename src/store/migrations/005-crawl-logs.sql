@@ -1,4 +1,4 @@
--- Crawl log entries (SPEC Crawl log entry, DESIGN §5): one per URL per step, written in batches.
+-- Crawl log entries (SPEC Crawl log entry, design.md §5): one per URL per step, written in batches.
 CREATE TABLE crawl_logs (
   seq             INTEGER PRIMARY KEY,
   run_seq         INTEGER NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
--- Triggers of a job (SPEC Triggers, DESIGN §5): a cron schedule or "after each finished run".
+-- Triggers of a job (SPEC Triggers, design.md §5): a cron schedule or "after each finished run".
 -- They go with their job (ON DELETE CASCADE), and their executions and pending firings with them.
 CREATE TABLE triggers (
   seq              INTEGER PRIMARY KEY,

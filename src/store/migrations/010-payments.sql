@@ -1,4 +1,4 @@
--- The payment ledger of the scrape API (X402.md §3.2, DESIGN §7): every accepted x402
+-- The payment ledger of the scrape API (docs/payments.md, design.md §7): every accepted x402
 -- authorization, kept with the signed payload so that it can be settled later. The unique key
 -- is the replay guard: EIP-3009's nonce space, chainId:asset:checksummed(from):lower(nonce).
 -- An insert that finds the key taken is a replay. The signature is left out of the key
