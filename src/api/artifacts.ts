@@ -14,6 +14,7 @@ const ArtifactParams = Type.Object({ artifact_id: Uuid })
 export const ArtifactShape = Type.Object({
   id: Uuid,
   run_id: Uuid,
+  url: Type.Union([Type.String(), Type.Null()], { description: 'the URL the artifact is for (the link of `url_hash`); null only if the link catalogue lacks it' }),
   url_hash: Hash,
   blob_key: Type.String(),
   kind: StringEnum(ARTIFACT_KINDS),

@@ -10,6 +10,8 @@ export type ArtifactKind = (typeof ARTIFACT_KINDS)[number]
 export type Artifact = {
   id: string
   run_id: string
+  /** The URL of `url_hash`, from the link catalogue when read (the engine stores only the hash). */
+  url: string | null
   url_hash: string
   blob_key: string
   kind: ArtifactKind
@@ -23,7 +25,7 @@ export type Artifact = {
 type Row = Omit<Artifact, 'created_at'> & { created_at: number }
 
 /** What the engine records once the blob is stored (`size` and `checksum` from the put). */
-export type NewArtifact = Row & { tenant: string; checksum: string }
+export type NewArtifact = Omit<Row, 'url'> & { tenant: string; checksum: string }
 
 export type ArtifactFilter = {
   include_ids?: string[]
@@ -38,10 +40,15 @@ export type ArtifactFilter = {
   created_after?: string
 }
 
-const COLUMNS = 't.id, t.run_id, t.url_hash, t.blob_key, t.kind, t.pipeline_id, t.content_type, t.size, t.created_at'
+// The URL is joined from the catalogue when read, one index probe a row: the crawl writes no
+// more for it (the engine upserts a URL's link before it stores the URL's artifacts).
+const URL_COLUMN = '(SELECT l.url FROM links l WHERE l.tenant = t.tenant AND l.hash = t.url_hash) AS url'
+const STORED = 't.id, t.run_id, t.url_hash, t.blob_key, t.kind, t.pipeline_id, t.content_type, t.size, t.created_at'
+const COLUMNS = `${STORED}, ${URL_COLUMN}`
 const toArtifact = (r: Row): Artifact => ({
   id: r.id,
   run_id: r.run_id,
+  url: r.url,
   url_hash: r.url_hash,
   blob_key: r.blob_key,
   kind: r.kind,
@@ -72,7 +79,12 @@ export function artifactRepository(db: Database) {
     'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
-  const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${COLUMNS.replaceAll('t.', '')}`)
+  const byUrls = db.query(
+    `SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.url_hash IN (SELECT value FROM json_each(${TEXT})) AND t.run_id = ${TEXT} ORDER BY t.seq`,
+  )
+  // RETURNING cannot run the URL's subquery: the URL is looked up beside it.
+  const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${STORED.replaceAll('t.', '')}`)
+  const urlOf = db.query(`SELECT url FROM links WHERE tenant = ${TEXT} AND hash = ${TEXT}`)
   const removeRun = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND run_id = ${TEXT} RETURNING blob_key`)
   const otherUser = db.query(`SELECT 1 AS one FROM artifacts WHERE blob_key = ${TEXT} AND NOT (tenant = ${TEXT} AND id = ${TEXT}) LIMIT 1`)
   const anyUser = db.query(`SELECT 1 AS one FROM artifacts WHERE blob_key = ${TEXT} LIMIT 1`)
@@ -105,8 +117,18 @@ export function artifactRepository(db: Database) {
     },
     /** Deletes the row and answers what it was; null when it did not exist for this tenant. */
     delete(tenant: string, id: string): Artifact | null {
-      const row = remove.get(tenant, id) as Row | null
-      return row ? toArtifact(row) : null
+      const row = remove.get(tenant, id) as Omit<Row, 'url'> | null
+      if (!row) return null
+      const link = urlOf.get(tenant, row.url_hash) as { url: string } | null
+      return toArtifact({ ...row, url: link?.url ?? null })
+    },
+    /**
+     * A run's artifacts of these URLs (by link hash, at most a few hundred), oldest first: one
+     * index lookup a URL, what an export reads for each page of visits.
+     */
+    forUrls(tenant: string, runId: string, urlHashes: readonly string[]): Artifact[] {
+      if (!urlHashes.length) return []
+      return (byUrls.all(tenant, JSON.stringify(urlHashes), runId) as Row[]).map(toArtifact)
     },
     /** Whether a row other than this one (of any tenant) points at its blob, which must then stay. */
     blobShared(tenant: string, a: Pick<Artifact, 'id' | 'blob_key'>): boolean {

@@ -78,6 +78,7 @@ describe('GET /v1/artifacts', () => {
       {
         id: rows[4]!.id,
         run_id: runB,
+        url: null, // no link of this hash in the catalogue
         url_hash: hashA,
         blob_key: rows[4]!.blob_key,
         kind: 'raw',
@@ -137,13 +138,16 @@ describe('GET /v1/artifacts', () => {
 
 describe('one artifact', () => {
   test('GET answers it; 404 when unknown or another tenant’s; 422 for a malformed id', async () => {
-    const a = await record({ kind: 'parsed', pipeline_id: 'p1', content_type: 'application/json', body: new TextEncoder().encode('{"a":1}') })
+    // The artifact carries the URL of its hash, read from the link catalogue.
+    const link = (await api.put('/v1/links', { urls: ['https://example.com/a?b=1'] })).body.data[0]
+    const a = await record({ kind: 'parsed', pipeline_id: 'p1', content_type: 'application/json', body: new TextEncoder().encode('{"a":1}'), url_hash: link.hash })
     const r = await api.get(`/v1/artifacts/${a.id}`)
     expect(r.status).toBe(200)
     expect(r.body).toEqual({
       id: a.id,
       run_id: runA,
-      url_hash: hashA,
+      url: 'https://example.com/a?b=1',
+      url_hash: link.hash,
       blob_key: a.blob_key,
       kind: 'parsed',
       pipeline_id: 'p1',

@@ -45,6 +45,7 @@ describe('artifact repository', () => {
     expect(store.artifacts.get('acme', a.id)).toEqual({
       id: a.id,
       run_id: RUN,
+      url: null,
       url_hash: 'a'.repeat(32),
       blob_key: a.blob_key,
       kind: 'parsed',
