@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox'
-import { NO_DOCUMENT_URL } from '../extract/coerce'
+import { applyToPage, artifactPage, fetchPage, PageRefused, type ApplyPage } from '../extract/apply-source'
 import { checkDataMap, DataMapDef } from '../extract/data-map'
+import { FetchError } from '../fetch/errors'
 import { ApiError, notFound, ValidationError, type FieldErrors } from '../http/errors'
+import { isHttpUrl } from '../http/formats'
 import { route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
-import type { StepResult } from '../parse/pipeline'
 import { ParseTimeout, PoolError } from '../parse/pool'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import type { Deps } from './deps'
@@ -40,8 +41,27 @@ function decodeContent(content: string, maxBytes: number): Uint8Array {
   return bytes
 }
 
-/** Data maps: per-host extraction definitions, and applying one to supplied HTML. */
-export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
+/** Where /apply's page comes from: exactly one is given. */
+const SOURCES = ['content', 'url', 'artifact_id'] as const
+/** The fetch API's default: a page that takes longer is not one to try a map on interactively. */
+const APPLY_FETCH_TIMEOUT_MS = 30_000
+
+/** A page apply cannot read, as the API says it (docs/extract.md, "Apply"; decision 95). */
+function refusal(err: PageRefused): ApiError {
+  switch (err.code) {
+    case 'not_found':
+      return new ApiError(404, 'not_found', err.message)
+    case 'http_status':
+      return new ApiError(502, 'http_status', err.message)
+    case 'unsupported_content_type':
+      return new ApiError(415, 'unsupported_content_type', err.message)
+    case 'too_large':
+      return ValidationError.of('artifact_id', err.message)
+  }
+}
+
+/** Data maps: per-host extraction definitions, and applying one to a page. */
+export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): Route[] => [
   route({
     method: 'GET',
     path: '/v1/data_maps',
@@ -123,33 +143,46 @@ export const dataMapRoutes = ({ store, config, parser }: Deps): Route[] => [
   route({
     method: 'POST',
     path: '/v1/data_maps/:map_id/apply',
-    summary: 'Apply a data map to HTML; a relative url value resolves only against an absolute <base href>, else it is an error',
+    summary: 'Apply a data map to a page: HTML given as base64, a URL to fetch, or a stored artifact',
+    description:
+      'Exactly one of content, url and artifact_id. A page fetched by url or stored as an artifact resolves relative url values against its URL; base64 content has none, so they are errors there. ' +
+      'A fetch that gets no answer is the fetch API\'s error (504 timeout; 502 dns, connect, tls, too_large, redirect_limit, proxy, rejected, bad_response; 403 blocked_address); ' +
+      'an HTTP error answer is 502 http_status; a page that is not HTML or XHTML is 415 unsupported_content_type.',
     tag: 'data maps',
     params: MapParams,
-    body: Type.Object({ content: Type.String({ minLength: 1, description: 'base64-encoded HTML (charset from a BOM or <meta charset>, else UTF-8)' }) }, closed),
+    body: Type.Object(
+      {
+        content: Type.Optional(Type.String({ minLength: 1, description: 'base64-encoded HTML (charset from a BOM or <meta charset>, else UTF-8)' })),
+        url: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'an absolute http(s) URL, fetched through the address guard, redirects followed' })),
+        artifact_id: Type.Optional(Uuid),
+      },
+      closed,
+    ),
+    refine: (body, errors) => {
+      const given = SOURCES.filter((k) => (body as Record<string, unknown>)[k] !== undefined)
+      if (given.length !== 1) errors.add('body', `must have exactly one of content, url and artifact_id${given.length ? `, not ${given.join(' and ')}` : ''}`)
+      const url = (body as { url?: unknown }).url
+      if (typeof url === 'string' && url !== '' && !isHttpUrl(url)) errors.add('url', 'must be an absolute http or https URL')
+    },
     response: { status: 200, schema: Extracted },
     handle: async ({ tenant, params, body }) => {
       // Decoded before the lookup: a 422 comes before a 404 (design.md §3, order of checks).
-      const bytes = decodeContent(body.content, config.maxBodyBytes)
+      const bytes = body.content === undefined ? null : decodeContent(body.content, config.maxBodyBytes)
       const map = store.dataMaps.get(tenant, params.map_id)
       if (!map) throw notFound('data map')
-      // A one-step pipeline on the parse workers: the same decoding, tree and engine as a
-      // data_map step, off the thread that answers every other request.
-      const { id, map: def } = map
-      // The page's URL is not known here. The host's domain says nothing of the scheme or the
-      // port the page was served on, so a URL built from it would be a guess.
-      const parsed = await parser
-        .parse(
-          { url: NO_DOCUMENT_URL, body: bytes, content_type: 'text/html', pipelines: [{ steps: [{ kind: 'data_map', id }] }] },
-          { patternSets: () => [], dataMap: (wanted) => (wanted === id ? def : null) },
-          tenant,
-        )
-        .catch((err) => {
-          if (err instanceof ParseTimeout || err instanceof PoolError) throw new ApiError(500, 'parse_error', err.message)
-          throw err
-        })
-      const { data, errors } = parsed.pipelines[0]!.steps[0] as Extract<StepResult, { data: unknown }>
-      return { status: 200, body: { data, errors } }
+      try {
+        const page: ApplyPage = bytes
+          ? { url: null, body: bytes, content_type: 'text/html', redirects: [] }
+          : body.url !== undefined
+            ? await fetchPage(fetcher, body.url, APPLY_FETCH_TIMEOUT_MS, tenant)
+            : await artifactPage(store, blobs, tenant, body.artifact_id!, config.maxBodyBytes)
+        return { status: 200, body: await applyToPage(parser, page, map.id, map.map, tenant) }
+      } catch (err) {
+        if (err instanceof FetchError) throw new ApiError(err.status, err.code, err.message)
+        if (err instanceof PageRefused) throw refusal(err)
+        if (err instanceof ParseTimeout || err instanceof PoolError) throw new ApiError(500, 'parse_error', err.message)
+        throw err
+      }
     },
   }),
 ]

@@ -405,7 +405,7 @@ describe('POST /v1/data_maps/{map_id}/apply', () => {
     }
   })
 
-  test('content that is not base64, empty or missing is a 422 on content, before the 404', async () => {
+  test('content that is not base64 or empty is a 422 on content, before the 404; none or two sources a 422 on body', async () => {
     const { id } = (await create(blog)).body
     const problem = async (body: unknown, mapId = id) => {
       const r = await api.post(`/v1/data_maps/${mapId}/apply`, body)
@@ -420,8 +420,8 @@ describe('POST /v1/data_maps/{map_id}/apply', () => {
     expect(await problem({ content: 'ab+c_d==' })).toEqual(notBase64)
     expect(await problem({ content: '<p>' }, crypto.randomUUID())).toEqual(notBase64)
     expect(await problem({ content: '' })).toEqual([{ field: 'content', errors: ['must not be empty'] }])
-    expect(await problem({})).toEqual([{ field: 'content', errors: ['is required'] }])
-    expect(await problem({ content: b64('<p>'), url: 'https://x.example/' })).toEqual([{ field: 'url', errors: ['is not a known field'] }])
+    expect(await problem({})).toEqual([{ field: 'body', errors: ['must have exactly one of content, url and artifact_id'] }])
+    expect(await problem({ content: b64('<p>'), url: 'https://x.example/' })).toEqual([{ field: 'body', errors: ['must have exactly one of content, url and artifact_id, not content and url'] }])
     expect((await api.post(`/v1/data_maps/${crypto.randomUUID()}/apply`, { content: b64('<p>') })).body).toEqual({ error: 'not_found', message: 'data map not found' })
   })
 
