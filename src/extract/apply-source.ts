@@ -41,8 +41,8 @@ export async function fetchPage(fetcher: Fetcher, url: string, timeoutMs: number
 }
 
 /**
- * A stored page: an artifact of the tenant, its bytes from the blob store, at the URL the link
- * catalogue has for its `url_hash` (the URL the crawl requested; where a redirect led is not
+ * A stored page: an artifact of the tenant, its bytes from the blob store, at the artifact's
+ * `url` (the URL the crawl requested, from the link catalogue; where a redirect led is not
  * recorded). Throws PageRefused `not_found` for a missing artifact or body.
  */
 export async function artifactPage(store: Store, blobs: BlobStore, tenant: string, artifactId: string, maxBytes: number): Promise<ApplyPage> {
@@ -60,7 +60,7 @@ export async function artifactPage(store: Store, blobs: BlobStore, tenant: strin
     else throw err
   }
   if (!body) throw new PageRefused('not_found', 'artifact content not found')
-  return { url: store.links.get(tenant, artifact.url_hash)?.url ?? null, body, content_type: contentType, redirects: [] }
+  return { url: artifact.url, body, content_type: contentType, redirects: [] }
 }
 
 /** The content type, when it is HTML or XHTML; a data map reads nothing else. */
