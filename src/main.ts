@@ -33,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/crawl')).crawlCommand(rest)
     case 'scrape':
       return (await import('./cli/scrape')).scrapeCommand(rest)
+    case 'extract':
+      return (await import('./cli/extract')).extractCommand(rest)
     case 'payments':
       return (await import('./cli/payments')).paymentsCommand(rest)
     case undefined:
