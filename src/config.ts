@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { parseDuration } from './util/duration'
+import { nearest } from './util/nearest'
 
 /**
  * Settings (design.md §1; docs/configuration.md): flags > environment (TRAWL_*) > defaults.
@@ -41,8 +42,11 @@ export class ConfigError extends Error {}
 /** The ports could not be bound: an operator error, reported in one line. */
 export class ListenError extends Error {}
 
-/** A flag with its environment variable; `flag` null when the setting is environment-only. */
-type Setting = { flag: string | null; env: string; fallback: string; parse: (raw: string, name: string) => unknown; key: keyof Config }
+/**
+ * A flag with its environment variable; `flag` null when the setting is environment-only.
+ * `value` names the flag's argument in help, `says` is what `trawl help` tells a person.
+ */
+type Setting = { flag: string | null; value?: string; env: string; fallback: string; parse: (raw: string, name: string) => unknown; key: keyof Config; says: string }
 
 const fail = (name: string, what: string): never => {
   throw new ConfigError(`${name}: ${what}`)
@@ -118,30 +122,41 @@ const rate = (raw: string, name: string) => {
 }
 
 const SETTINGS: Setting[] = [
-  { flag: 'data-dir', env: 'TRAWL_DATA_DIR', fallback: './trawl-data', parse: (raw, name) => raw || fail(name, 'must not be empty'), key: 'dataDir' },
-  { flag: 'host', env: 'TRAWL_HOST', fallback: '127.0.0.1', parse: (raw, name) => raw || fail(name, 'must not be empty'), key: 'host' },
-  { flag: 'port', env: 'TRAWL_PORT', fallback: '8080', parse: port, key: 'port' },
-  { flag: 'scrape-port', env: 'TRAWL_SCRAPE_PORT', fallback: '8081', parse: port, key: 'scrapePort' },
-  { flag: null, env: 'TRAWL_MAX_ACTIVE_RUNS', fallback: '4', parse: positiveInt(1000), key: 'maxActiveRuns' },
-  { flag: null, env: 'TRAWL_ALLOW_PRIVATE_NETWORKS', fallback: 'false', parse: bool, key: 'allowPrivateNetworks' },
-  { flag: null, env: 'TRAWL_PROXIES', fallback: '', parse: proxies, key: 'proxies' },
-  { flag: null, env: 'TRAWL_CHROMIUM', fallback: 'chromium', parse: (raw) => raw || 'chromium', key: 'chromium' },
-  { flag: null, env: 'TRAWL_BLOB_URL', fallback: '', parse: blobUrl, key: 'blobUrl' },
-  { flag: null, env: 'TRAWL_S3_ENDPOINT', fallback: '', parse: httpUrl, key: 's3Endpoint' },
-  { flag: null, env: 'TRAWL_PAY_TO', fallback: '', parse: payTo, key: 'payTo' },
-  { flag: null, env: 'TRAWL_PAY_NETWORK', fallback: 'base-sepolia', parse: oneOf('base-sepolia', 'base'), key: 'payNetwork' },
-  { flag: null, env: 'TRAWL_PRICE', fallback: '$0.001', parse: price, key: 'price' },
-  { flag: null, env: 'TRAWL_PAY_MAX_TIMEOUT', fallback: '300s', parse: duration, key: 'payMaxTimeoutMs' },
-  { flag: null, env: 'TRAWL_FACILITATOR_URL', fallback: '', parse: httpUrl, key: 'facilitatorUrl' },
-  { flag: null, env: 'TRAWL_PUBLIC_URL', fallback: '', parse: httpUrl, key: 'publicUrl' },
-  { flag: null, env: 'TRAWL_SCRAPE_RATE', fallback: '20/s', parse: rate, key: 'scrapeRate' },
-  { flag: null, env: 'TRAWL_SCRAPE_RENDER', fallback: 'auto', parse: oneOf('auto', 'never', 'always'), key: 'scrapeRender' },
-  { flag: null, env: 'TRAWL_MAX_BODY_BYTES', fallback: '10485760', parse: positiveInt(1_073_741_824), key: 'maxBodyBytes' },
-  { flag: null, env: 'TRAWL_LOG_LEVEL', fallback: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), key: 'logLevel' },
+  { flag: 'data-dir', value: 'DIR', env: 'TRAWL_DATA_DIR', fallback: './trawl-data', parse: (raw, name) => raw || fail(name, 'must not be empty'), key: 'dataDir', says: 'Directory for the database and the artifact bodies; created if missing.' },
+  { flag: 'host', value: 'ADDR', env: 'TRAWL_HOST', fallback: '127.0.0.1', parse: (raw, name) => raw || fail(name, 'must not be empty'), key: 'host', says: 'Address both HTTP ports listen on; 0.0.0.0 or :: for every interface.' },
+  { flag: 'port', value: 'N', env: 'TRAWL_PORT', fallback: '8080', parse: port, key: 'port', says: 'Port of the management API; 0 picks a free one.' },
+  { flag: 'scrape-port', value: 'N', env: 'TRAWL_SCRAPE_PORT', fallback: '8081', parse: port, key: 'scrapePort', says: 'Port of the scrape API; 0 picks a free one.' },
+  { flag: null, env: 'TRAWL_MAX_ACTIVE_RUNS', fallback: '4', parse: positiveInt(1000), key: 'maxActiveRuns', says: 'How many runs one server crawls at once; the others wait their turn.' },
+  { flag: null, env: 'TRAWL_ALLOW_PRIVATE_NETWORKS', fallback: 'false', parse: bool, key: 'allowPrivateNetworks', says: 'Allow fetches of loopback, private and cloud-metadata addresses (trawl crawl, scrape, extract and mcp allow them unless this is set).' },
+  { flag: null, env: 'TRAWL_PROXIES', fallback: '', parse: proxies, key: 'proxies', says: 'Named proxies a fetch or a job may use: name=url,name=url (http or https).' },
+  { flag: null, env: 'TRAWL_CHROMIUM', fallback: 'chromium', parse: (raw) => raw || 'chromium', key: 'chromium', says: 'The Chromium executable that renders pages for the browser client and the scrape API.' },
+  { flag: null, env: 'TRAWL_BLOB_URL', fallback: '', parse: blobUrl, key: 'blobUrl', says: 's3://bucket/prefix keeps artifact bodies in S3 instead of the data dir.' },
+  { flag: null, env: 'TRAWL_S3_ENDPOINT', fallback: '', parse: httpUrl, key: 's3Endpoint', says: 'An S3-compatible server (MinIO, R2, ...) to use instead of AWS.' },
+  { flag: null, env: 'TRAWL_PAY_TO', fallback: '', parse: payTo, key: 'payTo', says: 'Address that receives x402 payments; unset, the scrape API is free.' },
+  { flag: null, env: 'TRAWL_PAY_NETWORK', fallback: 'base-sepolia', parse: oneOf('base-sepolia', 'base'), key: 'payNetwork', says: 'Chain the scrape API is paid on: base-sepolia (testnet) or base.' },
+  { flag: null, env: 'TRAWL_PRICE', fallback: '$0.001', parse: price, key: 'price', says: 'USD price of one scrape request, paid in USDC.' },
+  { flag: null, env: 'TRAWL_PAY_MAX_TIMEOUT', fallback: '300s', parse: duration, key: 'payMaxTimeoutMs', says: 'How long a payment authorization stays valid.' },
+  { flag: null, env: 'TRAWL_FACILITATOR_URL', fallback: '', parse: httpUrl, key: 'facilitatorUrl', says: 'x402 facilitator that verifies and settles payments; unset, they wait in the ledger (trawl payments).' },
+  { flag: null, env: 'TRAWL_PUBLIC_URL', fallback: '', parse: httpUrl, key: 'publicUrl', says: 'Public base URL of the scrape API, for payment challenges behind a reverse proxy.' },
+  { flag: null, env: 'TRAWL_SCRAPE_RATE', fallback: '20/s', parse: rate, key: 'scrapeRate', says: 'Scrape requests allowed per payer (per client address before payment), as N/s, or off.' },
+  { flag: null, env: 'TRAWL_SCRAPE_RENDER', fallback: 'auto', parse: oneOf('auto', 'never', 'always'), key: 'scrapeRender', says: 'When the scrape API renders a page with Chromium: auto (only pages that need script), never or always.' },
+  { flag: null, env: 'TRAWL_MAX_BODY_BYTES', fallback: '10485760', parse: positiveInt(1_073_741_824), key: 'maxBodyBytes', says: 'Largest response body /v1/fetch, the scrape API and data-map apply read, in bytes.' },
+  { flag: null, env: 'TRAWL_LOG_LEVEL', fallback: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), key: 'logLevel', says: 'Least severe log line written to stderr: debug, info, warn or error.' },
 ]
 
 /** Flags each command accepts beside the settings' own. */
-export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>
+
+/**
+ * The command this process runs, told by main before it dispatches: loadConfig names it in its
+ * errors and accepts only the setting flags it lists (`trawl scrape --port 1` is an error, not
+ * a flag quietly ignored). Unset, as in a test that calls loadConfig, every setting flag is taken.
+ */
+export type RunningCommand = { name: string; settingFlags: readonly string[] }
+let running: RunningCommand | null = null
+export function setRunningCommand(command: RunningCommand | null): void {
+  running = command
+}
 
 /**
  * Loads the configuration from argv (after the command word) and an environment.
@@ -151,17 +166,19 @@ export function loadConfig(
   argv: string[],
   env: Record<string, string | undefined>,
   extra: FlagSpec = {},
-): { config: Config; positionals: string[]; flags: Record<string, string | boolean | undefined> } {
+): { config: Config; positionals: string[]; flags: Record<string, string | boolean | string[] | undefined> } {
   const options: FlagSpec = { ...extra }
-  for (const s of SETTINGS) if (s.flag) options[s.flag] = { type: 'string' }
+  for (const s of SETTINGS) if (s.flag && (!running || running.settingFlags.includes(s.flag))) options[s.flag] = { type: 'string' }
   let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
   } catch (err) {
+    const e = err as Error & { code?: string }
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new ConfigError(unknownFlag(e.message, options))
     // node's messages run on ("… To specify a positional argument …"); keep the first sentence.
-    throw new ConfigError((err as Error).message.split(/\.\s|\n/)[0]!.replace(/^Unknown option/, 'unknown flag'))
+    throw new ConfigError(e.message.split(/\.\s|\n/)[0]!)
   }
-  const values = parsed.values as Record<string, string | boolean | undefined>
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>
   const config = {
     maxRequestBytes: 64 * 1024 * 1024,
     parseWorkers: Math.max(1, Math.min(4, navigator.hardwareConcurrency)),
@@ -177,5 +194,21 @@ export function loadConfig(
   return { config: config as Config, positionals: parsed.positionals, flags }
 }
 
-/** The names of the settings, for usage text and docs. */
-export const SETTING_NAMES = SETTINGS.map((s) => ({ flag: s.flag ? `--${s.flag}` : null, env: s.env, default: s.fallback }))
+/**
+ * One line for a flag the command does not take: the nearest flag it does take when one is
+ * close, else every flag it takes, so the line alone says how to go on.
+ */
+function unknownFlag(message: string, options: FlagSpec): string {
+  // "Unknown option '--max-url'. …"; a cluster of short flags (-ab) names its first letter bare.
+  const raw = /'([^']*)'/.exec(message)?.[1] ?? '?'
+  const flag = raw.startsWith('-') ? raw : `-${raw}`
+  const known = Object.entries(options).flatMap(([name, o]) => (o.short ? [`--${name}`, `-${o.short}`] : [`--${name}`]))
+  const where = running ? ` for ${running.name}` : ''
+  const meant = nearest(flag, known)
+  if (meant) return `unknown flag ${flag}${where}; did you mean ${meant}?`
+  const takes = Object.entries(options).map(([name, o]) => (o.short ? `-${o.short}/--${name}` : `--${name}`))
+  return `unknown flag ${flag}${where}; ${running ? `${running.name} takes` : 'the flags are'} ${takes.length ? takes.join(', ') : 'no flags'}${running ? ` (trawl help ${running.name})` : ''}`
+}
+
+/** The settings, for `trawl help` and docs: flag (with its argument), environment variable, default, and what it does. */
+export const SETTING_NAMES = SETTINGS.map((s) => ({ flag: s.flag ? `--${s.flag}` : null, value: s.value ?? null, env: s.env, default: s.fallback, says: s.says }))

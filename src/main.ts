@@ -1,27 +1,20 @@
 #!/usr/bin/env bun
-import { ConfigError, ListenError, loadConfig, SETTING_NAMES } from './config'
+import { commandHelp, commandList, COMMAND_NAMES, overview, settingFlagsOf } from './cli/help'
+import { ConfigError, ListenError, loadConfig, setRunningCommand } from './config'
 import { createLogger } from './log'
+import { nearest } from './util/nearest'
 import { VERSION } from './version'
 
 // Each command loads only what it runs: `trawl crawl` never loads the HTTP stack (Elysia, the
 // OpenAPI plugin, the docs UI), which keeps a one-shot crawl's memory down.
 
-const USAGE = `trawl ${VERSION}: crawl management and scrape service
-
-usage:
-  trawl serve [--data-dir DIR] [--host ADDR] [--port N] [--scrape-port N]
-  trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
-                  [--data-dir DIR] [--tenant T]
-  trawl scrape URL [--format markdown|html|json] [--fields FILE] [--timeout SECONDS] [--locale TAG]
-  trawl payments [--status S] [--json] [--data-dir DIR]
-  trawl version
-
-settings (flag, environment, default):
-${SETTING_NAMES.map((s) => `  ${(s.flag ?? '').padEnd(14)} ${s.env.padEnd(30)} ${s.default}`).join('\n')}
-`
-
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  // Help is answered here, before a command's module loads, so it is there for every command
+  // and costs none of what the command would start.
+  if (command !== undefined && COMMAND_NAMES.includes(command) && asksForHelp(rest)) return help([command])
+  const settingFlags = command === undefined ? null : settingFlagsOf(command)
+  if (settingFlags) setRunningCommand({ name: command!, settingFlags })
   switch (command) {
     case 'version':
     case '--version':
@@ -37,16 +30,43 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/extract')).extractCommand(rest)
     case 'payments':
       return (await import('./cli/payments')).paymentsCommand(rest)
-    case undefined:
+    case 'mcp':
+      return (await import('./cli/mcp')).mcpCommand(rest)
     case 'help':
+      return help(rest)
+    case undefined:
     case '--help':
     case '-h':
-      process.stdout.write(USAGE)
+      process.stdout.write(overview())
       return command === undefined ? 2 : 0
-    default:
-      process.stderr.write(`trawl: unknown command "${command}"\n\n${USAGE}`)
+    default: {
+      const meant = nearest(command, COMMAND_NAMES)
+      process.stderr.write(`trawl: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n\n${commandList()}`)
       return 2
+    }
   }
+}
+
+/** `--help` or `-h` among a command's arguments, before a `--` that ends the flags. */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--')
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h')
+}
+
+/** `trawl help [COMMAND]`: the overview, or one command's help; a name that is no command is a usage error. */
+function help(args: string[]): number {
+  if (args.length === 0) {
+    process.stdout.write(overview())
+    return 0
+  }
+  const text = args.length === 1 ? commandHelp(args[0]!) : null
+  if (text === null) {
+    if (args.length > 1) throw new ConfigError(`help takes one command, got ${args.length}: ${args.join(' ')}`)
+    const meant = nearest(args[0]!, COMMAND_NAMES)
+    throw new ConfigError(`help: no command "${args[0]}"${meant ? `; did you mean ${meant}?` : ''}; the commands are ${COMMAND_NAMES.join(', ')}`)
+  }
+  process.stdout.write(text)
+  return 0
 }
 
 async function serve(argv: string[]): Promise<number> {
