@@ -3,7 +3,7 @@ import { resolveConfig, type CrawlConfig } from '../crawl/manifest'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
-import { RUN_STATUSES, STOP_REASONS, type RunMove } from '../store/runs'
+import { RUN_OUTCOMES, RUN_STATUSES, STOP_REASONS, type RunMove } from '../store/runs'
 import { finishBodyDeletions } from '../blob/run-bodies'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
@@ -18,6 +18,7 @@ const RunFilters = {
   ...IdFilters,
   statuses: Type.Optional(QueryArray(StringEnum(RUN_STATUSES))),
   stop_reasons: Type.Optional(QueryArray(StringEnum(STOP_REASONS))),
+  outcomes: Type.Optional(QueryArray(StringEnum(RUN_OUTCOMES))),
   ...CreatedFilters,
   finished_before: Type.Optional(DateTime),
   finished_after: Type.Optional(DateTime),

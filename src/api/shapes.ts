@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { CrawlConfig } from '../crawl/manifest'
 import { DateTime, Hash, Labels, StringEnum, Uuid } from '../http/schemas'
-import { RUN_STATUSES, STOP_REASONS } from '../store/runs'
+import { RUN_OUTCOMES, RUN_STATUSES, STOP_REASONS } from '../store/runs'
 
 /** Response shapes, for the OpenAPI document (docs/api.md, "Resources"). */
 
@@ -14,6 +14,8 @@ export const RunShape = Type.Object({
   job_id: Uuid,
   status: StringEnum(RUN_STATUSES),
   stop_reason: Type.Union([StringEnum(STOP_REASONS), Type.Null()]),
+  outcome: Type.Union([StringEnum(RUN_OUTCOMES), Type.Null()]),
+  error_counts: Type.Record(Type.String(), Type.Integer(), { description: 'error reason → URLs of the run that failed for it; an answer of 400 or more is http_<status>' }),
   labels: Labels,
   config: CrawlConfig,
   created_at: DateTime,

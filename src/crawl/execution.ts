@@ -23,6 +23,7 @@ import type { RunJournal } from '../store/fetch-journal'
 import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
 import { Scope } from './scope'
 import { parseSitemap } from './sitemaps'
+import { runOutcome, sortedCounts } from './outcome'
 import { hostHash, hostOf, hostPortOf, linkHash, normalizeUrl } from './url'
 
 export type EngineDeps = { store: Store; fetcher: Fetcher; parser: ParsePool; blobs: BlobStore; log: Logger }
@@ -43,6 +44,11 @@ type Host = {
   /** The one robots.txt load of this host, awaited by everyone who needs it. */
   robotsLoad: Promise<void> | null
   failures: number
+  /**
+   * Why robots.txt got no answer (a connection refused, a timeout…): the host's URLs are not
+   * fetched, and each fails with this reason rather than being called disallowed.
+   */
+  unreachable?: { error_reason: LogReason; error_detail: string }
   /** Consecutive 429/503 answers, for the backoff's exponent. */
   throttled: number
   /** The catalogue's hash of the host name (no port), which visits record: taken once per host. */
@@ -94,6 +100,11 @@ export class RunExecution {
   private orphansDropped: Promise<void> = Promise.resolve()
   private readonly abort = new AbortController()
   private counters: RunCounters
+  /** URLs of the run that failed, by reason (`http_<status>` for answers of 400 or more), saved with the counters. */
+  private readonly errorCounts: Map<string, number>
+  private errorCountsChanged = false
+  /** The run ended after max_empty_evaluations empty looks with URLs still queued. */
+  private stalled = false
   private nextSeq = 0
   private inFlight = 0
   private emptyEvaluations = 0
@@ -132,6 +143,7 @@ export class RunExecution {
     this.journal = deps.store.journals.open(run.seq)
     this.ctx = storeParseContext(deps.store, run.tenant)
     this.counters = deps.store.frontier.counters(run.seq)
+    this.errorCounts = new Map(Object.entries(deps.store.frontier.errorCounts(run.seq)))
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
     this.pipelines = this.cfg.pipelines.length ? this.cfg.pipelines.map((p) => (p.navigator ? p : { ...p, navigator: { kind: 'links' } } as Pipeline)) : [CRAWL_PIPELINE]
     this.inThread = this.pipelines.every(
@@ -186,10 +198,10 @@ export class RunExecution {
         // A `manual` finish was written by the stop itself; the engine writes the others.
         const finish = 'finished' in outcome && outcome.finished !== 'manual' ? outcome.finished : null
         // A stalled run's leftovers failed; a run cut by max_urls or max_age keeps them queued.
-        if (finish && finish !== 'max_urls' && finish !== 'max_age') store.frontier.failQueued(this.run.seq)
+        if (finish && finish !== 'max_urls' && finish !== 'max_age') this.countError('left_queued', store.frontier.failQueued(this.run.seq))
         // writeHeld saves these once this has run.
         this.counters = { ...this.counters, ...this.countersFromFrontier() }
-        if (finish) store.frontier.finish(this.run.seq, finish, Date.now())
+        if (finish) store.frontier.finish(this.run.seq, finish, Date.now(), runOutcome(finish, { stalled: this.stalled, pageFetched: store.frontier.pageFetched(this.run.seq) }))
         store.frontier.release(this.run.seq, this.owner)
       })
     } catch (err) {
@@ -331,6 +343,8 @@ export class RunExecution {
         andThen?.()
         // The run's counters move with the rows they count, so a resumed run starts from both.
         store.frontier.saveCounters(this.run.seq, this.counters)
+        if (this.errorCountsChanged) store.frontier.saveErrorCounts(this.run.seq, sortedCounts(this.errorCounts))
+        this.errorCountsChanged = false
         return true
       })
     } catch (err) {
@@ -444,7 +458,11 @@ export class RunExecution {
     this.lastEvaluation = now
     const ready = [...this.hosts.values()].some((h) => (h.buffer.length > 0 || h.delayed.some((d) => d.at <= now)) && h.nextAt <= now) || loading
     this.emptyEvaluations = ready ? 0 : this.emptyEvaluations + 1
-    if (this.emptyEvaluations >= this.cfg.limits.max_empty_evaluations!) this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+    if (this.emptyEvaluations >= this.cfg.limits.max_empty_evaluations!) {
+      // SPEC's stop reason is the same as a complete crawl's; the outcome tells them apart.
+      this.stalled = true
+      this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+    }
   }
 
   /** Reads the run's row: a stop or pause from the API, the age limit, the lease. */
@@ -549,11 +567,14 @@ export class RunExecution {
             host.robots = ALLOW_ALL
             return
           }
-          record = { status: -1, body: null }
+          // No answer: the body keeps why, for the URLs that fail with it (after a resume too).
+          const why = this.reasonOf(err)
+          record = { status: -1, body: `${why.error_reason}\n${why.error_detail}` }
         }
         frontier.saveRobots(this.run.seq, host.key, record)
       }
-      const robots = robotsFromStatus(record.status === -1 ? 'unreachable' : record.status!, record.body ?? undefined)
+      if (record.status === -1) host.unreachable = unreachableWhy(record.body)
+      const robots = robotsFromStatus(record.status === -1 ? 'unreachable' : record.status!, record.status === -1 ? undefined : (record.body ?? undefined))
       this.robotsSitemaps.set(host.key, robots.sitemaps)
       const rules = robots.forAgent(robotsAgent(this.fetchBase.user_agent))
       host.robots = this.cfg.politeness.respect_robots ? rules : ALLOW_ALL
@@ -579,6 +600,7 @@ export class RunExecution {
     const u = new URL(c.url)
     if (host.robots && !host.robots.allowed(u.pathname + u.search)) {
       if (c.depth === 0 && c.parent === null) this.seedsDisallowed++
+      if (host.unreachable) return this.unreachable(host, c)
       this.rec.log({ ...this.where(c), step: 'robots', status: 'skipped', error_reason: 'robots_disallowed', error_detail: 'robots.txt disallows this URL' })
       this.defer(() => frontier.done(this.run.seq, c.seq))
       this.counters.queued--
@@ -610,6 +632,7 @@ export class RunExecution {
     this.counters.fetched++
     this.counters.bytes += result.body.byteLength
     const ok = result.status >= 200 && result.status < 300
+    if (result.status >= 400) this.countError(`http_${result.status}`)
     this.logFetch(sent, {
       ...this.where(c),
       step: 'fetch',
@@ -678,6 +701,7 @@ export class RunExecution {
     this.recordVisit(host, c, null)
     this.counters.failed++
     this.counters.queued--
+    this.countError(reason.error_reason)
     if (host.failures >= MAX_HOST_FAILURES) {
       // A host that keeps failing is given up on: what it still has queued fails with it.
       const given = [...host.buffer.splice(0), ...host.delayed.splice(0).map((d) => d.entry)]
@@ -687,7 +711,24 @@ export class RunExecution {
         this.counters.failed++
         this.counters.queued--
       }
+      this.countError('host_unreachable', given.length)
     }
+  }
+
+  /** A URL of a host whose robots.txt got no answer: it fails with that fetch's reason, unfetched. */
+  private unreachable(host: Host, c: Claimed) {
+    const why = host.unreachable!
+    this.rec.log({ ...this.where(c), step: 'fetch', status: 'error', error_reason: why.error_reason, error_detail: `not fetched: robots.txt got no answer (${why.error_detail})`.slice(0, 2000) })
+    this.recordVisit(host, c, null)
+    this.counters.failed++
+    this.counters.queued--
+    this.countError(why.error_reason)
+  }
+
+  private countError(reason: string, n = 1) {
+    if (n <= 0) return
+    this.errorCounts.set(reason, (this.errorCounts.get(reason) ?? 0) + n)
+    this.errorCountsChanged = true
   }
 
   /** A host's consecutive failures, kept in run_hosts with the page's rows: a resumed run goes on counting. */
@@ -938,6 +979,13 @@ function collectGarbage(now: number) {
 }
 
 const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
+
+/** Why robots.txt got no answer, as saved in run_hosts (`reason\ndetail`); a record saved before reasons were kept has none. */
+function unreachableWhy(body: string | null): { error_reason: LogReason; error_detail: string } {
+  const cut = body?.indexOf('\n') ?? -1
+  if (!body || cut < 0) return { error_reason: 'connect', error_detail: 'robots.txt did not answer' }
+  return { error_reason: body.slice(0, cut) as LogReason, error_detail: body.slice(cut + 1) }
+}
 
 /** Fetch error codes as crawl log error reasons (design.md §5 lists the reasons). */
 const FETCH_REASON: Record<FetchErrorCode, LogReason> = {

@@ -103,7 +103,7 @@ export class Runner {
       } catch (err) {
         // A run whose stored state cannot be read back cannot be resumed: it ends `unknown`.
         this.deps.log.error('run cannot be resumed', { run: run.id, error: String(err) })
-        frontier.finish(run.seq, 'unknown', Date.now())
+        frontier.finish(run.seq, 'unknown', Date.now(), 'failed')
         continue
       }
       const done = execution.execute().then((outcome) => {

@@ -59,8 +59,11 @@ export function frontierRepository(db: Database) {
   const holds = db.query('SELECT 1 AS one FROM runs WHERE seq = ?1 AND lease_owner = ?2')
   const status = db.query('SELECT status, paused_ms FROM runs WHERE seq = ?1')
   const finish = db.query(
-    "UPDATE runs SET status = 'finished', stop_reason = ?2, finished_at = ?3, lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND status IN ('running', 'pending')",
+    "UPDATE runs SET status = 'finished', stop_reason = ?2, finished_at = ?3, outcome = ?4, lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND status IN ('running', 'pending')",
   )
+  const errorCounts = db.query('SELECT error_counts FROM runs WHERE seq = ?1')
+  const saveErrorCounts = db.query('UPDATE runs SET error_counts = ?2 WHERE seq = ?1')
+  const pageFetched = db.query('SELECT EXISTS (SELECT 1 FROM visits WHERE run_seq = ?1 AND status < 400) AS yes')
 
   return {
     /**
@@ -107,7 +110,13 @@ export function frontierRepository(db: Database) {
     /** Whether `owner` still holds the run's lease (a stalled process may have lost it to another). */
     holds: (seq: number, owner: string) => holds.get(seq, owner) !== null,
     status: (seq: number) => status.get(seq) as { status: string; paused_ms: number } | null,
-    finish: (seq: number, reason: string, now: number) => finish.run(seq, reason, now).changes === 1,
+    /** Finishes a running or pending run with its stop reason and outcome (docs/crawl.md, "Outcomes"). */
+    finish: (seq: number, reason: string, now: number, outcome: string | null = null) => finish.run(seq, reason, now, outcome).changes === 1,
+    /** The run's URLs that failed, by reason (a JSON object kept beside the counters). */
+    errorCounts: (seq: number) => JSON.parse((errorCounts.get(seq) as { error_counts: string } | null)?.error_counts ?? '{}') as Record<string, number>,
+    saveErrorCounts: (seq: number, counts: Record<string, number>) => void saveErrorCounts.run(seq, JSON.stringify(counts)),
+    /** Whether any URL of the run was answered below 400: a run without one failed. */
+    pageFetched: (seq: number) => (pageFetched.get(seq) as { yes: number }).yes === 1,
   }
 }
 export type FrontierRepository = ReturnType<typeof frontierRepository>

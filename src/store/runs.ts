@@ -6,7 +6,10 @@ import { iso } from './time'
 
 export const RUN_STATUSES = ['pending', 'running', 'paused', 'finished'] as const
 export const STOP_REASONS = ['max_depth', 'max_urls', 'max_empty_evaluations', 'max_age', 'manual', 'empty_seed', 'unknown'] as const
+/** How a finished run ended, for a person (docs/crawl.md, "Outcomes"); `stop_reason` stays SPEC's. */
+export const RUN_OUTCOMES = ['complete', 'stalled', 'limited', 'stopped', 'failed'] as const
 export type RunStatus = (typeof RUN_STATUSES)[number]
+export type RunOutcome = (typeof RUN_OUTCOMES)[number]
 export type StopReason = (typeof STOP_REASONS)[number]
 
 export type Run = {
@@ -14,6 +17,8 @@ export type Run = {
   job_id: string
   status: RunStatus
   stop_reason: StopReason | null
+  outcome: RunOutcome | null
+  error_counts: Record<string, number>
   labels: Labels
   config: Record<string, unknown>
   created_at: string
@@ -27,6 +32,7 @@ export type RunFilter = {
   exclude_ids?: string[]
   statuses?: string[]
   stop_reasons?: string[]
+  outcomes?: string[]
   created_before?: string
   created_after?: string
   finished_before?: string
@@ -42,6 +48,8 @@ type RunRow = {
   job_id: string
   status: RunStatus
   stop_reason: StopReason | null
+  outcome: RunOutcome | null
+  error_counts: string
   labels: string
   config: string
   created_at: number
@@ -52,12 +60,14 @@ type RunRow = {
   failed: number
   bytes: number
 }
-const COLUMNS = 't.id, t.job_id, t.status, t.stop_reason, t.labels, t.config, t.created_at, t.started_at, t.finished_at, t.queued, t.visited, t.failed, t.bytes'
+const COLUMNS = 't.id, t.job_id, t.status, t.stop_reason, t.outcome, t.error_counts, t.labels, t.config, t.created_at, t.started_at, t.finished_at, t.queued, t.visited, t.failed, t.bytes'
 const toRun = (r: RunRow): Run => ({
   id: r.id,
   job_id: r.job_id,
   status: r.status,
   stop_reason: r.stop_reason,
+  outcome: r.outcome,
+  error_counts: JSON.parse(r.error_counts),
   labels: parseLabels(r.labels),
   config: JSON.parse(r.config),
   created_at: iso(r.created_at)!,
@@ -74,7 +84,7 @@ const MOVES: Record<RunMove, { sql: string; verb: string }> = {
     verb: 'resume',
   },
   stop: {
-    sql: "status = 'finished', stop_reason = 'manual', finished_at = ?1, paused_at = NULL WHERE seq = ?2 AND status IN ('pending', 'running', 'paused')",
+    sql: "status = 'finished', stop_reason = 'manual', outcome = 'stopped', finished_at = ?1, paused_at = NULL WHERE seq = ?2 AND status IN ('pending', 'running', 'paused')",
     verb: 'stop',
   },
 }
@@ -138,6 +148,7 @@ export function runRepository(db: Database) {
         .notIn('t.id', f.exclude_ids)
         .in('t.status', f.statuses)
         .in('t.stop_reason', f.stop_reasons)
+        .in('t.outcome', f.outcomes)
         .range('t.created_at', f.created_before, f.created_after)
         .range('t.finished_at', f.finished_before, f.finished_after)
         .labels(f.labels)

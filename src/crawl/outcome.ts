@@ -1,0 +1,29 @@
+import type { RunOutcome } from '../store/runs'
+import type { StopReason } from './execution'
+
+/** What the engine knows when a run finishes, beyond its stop reason. */
+export type Ending = {
+  /** The run ended after max_empty_evaluations empty looks with URLs still queued. */
+  stalled: boolean
+  /** At least one URL of the run was answered below 400. */
+  pageFetched: boolean
+}
+
+/**
+ * A finished run's outcome (docs/crawl.md, "Outcomes"): SPEC's stop reason says which rule
+ * ended the run, and a complete crawl and a stalled one share `max_empty_evaluations`, while a
+ * run whose every seed failed ended like a complete one. The first that holds wins.
+ */
+export function runOutcome(reason: StopReason, ending: Ending): RunOutcome {
+  if (reason === 'manual') return 'stopped'
+  if (reason === 'unknown' || reason === 'empty_seed' || !ending.pageFetched) return 'failed'
+  if (ending.stalled) return 'stalled'
+  if (reason === 'max_urls' || reason === 'max_age' || reason === 'max_depth') return 'limited'
+  return 'complete'
+}
+
+/** Error counts as a run shows them: most frequent first, then by name. */
+export function sortedCounts(counts: Map<string, number> | Record<string, number>): Record<string, number> {
+  const entries = counts instanceof Map ? [...counts] : Object.entries(counts)
+  return Object.fromEntries(entries.filter(([, n]) => n > 0).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)))
+}
