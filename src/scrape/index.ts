@@ -29,7 +29,7 @@ export type ScrapeDeps = {
 
 /** What browsers may send and read (x402 clients send Access-Control-Expose-Headers themselves). */
 export const SCRAPE_CORS = {
-  allowHeaders: ['Content-Type', 'X-PAYMENT', 'PAYMENT-SIGNATURE', 'Access-Control-Expose-Headers', 'X-Scrape-Proxy', 'X-Scrape-Timeout-Seconds', 'X-Scrape-Locale'],
+  allowHeaders: ['Content-Type', 'X-PAYMENT', 'PAYMENT-SIGNATURE', 'Access-Control-Expose-Headers', 'X-Scrape-Proxy', 'X-Scrape-Timeout-Seconds', 'X-Scrape-Locale', 'X-Scrape-Main-Content'],
   exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', 'Retry-After', 'X-Scrape-Url', 'X-Scrape-Rendered'],
 } as const
 
@@ -67,7 +67,7 @@ export const scrapeRoutes = (deps: ScrapeDeps): Route[] => {
       path: `${SCRAPE_PATH_PREFIX}*`,
       summary: 'Scrape one URL into markdown (the URL is the rest of the path)',
       description:
-        'The rest of the path is the target: as written, with the request\'s own query string (`/v1/scrape/https://example.com/a?b=1`), or percent-encoded once when it starts with `http%3A` or `https%3A`. Answers `text/markdown`; content that is not text or HTML comes back as its own bytes and Content-Type. Headers `X-Scrape-Proxy`, `X-Scrape-Timeout-Seconds`, `X-Scrape-Locale`. ' +
+        'The rest of the path is the target: as written, with the request\'s own query string (`/v1/scrape/https://example.com/a?b=1`), or percent-encoded once when it starts with `http%3A` or `https%3A`. Answers `text/markdown`; content that is not text or HTML comes back as its own bytes and Content-Type. Headers `X-Scrape-Proxy`, `X-Scrape-Timeout-Seconds`, `X-Scrape-Locale`, `X-Scrape-Main-Content`. ' +
         `Order of checks: 422, 429, 402. Errors: 500 for ${ERROR_DOC}.`,
       tag: 'scrape',
       tenant: false,
@@ -79,6 +79,7 @@ export const scrapeRoutes = (deps: ScrapeDeps): Route[] => {
           { name: 'X-Scrape-Proxy', in: 'header', required: false, schema: { type: 'string' }, description: '`isp`: the operator\'s proxy of that name; omitted: direct' },
           { name: 'X-Scrape-Timeout-Seconds', in: 'header', required: false, schema: { type: 'number', minimum: TIMEOUT_SECONDS.min, maximum: TIMEOUT_SECONDS.max, default: TIMEOUT_SECONDS.default } },
           { name: 'X-Scrape-Locale', in: 'header', required: false, schema: { type: 'string' }, description: 'a BCP 47 language tag, sent as Accept-Language' },
+          { name: 'X-Scrape-Main-Content', in: 'header', required: false, schema: { type: 'string', enum: ['true', 'false'], default: 'true' }, description: "`false`: the whole page's markdown, not only its main content" },
         ],
       },
       response: { status: 200, contentType: 'text/markdown', description: 'the page as markdown' },
@@ -112,8 +113,10 @@ function getRequest(request: Request, proxyNames: readonly string[]): ScrapeRequ
     const problem = localeProblem(locale)
     if (problem) errors.add('X-Scrape-Locale', problem)
   }
+  const main = request.headers.get('x-scrape-main-content')
+  if (main !== null && main !== 'true' && main !== 'false') errors.add('X-Scrape-Main-Content', 'must be true or false')
   errors.throwIfAny()
-  return { url: url!, formats: [{ kind: 'markdown' }], proxy, timeoutMs: Math.round(seconds * 1000), locale }
+  return { url: url!, formats: [{ kind: 'markdown', main_content: main !== 'false' }], proxy, timeoutMs: Math.round(seconds * 1000), locale }
 }
 
 /** The GET form's answer: the markdown itself, or the bytes of content that is not text. */

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Fields } from '../extract/field-schema'
 import { checkFields } from '../extract/selectors'
 import type { FieldErrors } from '../http/errors'
+import { LinkOut, Metadata } from '../parse/result-schema'
 
 /** The scrape request (SPEC "Scrape API") and its checks beyond the schema. */
 
@@ -15,6 +16,7 @@ const MarkdownFormat = Type.Object(
   {
     kind: Type.Literal('markdown'),
     skip_tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9-]*$', patternHint: 'a tag name' }), { maxItems: 64, description: 'HTML tags removed, with their content, before conversion' })),
+    main_content: Type.Optional(Type.Boolean({ default: true, description: "the page's main content only: navigation, headers, footers, sidebars and cookie banners removed; false: the whole page" })),
   },
   closed,
 )
@@ -48,8 +50,10 @@ export const Result = Type.Union([
 ])
 export const ScrapeResponse = Type.Object({
   url: Type.String({ description: 'the URL fetched, after redirects' }),
-  rendered: Type.Boolean({ description: 'whether Chromium loaded and rendered the page (TRAWL_SCRAPE_RENDER)' }),
+  rendered: Type.Boolean({ description: 'whether Chromium loaded and rendered the page (TRAWL_SCRAPE_RENDER; with `auto`, only pages that need script to show their content)' }),
   status: Type.Integer({ description: "the target's HTTP status" }),
+  metadata: Type.Union([Metadata, Type.Null()], { description: "the page's metadata (title, description, canonical, language, Open Graph, JSON-LD), as the parse metadata step gives it; null for content that is not HTML or text" }),
+  links: Type.Union([Type.Array(LinkOut), Type.Null()], { description: "the page's links, as the parse links step gives them; null for content that is not HTML or text" }),
   results: Type.Array(Result, { description: 'one per requested format, in order; content that is not text or HTML is a binary entry for each' }),
 })
 export type ScrapeResult = Static<typeof ScrapeResponse>

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { forwardProxy, type ForwardProxy } from '../helpers/forward-proxy'
 import { testScrape, type TestScrape } from '../helpers/scrape'
+import { toMarkdown } from '../../src/parse/markdown'
 
 const FIXTURES = join(import.meta.dir, '../fixtures')
 const ARTICLE = readFileSync(join(FIXTURES, 'extract/article.html'))
@@ -72,10 +73,10 @@ afterAll(async () => {
 const post = (body: unknown, s: TestScrape = scrape) => s.post('/v1/scrape', body, { tenant: null })
 
 describe('POST /v1/scrape: formats', () => {
-  test('default: one markdown result of the page, after redirects, with the final URL', async () => {
+  test('default: main-content markdown of the page with its metadata and links, after redirects, with the final URL', async () => {
     const r = await post({ url: `${origin}/moved` })
     expect(r.status).toBe(200)
-    expect(Object.keys(r.body).sort()).toEqual(['rendered', 'results', 'status', 'url'])
+    expect(Object.keys(r.body).sort()).toEqual(['links', 'metadata', 'rendered', 'results', 'status', 'url'])
     expect(r.body.url).toBe(`${origin}/article`)
     expect(r.body.rendered).toBe(false)
     expect(r.body.status).toBe(200)
@@ -85,6 +86,34 @@ describe('POST /v1/scrape: formats', () => {
     expect(md).toContain('# Harbour cranes return to Port Ellis')
     expect(md).not.toContain('dataLayer')
     expect(md).not.toContain('color: #666')
+    // Main content: the site header's navigation is gone, the article stays.
+    expect(md).not.toContain('[Weather](')
+    expect(md).toContain('each weighing **1,150 tonnes**')
+    expect(md).toBe(toMarkdown(ARTICLE.toString('utf8'), `${origin}/article`, { main_content: true }))
+    const m = r.body.metadata
+    expect(m.title).toBe('Harbour cranes return to Port Ellis | The Coastal Ledger')
+    expect(m.description).toBe('After a decade away, two container cranes are back on the quay.')
+    expect(m.language).toBe('en')
+    expect(m.canonical).toBe('https://ledger.example/news/2024/01/harbour-cranes-return')
+    expect(m.json_ld[0].headline).toBe('Harbour cranes return to Port Ellis')
+    // Every link of the page, chrome included: links are the page's, not its main content's.
+    const urls = r.body.links.map((l: { url: string }) => l.url)
+    expect(urls).toContain(`${origin}/weather/`)
+    expect(urls).toContain(`${origin}/authors/maria-okafor`)
+    expect(r.body.links.find((l: { url: string }) => l.url === `${origin}/weather/`)).toEqual({ url: `${origin}/weather/`, text: 'Weather', rel: [], nofollow: false })
+  })
+
+  test('main_content false: the whole page, navigation included; skip_tags still apply', async () => {
+    const r = await post({ url: `${origin}/article`, formats: [{ kind: 'markdown', main_content: false }, { kind: 'markdown', main_content: true }] })
+    expect(r.status).toBe(200)
+    const [whole, main] = r.body.results
+    expect(whole.content).toContain('[Weather](')
+    expect(whole.content).toBe(toMarkdown(ARTICLE.toString('utf8'), `${origin}/article`, { main_content: false }))
+    expect(main.content).not.toContain('[Weather](')
+    expect(main.content).toBe((await post({ url: `${origin}/article` })).body.results[0].content)
+    const bad = await post({ url: `${origin}/article`, formats: [{ kind: 'markdown', main_content: 'no' }] })
+    expect(bad.status).toBe(422)
+    expect(bad.body.fields[0].field).toContain('formats')
   })
 
   test('several formats come back in the order asked: html as fetched, markdown with skip_tags, json fields', async () => {
@@ -93,8 +122,8 @@ describe('POST /v1/scrape: formats', () => {
       formats: [
         { kind: 'json', fields: [{ name: 'headline', selector: 'h1.headline', type: 'string', required: true }, { name: 'missing', selector: '.nope', required: true }] },
         { kind: 'html' },
-        { kind: 'markdown', skip_tags: ['nav', 'header'] },
-        { kind: 'markdown' },
+        { kind: 'markdown', skip_tags: ['nav', 'header'], main_content: false },
+        { kind: 'markdown', main_content: false },
       ],
     })
     expect(r.status).toBe(200)
@@ -135,11 +164,15 @@ describe('POST /v1/scrape: formats', () => {
         { kind: 'binary', content: Buffer.from(bytes).toString('base64'), content_type: type },
         { kind: 'binary', content: Buffer.from(bytes).toString('base64'), content_type: type },
       ])
+      expect(r.body.metadata).toBeNull()
+      expect(r.body.links).toBeNull()
     }
   })
 
-  test('plain text is text: markdown and html give it back', async () => {
+  test('plain text is text: markdown and html give it back, with metadata and links of its own', async () => {
     const r = await post({ url: `${origin}/plain`, formats: [{ kind: 'markdown' }, { kind: 'html' }] })
+    expect(r.body.metadata).toEqual({ title: null, description: null, canonical: null, language: null, open_graph: {}, json_ld: [] })
+    expect(r.body.links).toEqual([])
     expect(r.body.results).toEqual([
       { kind: 'markdown', content: 'line one\nline two' },
       { kind: 'html', content: 'line one\nline two' },
@@ -164,6 +197,15 @@ describe('GET /v1/scrape/{url}', () => {
     expect(r.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
     expect(r.headers.get('x-scrape-url')).toBe(`${origin}/query?a=1&b=two%20words`)
     expect(r.text).toBe('# Query\n\nsearch was ?a=1&b=two%20words')
+  })
+
+  test('main content by default; X-Scrape-Main-Content: false gives the whole page', async () => {
+    const main = await scrape.get(`/v1/scrape/${origin}/article`, { tenant: null })
+    const whole = await scrape.get(`/v1/scrape/${origin}/article`, { tenant: null, headers: { 'X-Scrape-Main-Content': 'false' } })
+    expect(main.text).toBe(toMarkdown(ARTICLE.toString('utf8'), `${origin}/article`, { main_content: true }))
+    expect(main.text).not.toContain('[Weather](')
+    expect(whole.text).toBe(toMarkdown(ARTICLE.toString('utf8'), `${origin}/article`, { main_content: false }))
+    expect(whole.text).toContain('[Weather](')
   })
 
   test('a percent-encoded URL (any case) is decoded once, query included', async () => {
@@ -200,6 +242,7 @@ describe('GET /v1/scrape/{url}', () => {
       [`/v1/scrape/${origin}/article`, { 'X-Scrape-Timeout-Seconds': 'soon' }, [{ field: 'X-Scrape-Timeout-Seconds', errors: ['must be a number of seconds from 1 to 120'] }]],
       [`/v1/scrape/${origin}/article`, { 'X-Scrape-Locale': 'not a locale!' }, [{ field: 'X-Scrape-Locale', errors: ['must be a BCP 47 language tag, such as en-US or de'] }]],
       [`/v1/scrape/${origin}/article`, { 'X-Scrape-Proxy': 'dc' }, [{ field: 'X-Scrape-Proxy', errors: ['is not a configured proxy (TRAWL_PROXIES names: isp)'] }]],
+      [`/v1/scrape/${origin}/article`, { 'X-Scrape-Main-Content': 'no' }, [{ field: 'X-Scrape-Main-Content', errors: ['must be true or false'] }]],
       ['/v1/scrape/ftp://example.com/file', {}, [{ field: 'url', errors: ['must be an http or https URL'] }]],
       ['/v1/scrape/example.com/page', {}, [{ field: 'url', errors: ['must be an absolute URL with its scheme'] }]],
       ['/v1/scrape/https%3A%2F%2F%E0%A4%A', {}, [{ field: 'url', errors: ['must follow /v1/scrape/: an absolute http(s) URL, as written or percent-encoded'] }]],
@@ -359,9 +402,11 @@ describe('OpenAPI', () => {
     const doc = (await scrape.get('/openapi.json', { tenant: null })).body
     expect(Object.keys(doc.paths).sort()).toEqual(['/v1/scrape', '/v1/scrape/{url}'])
     const get = doc.paths['/v1/scrape/{url}'].get
-    expect(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['path:url', 'header:X-Scrape-Proxy', 'header:X-Scrape-Timeout-Seconds', 'header:X-Scrape-Locale'])
+    expect(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['path:url', 'header:X-Scrape-Proxy', 'header:X-Scrape-Timeout-Seconds', 'header:X-Scrape-Locale', 'header:X-Scrape-Main-Content'])
     const body = JSON.stringify(doc.paths['/v1/scrape'].post.requestBody)
-    for (const name of ['url', 'formats', 'proxy', 'timeout_seconds', 'locale', 'skip_tags', 'fields']) expect(body).toContain(`"${name}"`)
+    for (const name of ['url', 'formats', 'proxy', 'timeout_seconds', 'locale', 'skip_tags', 'main_content', 'fields']) expect(body).toContain(`"${name}"`)
+    const answer = JSON.stringify(doc.paths['/v1/scrape'].post.responses['200'])
+    for (const name of ['rendered', 'metadata', 'links', 'open_graph', 'nofollow']) expect(answer).toContain(`"${name}"`)
   })
 })
 
