@@ -5,6 +5,7 @@ import { openCrawlResources } from './crawl/resources'
 import type { EngineDeps } from './crawl/execution'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
+import { mcpRoutes } from './mcp/http'
 import { Scheduler } from './schedule/scheduler'
 import type { Logger } from './log'
 import type { Fetcher } from './fetch/fetcher'
@@ -21,7 +22,7 @@ export const managementApp = (deps: Deps) =>
   createApp({
     title: 'trawl management API',
     description: 'Crawl jobs, runs, the host and link catalogue. Every request carries X-Tenant-Id.',
-    routes: managementRoutes(deps),
+    routes: [...managementRoutes(deps), ...mcpRoutes(deps)],
     log: deps.log,
     maxRequestBytes: deps.config.maxRequestBytes,
     tenant: true,
