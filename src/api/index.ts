@@ -10,6 +10,7 @@ import { dataMapRoutes } from './data-maps'
 import { parseRoutes } from './parse'
 import { fetchRoutes } from './fetch'
 import { runGraphRoutes } from './run-graph'
+import { exportRoutes } from './export'
 import { artifactRoutes } from './artifacts'
 import { triggerRoutes } from './triggers'
 
@@ -17,6 +18,7 @@ import { triggerRoutes } from './triggers'
 export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...triggerRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
   ...crawlLogRoutes(deps),
   ...runGraphRoutes(deps),
+  ...exportRoutes(deps),
   ...patternRoutes(deps),
   ...dataMapRoutes(deps),
   ...parseRoutes(deps),

@@ -17,14 +17,15 @@ export const VisitedLinkShape = Type.Object({
 })
 export const EdgeShape = Type.Object({ parent: LinkShape, child: LinkShape, created_at: DateTime })
 
-const VisitFilters = {
-  ...PageQuery,
+/** The filters of a run's visits (also GET /v1/runs/{id}/export's), without paging. */
+export const VisitFilterQuery = {
   depth: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 1_000_000 }), { maxItems: MAX_FILTER_VALUES, description: 'crawl depths' })),
   visited_before: Type.Optional(DateTime),
   visited_after: Type.Optional(DateTime),
   ...LinkFilters,
   ...HostFilters,
 }
+const VisitFilters = { ...PageQuery, ...VisitFilterQuery }
 const EdgeFilters = { ...PageQuery, ...LinkFilters, ...HostFilters }
 
 /** A run's link graph: the links it visited and the edges between pages and their links. */

@@ -188,6 +188,10 @@ export function crawlLogRepository(db: Database) {
   const loggedSince = db.query(`SELECT 1 AS one FROM crawl_logs INDEXED BY crawl_logs_by_time WHERE run_seq = ${INT} AND occurred_at >= ${INT} AND url_hash = ${TEXT} AND step = ${TEXT} LIMIT 1`)
   const positionOf = db.query(`SELECT occurred_at, seq FROM crawl_logs WHERE seq = ${INT} AND run_seq = ${INT}`)
   const findRun = (tenant: string, runId: string) => runOf.get(tenant, runId) as RunRef | null
+  // The partial errors index walks only the run's error entries, which a healthy run has few of.
+  const errorsOf = db.query(
+    `SELECT url_hash, step, error_reason, error_detail FROM crawl_logs INDEXED BY crawl_logs_errors WHERE run_seq = ${INT} AND error_reason IS NOT NULL AND occurred_at <= ${INT} AND url_hash IN (SELECT value FROM json_each(${TEXT})) ORDER BY seq`,
+  )
 
   return {
     /** A batching writer for the crawl engine (see LogWriter). One per process is enough. */
@@ -201,6 +205,23 @@ export function crawlLogRepository(db: Database) {
      * entries since then, which for a journal's leftovers are the last seconds of the run.
      */
     loggedSince: (runSeq: number, urlHash: string, step: LogStep, since: number): boolean => loggedSince.get(runSeq, since, urlHash, step) !== null,
+
+    /**
+     * Why each of these URLs failed in the run (at most a few hundred link hashes): the last
+     * error entry at or before `upTo` (epoch ms), a fetch step's before any other step's. URLs
+     * without an error entry are absent.
+     */
+    errorsOf(runSeq: number, urlHashes: readonly string[], upTo: number): Map<string, { reason: ErrorReason; detail: string | null }> {
+      const found = new Map<string, { reason: ErrorReason; detail: string | null; fetch: boolean }>()
+      if (!urlHashes.length) return new Map()
+      const rows = errorsOf.all(runSeq, upTo, JSON.stringify(urlHashes)) as { url_hash: string; step: LogStep; error_reason: ErrorReason; error_detail: string | null }[]
+      for (const r of rows) {
+        const fetch = r.step === 'fetch'
+        if (found.get(r.url_hash)?.fetch && !fetch) continue
+        found.set(r.url_hash, { reason: r.error_reason, detail: r.error_detail, fetch })
+      }
+      return new Map([...found].map(([hash, { reason, detail }]) => [hash, { reason, detail }]))
+    },
 
     /** A page of a run's entries, newest first; null when this tenant has no such run. */
     list(tenant: string, runId: string, f: LogFilter, page: string | undefined, perPage: number): Page<CrawlLogEntry> | null {

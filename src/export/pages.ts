@@ -1,0 +1,195 @@
+import type { BlobStore } from '../blob/blob-store'
+import { readBlobBytes } from '../blob/read-bytes'
+import { notFound } from '../http/errors'
+import { documentKind } from '../parse/document'
+import { ParseFailure, type ParseContext, type StepResult } from '../parse/pipeline'
+import type { Pipeline } from '../parse/pipeline-schema'
+import { ParseTimeout, type ParsePool } from '../parse/pool'
+import type { Store } from '../store'
+import type { Artifact } from '../store/artifacts'
+import type { VisitFilter, VisitedLink } from '../store/run-graph'
+
+/** One URL of a run as an export gives it (docs/api.md, "Export"). */
+export type PageRecord = {
+  url: string
+  /** Where redirects led, when the run recorded it (a parsed artifact's base URL); else `url`. */
+  final_url: string
+  status: number | null
+  depth: number
+  content_type: string | null
+  title: string | null
+  description: string | null
+  language: string | null
+  markdown: string | null
+  /** Data map results by data map id, from the run's parsed artifacts; null when there are none. */
+  data: Record<string, unknown> | null
+  /** Distinct links on the page. */
+  outlinks: number
+  visited_at: string
+  artifact_ids: string[]
+  /** Why the URL failed (status null, or 400 and above), from the crawl log; null otherwise. */
+  error: { reason: string; detail: string | null } | null
+}
+
+export type ExportDeps = { store: Store; blobs: BlobStore; parser: ParsePool }
+
+/** The run links list's filters, without paging. */
+export type ExportFilters = VisitFilter
+
+export type ExportOptions = { main_content: boolean; filters: ExportFilters }
+
+/** Visits read from the store at a time: one keyset page, its artifacts and errors in two more lookups. */
+const VISIT_PAGE = 200
+/**
+ * Pages being read and rendered at once, in order. Enough to keep every parse worker busy while
+ * the next bodies are read, few enough that memory does not grow with the run.
+ */
+const IN_FLIGHT = 24
+/** ...and at most this many body bytes among them, so a run of large pages stays flat too. */
+const IN_FLIGHT_BYTES = 48 * 1024 * 1024
+/** A stored body past this is not rendered (a crawl's body cap is far below). */
+const MAX_RENDER_BYTES = 256 * 1024 * 1024
+
+// Rendering names no data maps and no category guards: nothing to look up.
+const NO_CONTEXT: ParseContext = { patternSets: () => [], dataMap: () => null }
+
+const pipelineOf = (mainContent: boolean): Pipeline[] => [
+  { identifier: 'export', steps: [{ kind: 'markdown', main_content: mainContent }, { kind: 'metadata' }, { kind: 'links' }] },
+]
+
+/** What a parsed artifact holds (the engine writes it: src/crawl/execution.ts, store()). */
+type ParsedArtifact = { base_url?: string; content_type?: string; pipeline?: { steps?: StepResult[] } }
+
+type Visit = VisitedLink & { artifacts: Artifact[]; error: PageRecord['error'] }
+/** A render's outcome, never rejected: a failure is thrown again when its turn comes. */
+type Pending = { bytes: number; done: Promise<{ record: PageRecord } | { error: unknown }> }
+
+/**
+ * A run's pages, one record per URL it visited, in visit order. Markdown, metadata and links are
+ * rendered now from the stored raw body on the parse workers (the crawl stores no markdown, so
+ * it stays as fast as it was), several pages at once, order kept. Visits are read from the store
+ * a keyset page at a time and at most IN_FLIGHT pages are held, so memory stays flat however
+ * large the run. Throws the not-found error (404) at once, before anything is read, when the
+ * tenant has no such run.
+ */
+export function exportPages(deps: ExportDeps, tenant: string, runId: string, opts: ExportOptions): AsyncGenerator<PageRecord> {
+  const runSeq = deps.store.frontier.runSeq(tenant, runId)
+  if (runSeq === null) throw notFound('run')
+  return pages(deps, tenant, runId, runSeq, opts)
+}
+
+async function* pages(deps: ExportDeps, tenant: string, runId: string, runSeq: number, opts: ExportOptions): AsyncGenerator<PageRecord> {
+  const pipelines = pipelineOf(opts.main_content)
+  const window: Pending[] = []
+  let bytes = 0
+  const next = async (): Promise<PageRecord> => {
+    const head = window.shift()!
+    bytes -= head.bytes
+    const done = await head.done
+    if ('error' in done) throw done.error
+    return done.record
+  }
+  for (const batch of visitBatches(deps.store, tenant, runId, runSeq, opts.filters)) {
+    for (const visit of batch) {
+      const raw = visit.artifacts.find((a) => a.kind === 'raw' || a.kind === 'asset')
+      const size = raw?.size ?? 0
+      while (window.length >= IN_FLIGHT || (window.length > 0 && bytes + size > IN_FLIGHT_BYTES)) yield await next()
+      const done = render(deps, tenant, visit, pipelines).then(
+        (record) => ({ record }),
+        (error: unknown) => ({ error }),
+      )
+      window.push({ bytes: size, done })
+      bytes += size
+    }
+  }
+  while (window.length) yield await next()
+}
+
+/** The run's visits a keyset page at a time, each with its artifacts and, when it failed, why. */
+function* visitBatches(store: Store, tenant: string, runId: string, runSeq: number, filters: ExportFilters): Generator<Visit[]> {
+  let cursor: string | undefined
+  do {
+    const page = store.runGraph.visits(tenant, runSeq, filters, cursor, VISIT_PAGE)
+    cursor = page.next_page ?? undefined
+    if (!page.data.length) return
+    const hashes = page.data.map((v) => v.hash)
+    const artifacts = Map.groupBy(store.artifacts.forUrls(tenant, runId, hashes), (a) => a.url_hash)
+    const failed = page.data.filter((v) => v.status === null || v.status >= 400)
+    // A URL's error entry is logged before its visit is recorded.
+    const upTo = Math.max(...failed.map((v) => Date.parse(v.visited_at)))
+    const errors = failed.length ? store.crawlLogs.errorsOf(runSeq, failed.map((v) => v.hash), upTo) : new Map()
+    yield page.data.map((v) => ({
+      ...v,
+      artifacts: artifacts.get(v.hash) ?? [],
+      error: v.status === null || v.status >= 400 ? (errors.get(v.hash) ?? (v.status === null ? { reason: 'unknown', detail: null } : { reason: 'http_status', detail: `the server answered ${v.status}` })) : null,
+    }))
+  } while (cursor)
+}
+
+async function readJson(blobs: BlobStore, a: Artifact): Promise<ParsedArtifact | null> {
+  try {
+    const bytes = await readBlobBytes(blobs, a.blob_key, MAX_RENDER_BYTES)
+    return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as ParsedArtifact) : null
+  } catch {
+    return null // a body the store lost or a row written badly: the page is exported without it
+  }
+}
+
+/** One visit as a record: the parsed artifacts read, the raw body rendered on a worker. */
+async function render(deps: ExportDeps, tenant: string, v: Visit, pipelines: Pipeline[]): Promise<PageRecord> {
+  const raw = v.artifacts.find((a) => a.kind === 'raw' || a.kind === 'asset') ?? null
+  const parsed = await Promise.all(v.artifacts.filter((a) => a.kind === 'parsed').map((a) => readJson(deps.blobs, a)))
+  let finalUrl: string | null = null
+  let data: Record<string, unknown> | null = null
+  let stored: StepResult | undefined
+  for (const p of parsed) {
+    if (!p) continue
+    finalUrl ??= typeof p.base_url === 'string' ? p.base_url : null
+    for (const step of p.pipeline?.steps ?? []) {
+      if (step.kind === 'data_map' && 'data' in step) (data ??= {})[step.id] = step.data
+      if (step.kind === 'metadata') stored ??= step
+    }
+  }
+  const record: PageRecord = {
+    url: v.url,
+    final_url: finalUrl ?? v.url,
+    status: v.status,
+    depth: v.depth,
+    content_type: raw?.content_type ?? (parsed.find((p) => p?.content_type)?.content_type ?? null),
+    title: null,
+    description: null,
+    language: null,
+    markdown: null,
+    data,
+    outlinks: 0,
+    visited_at: v.visited_at,
+    artifact_ids: v.artifacts.map((a) => a.id),
+    error: v.error,
+  }
+  if (stored?.kind === 'metadata') Object.assign(record, pick(stored.metadata))
+  if (!raw || !documentKind(raw.content_type)) return record
+  let body: Uint8Array | null
+  try {
+    body = await readBlobBytes(deps.blobs, raw.blob_key, MAX_RENDER_BYTES)
+  } catch {
+    body = null
+  }
+  if (!body) return record
+  // Links resolve against where the page was, as they did in the crawl.
+  const redirects = finalUrl && finalUrl !== v.url ? [{ url: v.url, location: finalUrl }] : []
+  try {
+    const result = await deps.parser.parse({ url: v.url, body, content_type: raw.content_type, redirects, pipelines }, NO_CONTEXT, tenant)
+    for (const step of result.pipelines[0]?.steps ?? []) {
+      if (step.kind === 'markdown') record.markdown = step.content
+      else if (step.kind === 'metadata') Object.assign(record, pick(step.metadata))
+      else if (step.kind === 'links') record.outlinks = step.links.length
+    }
+  } catch (err) {
+    // One page that cannot be rendered (a worker's time limit, a type it does not parse) is
+    // exported without markdown; anything else (the pool closed) ends the export.
+    if (!(err instanceof ParseTimeout || err instanceof ParseFailure)) throw err
+  }
+  return record
+}
+
+const pick = (m: { title: string | null; description: string | null; language: string | null }) => ({ title: m.title, description: m.description, language: m.language })
