@@ -26,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/crawl')).crawlCommand(rest)
     case 'scrape':
       return (await import('./cli/scrape')).scrapeCommand(rest)
+    case 'export':
+      return (await import('./cli/export')).exportCommand(rest)
     case 'extract':
       return (await import('./cli/extract')).extractCommand(rest)
     case 'payments':
@@ -40,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(overview())
       return command === undefined ? 2 : 0
     default: {
-      const meant = nearest(command, COMMAND_NAMES)
+      const meant = nearest(command, COMMAND_NAMES.filter((c) => c !== command))
       process.stderr.write(`trawl: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n\n${commandList()}`)
       return 2
     }
