@@ -59,8 +59,8 @@ export const COMMANDS: Command[] = [
       { flag: 'same-domain', says: "also crawl the other hosts of the seed's domain (docs.example.com and www.example.com); by default only the seed's host" },
       { flag: 'sitemaps', says: "also take the URLs of the site's sitemaps (robots.txt Sitemap lines, /sitemap.xml)" },
       { flag: 'delay', value: 'DURATION', says: 'wait at least this long between requests to one host: 500ms, 2s, or a number of seconds' },
-      { flag: 'output', short: 'o', value: 'FILE', says: 'write the pages as JSONL to FILE, one object per URL (as trawl export does)' },
-      { flag: 'out-dir', value: 'DIR', says: 'write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md' },
+      { flag: 'out', short: 'o', value: 'FILE', says: 'when the crawl ends, write its pages as JSONL to FILE, one object per URL (as trawl export does)' },
+      { flag: 'out-dir', value: 'DIR', says: 'when the crawl ends, write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md' },
       TENANT,
     ],
     settings: ['data-dir'],
@@ -102,8 +102,8 @@ export const COMMANDS: Command[] = [
     about: "Reads a run from the data dir and renders its pages' markdown now, on all cores. JSONL has one object per URL: url, status, title, markdown, extracted data, outlinks, visit time, artifact ids, and the error of a URL that failed.",
     flags: [
       { flag: 'format', value: 'jsonl|llms', says: 'one JSON object per URL, or one markdown document of every page (default jsonl)' },
-      { flag: 'output', short: 'o', value: 'FILE', says: 'write to FILE instead of stdout' },
-      { flag: 'out-dir', value: 'DIR', says: 'write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md' },
+      { flag: 'out', short: 'o', value: 'FILE', says: 'write to FILE instead of stdout' },
+      { flag: 'out-dir', value: 'DIR', says: 'instead, write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md (takes neither -o nor --format)' },
       { flag: 'main-content', value: 'true|false', says: 'markdown of the main content only (default true)' },
       TENANT,
     ],
@@ -111,8 +111,8 @@ export const COMMANDS: Command[] = [
     examples: ['trawl export 50f28749-c627-4384-8e8b-90f667bce32b -o pages.jsonl', 'trawl export 50f28749-c627-4384-8e8b-90f667bce32b --format llms > site.txt'],
     exits: [
       [0, 'the pages were written'],
-      [1, 'the run is not in the data dir, or writing failed'],
-      [2, 'a bad flag or setting'],
+      [1, 'the data dir or the run does not exist'],
+      [2, 'a bad run id, flag or setting, or a file that cannot be written'],
     ],
   },
   {
