@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { DataMapDef } from '../../src/extract/data-map'
 import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { cleanup, ensureBinary, runBinary, tempDir } from '../helpers/binary'
@@ -11,7 +12,7 @@ import { unusedPort } from '../helpers/fixture-site'
 const PAGE = `<html><head><title>Timetable</title></head><body><h1>Night ferry</h1>
   <ul><li class="sailing" data-id="s1"><a href="book/s1">08:15</a><i>€12.50</i></li>
       <li class="sailing" data-id="s2"><a href="/book/s2">11:40</a><i>sold out</i></li></ul></body></html>`
-const MAP = {
+const MAP: DataMapDef = {
   item_selector: 'li.sailing',
   fields: [
     { name: 'id', selector: ':scope', attr: 'data-id' },
