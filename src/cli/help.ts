@@ -121,7 +121,7 @@ export const COMMANDS: Command[] = [
     summary: 'try a fields file or a stored data map on a live page and print the extracted JSON',
     about: 'Fetches the URL as POST /v1/data_maps/{id}/apply does by url, applies the fields (the JSON array a data map or the scrape API takes, docs/extract.md) or a data map stored in the data dir, and prints the result as JSON; each extraction error is a line on stderr. Private addresses are allowed.',
     flags: [
-      { flag: 'fields', value: 'FILE', says: 'the JSON array of fields to extract' },
+      { flag: 'fields', value: 'FILE', says: 'the JSON array of fields to extract, or a data map\'s {"item_selector","fields"} for one object per item' },
       { flag: 'data-map', value: 'ID', says: "apply this stored data map of the tenant instead of a fields file" },
       { flag: 'timeout', value: 'SECONDS', says: 'give up on the page after this long (default 30)' },
       { flag: 'tenant', value: 'T', says: 'the tenant whose data map --data-map names (default local)' },
