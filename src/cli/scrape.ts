@@ -11,10 +11,12 @@ import { localeProblem, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type Format
 import { ScrapeFailure, Scraper } from '../scrape/scraper'
 
 const FORMATS = ['markdown', 'html', 'json'] as const
+const RENDER = ['auto', 'never', 'always'] as const
+const BOOLEAN = ['true', 'false'] as const
 
 /**
  * `trawl scrape URL [--format markdown|html|json] [--fields FILE] [--timeout SECONDS]
- * [--locale TAG]`: one scrape in this process, no server, no payment (design.md §1). Prints the
+ * [--locale TAG] [--render auto|never|always] [--main-content true|false]`: one scrape in this process, no server, no payment (design.md §1). Prints the
  * markdown or HTML as it is, the extracted data as JSON, or the bytes of content that is not
  * text. Exit 0 on success, 1 when the target failed, 2 for bad arguments. Private addresses
  * are allowed, as for every one-shot command.
@@ -25,8 +27,10 @@ export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = pr
     fields: { type: 'string' },
     timeout: { type: 'string' },
     locale: { type: 'string' },
+    render: { type: 'string' },
+    'main-content': { type: 'string' },
   })
-  if (positionals.length !== 1) throw new ConfigError('scrape takes one URL: trawl scrape URL [--format markdown|html|json] [--fields FILE]')
+  if (positionals.length !== 1) throw new ConfigError('scrape takes one URL: trawl scrape URL [--format markdown|html|json] [--fields FILE] [--render auto|never|always] [--main-content true|false]')
   const url = positionals[0]!
   const problem = urlProblem(url)
   if (problem) throw new ConfigError(`scrape: the URL ${problem}, got "${url}"`)
@@ -43,11 +47,20 @@ export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = pr
   const localeError = locale === null ? null : localeProblem(locale)
   if (localeError) throw new ConfigError(`--locale: ${localeError}, got "${locale}"`)
 
+  const render = (flags.render as string | undefined) ?? config.scrapeRender
+  if (!(RENDER as readonly string[]).includes(render)) throw new ConfigError(`--render: must be one of ${RENDER.join(', ')}, got "${render}"`)
+  const main = flags['main-content'] as string | undefined
+  if (main !== undefined && !(BOOLEAN as readonly string[]).includes(main)) throw new ConfigError(`--main-content: must be true or false, got "${main}"`)
+  if (main !== undefined && kind !== 'markdown') throw new ConfigError('--main-content goes with --format markdown')
+  if (format.kind === 'markdown') format.main_content = main !== 'false'
+
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const fetcher = createFetcher(config, log)
   const parser = new ParsePool(1, config.parseTimeoutMs)
   try {
-    const result = await new Scraper({ fetcher, parser, config, log }).scrape({ url, formats: [format], proxy: null, timeoutMs: Math.round(seconds * 1000), locale })
+    // --render stands in for TRAWL_SCRAPE_RENDER in this command only.
+    const scraper = new Scraper({ fetcher, parser, config: { ...config, scrapeRender: render as (typeof RENDER)[number] }, log })
+    const result = await scraper.scrape({ url, formats: [format], proxy: null, timeoutMs: Math.round(seconds * 1000), locale })
     const r = result.results[0]!
     if (r.kind === 'binary') out.write(r.bytes)
     else if (r.kind === 'json') out.write(`${JSON.stringify(r.data, null, 2)}\n`)

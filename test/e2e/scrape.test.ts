@@ -41,6 +41,8 @@ describe('the scrape API in the binary', () => {
       url: `${origin}/page?x=1`,
       rendered: false,
       status: 200,
+      metadata: { title: 'Page', description: null, canonical: null, language: null, open_graph: {}, json_ld: [] },
+      links: [],
       results: [
         { kind: 'markdown', content: '# Hello\n\n12.50\n\n?x=1' },
         { kind: 'json', data: { price: 12.5 }, errors: [] },
@@ -140,7 +142,7 @@ describe('trawl scrape', () => {
     const gone = await runBinary(['scrape', `${origin}/missing`], env)
     expect([gone.code, gone.stdout, gone.stderr]).toEqual([1, '', `trawl scrape: http_status: ${origin}/missing answered HTTP 410\n`])
     const cases: [string[], string][] = [
-      [[], 'trawl: scrape takes one URL: trawl scrape URL [--format markdown|html|json] [--fields FILE]\n'],
+      [[], 'trawl: scrape takes one URL: trawl scrape URL [--format markdown|html|json] [--fields FILE] [--render auto|never|always] [--main-content true|false]\n'],
       [['notaurl'], 'trawl: scrape: the URL must be an absolute URL with its scheme, got "notaurl"\n'],
       [[`${origin}/page`, '--format', 'pdf'], 'trawl: --format: must be one of markdown, html, json, got "pdf"\n'],
       [[`${origin}/page`, '--format', 'json'], 'trawl: --format json needs --fields FILE (a JSON array of fields)\n'],

@@ -40,7 +40,7 @@ beforeAll(() => {
       requested.push(path)
       const answer = (body: string, type: string) => new Response(body, { headers: { 'content-type': type } })
       if (path === '/static') return answer(STATIC, 'text/html; charset=utf-8')
-      if (path === '/static.js') return answer(`document.body.insertAdjacentHTML('beforeend', '<p>made by script</p>')`, 'text/javascript')
+      if (path === '/static.js') return answer(`addEventListener('DOMContentLoaded', () => document.body.insertAdjacentHTML('beforeend', '<p>made by script</p>'))`, 'text/javascript')
       if (path === '/app') return answer(APP, 'text/html; charset=utf-8')
       if (path === '/app.js') return answer(APP_JS, 'text/javascript')
       if (path === '/mount') return answer(MOUNT, 'text/html')
