@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
-import { ConfigError, loadConfig } from '../src/config'
+import { afterEach, describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig, setRunningCommand, type FlagSpec } from '../src/config'
 
 const load = (argv: string[], env: Record<string, string> = {}) => loadConfig(argv, env).config
 
@@ -94,5 +94,43 @@ describe('configuration', () => {
 
   test('the price accepts a dollar sign', () => {
     expect(load([], { TRAWL_PRICE: '$0.002' }).price).toBe('0.002')
+  })
+})
+
+describe('unknown flags', () => {
+  afterEach(() => setRunningCommand(null))
+  const message = (argv: string[], extra: FlagSpec = {}) => {
+    try {
+      loadConfig(argv, {}, extra)
+    } catch (e) {
+      if (e instanceof ConfigError) return e.message
+      throw e
+    }
+    return null
+  }
+
+  test('the nearest flag is suggested, naming the command that runs', () => {
+    setRunningCommand({ name: 'crawl', settingFlags: ['data-dir'] })
+    const crawl: FlagSpec = { 'max-urls': { type: 'string' }, 'max-depth': { type: 'string' }, out: { type: 'string', short: 'o' } }
+    expect(message(['--max-url', '5'], crawl)).toBe('unknown flag --max-url for crawl; did you mean --max-urls?')
+    expect(message(['--max-dpeth', '5'], crawl)).toBe('unknown flag --max-dpeth for crawl; did you mean --max-depth?')
+    expect(message(['--data-dri', 'x'], crawl)).toBe('unknown flag --data-dri for crawl; did you mean --data-dir?')
+    expect(message(['--max-u', '5'], crawl)).toBe('unknown flag --max-u for crawl; did you mean --max-urls?')
+  })
+
+  test('with nothing close, the line lists what the command takes', () => {
+    setRunningCommand({ name: 'crawl', settingFlags: ['data-dir'] })
+    expect(message(['--frobnicate'], { 'max-urls': { type: 'string' }, out: { type: 'string', short: 'o' } })).toBe(
+      'unknown flag --frobnicate for crawl; crawl takes --max-urls, -o/--out, --data-dir (trawl help crawl)',
+    )
+    expect(message(['-x'], { out: { type: 'string', short: 'o' } })).toBe('unknown flag -x for crawl; crawl takes -o/--out, --data-dir (trawl help crawl)')
+  })
+
+  test('a command takes only the setting flags it names; the environment still applies', () => {
+    setRunningCommand({ name: 'scrape', settingFlags: [] })
+    expect(message(['--port', '9000'])).toBe('unknown flag --port for scrape; scrape takes no flags (trawl help scrape)')
+    expect(loadConfig([], { TRAWL_PORT: '9000' }).config.port).toBe(9000)
+    setRunningCommand(null)
+    expect(loadConfig(['--port', '9000'], {}).config.port).toBe(9000)
   })
 })

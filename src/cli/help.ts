@@ -54,8 +54,8 @@ export const COMMANDS: Command[] = [
       { flag: 'max-depth', value: 'N', says: 'follow links at most N steps from the seed (default 3)' },
       { flag: 'concurrency', value: 'N', says: 'requests in flight at once, all hosts together (default 16)' },
       { flag: 'per-host-concurrency', value: 'N', says: 'requests in flight at once to one host (default 2)' },
-      { flag: 'include', value: 'REGEX', says: 'crawl only URLs this pattern matches; repeat it to allow more patterns' },
-      { flag: 'exclude', value: 'REGEX', says: 'skip URLs this pattern matches; repeat it for more' },
+      { flag: 'include', value: 'REGEX', says: 'crawl only URLs in which this RE2 pattern matches (the seed too); repeat it to allow more' },
+      { flag: 'exclude', value: 'REGEX', says: 'skip URLs in which this RE2 pattern matches; repeat it for more' },
       { flag: 'same-domain', says: "also crawl the other hosts of the seed's domain (docs.example.com and www.example.com); by default only the seed's host" },
       { flag: 'sitemaps', says: "also take the URLs of the site's sitemaps (robots.txt Sitemap lines, /sitemap.xml)" },
       { flag: 'delay', value: 'DURATION', says: 'wait at least this long between requests to one host: 500ms, 2s, or a number of seconds' },
@@ -72,6 +72,7 @@ export const COMMANDS: Command[] = [
       [0, 'the run finished and pages were fetched'],
       [1, 'no page could be fetched (outcome failed), or the run did not finish'],
       [2, 'a bad URL, flag or setting'],
+      [130, 'stopped by Ctrl-C (128 + the signal: 143 for SIGTERM, 129 for SIGHUP)'],
     ],
   },
   {

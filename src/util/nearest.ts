@@ -8,7 +8,8 @@
 export function nearest(word: string, candidates: readonly string[]): string | null {
   const bare = (s: string) => s.replace(/^-+/, '').toLowerCase()
   const w = bare(word)
-  if (w === '') return null
+  // Every letter is one edit from every other: a one-letter flag (-x) has no nearest.
+  if (w.length < 2) return null
   const limit = w.length <= 5 ? 1 : 2
   let best: string | null = null
   let bestDistance = Infinity
