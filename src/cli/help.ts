@@ -27,8 +27,6 @@ type Command = {
   exits?: [number, string][]
 }
 
-const TENANT: Flag = { flag: 'tenant', value: 'T', says: 'the tenant the job and run belong to (default local); trawl serve shows them to X-Tenant-Id T' }
-
 export const COMMANDS: Command[] = [
   {
     name: 'serve',
@@ -61,12 +59,12 @@ export const COMMANDS: Command[] = [
       { flag: 'delay', value: 'DURATION', says: 'wait at least this long between requests to one host: 500ms, 2s, or a number of seconds' },
       { flag: 'out', short: 'o', value: 'FILE', says: 'when the crawl ends, write its pages as JSONL to FILE, one object per URL (as trawl export does)' },
       { flag: 'out-dir', value: 'DIR', says: 'when the crawl ends, write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md' },
-      TENANT,
+      { flag: 'tenant', value: 'T', says: 'the tenant the job and run belong to (default local); trawl serve shows them to X-Tenant-Id T' },
     ],
     settings: ['data-dir'],
     examples: [
       'trawl crawl http://127.0.0.1:8000/ --out-dir site-md',
-      "trawl crawl https://docs.example.com/ --include '^https://docs\\.example\\.com/guide/' --max-urls 500 -o pages.jsonl",
+      "trawl crawl https://docs.example.com/ --include '/guide/' --max-urls 500 -o pages.jsonl",
     ],
     exits: [
       [0, 'the run finished and pages were fetched'],
@@ -106,7 +104,7 @@ export const COMMANDS: Command[] = [
       { flag: 'out', short: 'o', value: 'FILE', says: 'write to FILE instead of stdout' },
       { flag: 'out-dir', value: 'DIR', says: 'instead, write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md (takes neither -o nor --format)' },
       { flag: 'main-content', value: 'true|false', says: 'markdown of the main content only (default true)' },
-      TENANT,
+      { flag: 'tenant', value: 'T', says: 'the tenant the run belongs to (default local)' },
     ],
     settings: ['data-dir'],
     examples: ['trawl export 50f28749-c627-4384-8e8b-90f667bce32b -o pages.jsonl', 'trawl export 50f28749-c627-4384-8e8b-90f667bce32b --format llms > site.txt'],
