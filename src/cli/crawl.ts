@@ -1,6 +1,10 @@
 import { ConfigError, loadConfig } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
 import { LEASE_MS, type Outcome } from '../crawl/execution'
+import { Scope } from '../crawl/scope'
+import type { Run } from '../store/runs'
+import { parseDuration } from '../util/duration'
+import { regexProblem } from '../util/re2'
 import { openCrawlResources } from '../crawl/resources'
 import { Runner } from '../crawl/runner'
 import { processOwner } from '../util/process'
@@ -12,9 +16,11 @@ const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
  * `trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
+ * [--include REGEX]… [--exclude REGEX]… [--same-domain] [--sitemaps] [--delay DURATION]
  * [--data-dir D] [--tenant T]`: an ad-hoc job and
- * run in the local data dir, crawled in this process with a live progress line, then a summary.
- * Ctrl-C stops the run with stop reason `manual`. Private addresses are allowed (design.md §1).
+ * run in the local data dir, crawled in this process with a live progress line, then a summary
+ * with the run's outcome and its failed URLs by reason. Ctrl-C stops the run with stop reason
+ * `manual`. Private addresses are allowed (design.md §1). Exit statuses: docs/crawl.md.
  */
 export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
   const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
@@ -23,6 +29,11 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
     concurrency: { type: 'string' },
     'per-host-concurrency': { type: 'string' },
     tenant: { type: 'string' },
+    include: { type: 'string', multiple: true },
+    exclude: { type: 'string', multiple: true },
+    'same-domain': { type: 'boolean' },
+    sitemaps: { type: 'boolean' },
+    delay: { type: 'string' },
   })
   if (positionals.length !== 1) throw new ConfigError('crawl takes one URL: trawl crawl URL [--max-urls N] [--max-depth N]')
   const seed = normalizeUrl(positionals[0]!)
@@ -41,10 +52,23 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const perHost = whole('per-host-concurrency', 64)
   if (maxUrls === 0) throw new ConfigError('--max-urls: must be at least 1')
   if (concurrency === 0 || perHost === 0) throw new ConfigError(`--${concurrency === 0 ? 'concurrency' : 'per-host-concurrency'}: must be at least 1`)
+  const include = patterns('include', flags.include)
+  const exclude = patterns('exclude', flags.exclude)
+  const delay = delayFlag(flags.delay as string | undefined)
+  const scope = {
+    ...(flags['same-domain'] ? { domains: 'same_domain' as const } : {}),
+    ...(include.length ? { include } : {}),
+    ...(exclude.length ? { exclude } : {}),
+  }
+  // A seed the flags put out of scope would end the run before its first fetch: say so now.
+  const outOfScope = new Scope([seed], { domains: scope.domains ?? 'same_host', include, exclude }).whyOut(seed)
+  if (outOfScope) throw new ConfigError(`crawl: the seed ${seed} ${outOfScope.replace('scope.include', '--include').replace('scope.exclude', '--exclude')}, so nothing would be crawled`)
   const jobConfig = {
     seeds: [seed],
+    ...(flags.sitemaps ? { sitemaps: true } : {}),
+    ...(Object.keys(scope).length ? { scope } : {}),
     limits: { ...(maxUrls !== undefined ? { max_urls: maxUrls } : {}), ...(maxDepth !== undefined ? { max_depth: maxDepth } : {}) },
-    politeness: { ...(concurrency !== undefined ? { concurrency } : {}), ...(perHost !== undefined ? { per_host_concurrency: perHost } : {}) },
+    politeness: { ...(concurrency !== undefined ? { concurrency } : {}), ...(perHost !== undefined ? { per_host_concurrency: perHost } : {}), ...(delay !== undefined ? { delay } : {}) },
   }
   const problems = checkConfig(jobConfig, 'config', Object.keys(config.proxies))
   if (!Value.Check(CrawlConfig, jobConfig) || problems.size) throw new ConfigError('crawl: the job config is not valid')
@@ -82,9 +106,12 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
     last = line
     err.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
   }, 500)
-  const onSigint = () => {
+  let interrupted: NodeJS.Signals | null = null
+  const onSigint = (signal: NodeJS.Signals) => {
+    interrupted ??= signal
     // The stop endpoint's move: the run finishes with `manual` and the execution leaves promptly.
-    store.runs.move(tenant, run.id, 'stop')
+    // A run that finished meanwhile has nothing left to stop.
+    if (store.runs.get(tenant, run.id)?.status !== 'finished') store.runs.move(tenant, run.id, 'stop')
   }
   // Ctrl-C, and the ends a terminal or a supervisor gives (SIGTERM, SIGHUP), all stop the run:
   // left with a dead holder's lease it would be finished by any serve on the data dir instead.
@@ -100,10 +127,56 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   out.write(
     `${final.status === 'finished' ? `finished: ${final.stop_reason}` : `left ${final.status}`} after ${seconds.toFixed(1)}s: visited ${final.stats.visited}, failed ${final.stats.failed}, queued ${final.stats.queued}, ${formatBytes(final.stats.bytes)}\n`,
   )
+  out.write(outcomeLines(final))
   await resources.close()
-  return 'finished' in outcome || final.status === 'finished' ? 0 : 1
+  // 128 + the signal's number, as a shell reports a command a signal ended: 130 for Ctrl-C.
+  if (interrupted) return 128 + SIGNAL_NUMBERS[interrupted as (typeof STOP_SIGNALS)[number]]
+  if (!('finished' in outcome) && final.status !== 'finished') return 1
+  return final.outcome === 'failed' ? 1 : 0
+}
+
+/**
+ * The outcome in words and the failed URLs by reason, most frequent first, one a line (the
+ * end-of-crawl stats a person reads first).
+ */
+function outcomeLines(run: Run): string {
+  if (!run.outcome) return ''
+  const counts = Object.entries(run.error_counts)
+  const width = Math.max(0, ...counts.map(([reason]) => reason.length))
+  return `outcome: ${run.outcome} (${OUTCOME_WORDS[run.outcome](run)})\n${counts.length ? `failed URLs by reason:\n${counts.map(([reason, n]) => `  ${reason.padEnd(width)}  ${n}\n`).join('')}` : ''}`
+}
+
+const OUTCOME_WORDS: Record<NonNullable<Run['outcome']>, (run: Run) => string> = {
+  complete: () => 'nothing was left to visit',
+  limited: (run) => (run.stop_reason === 'max_depth' ? 'max_depth kept links out of the crawl' : `${run.stop_reason} ended the crawl with URLs left to visit`),
+  stalled: () => 'the URLs still queued waited too long and were given up',
+  stopped: () => 'stopped before the end',
+  failed: (run) => (run.stop_reason === 'empty_seed' && run.stats.failed === 0 ? 'no seed could be crawled: out of scope or disallowed by robots.txt' : 'no page could be fetched'),
+}
+
+/** `--include` / `--exclude`: RE2 patterns, each checked as the job config checks them. */
+function patterns(name: string, raw: unknown): string[] {
+  const list = raw === undefined ? [] : Array.isArray(raw) ? (raw as string[]) : [raw as string]
+  if (list.length > 100) throw new ConfigError(`--${name}: at most 100 patterns, got ${list.length}`)
+  for (const p of list) {
+    if (!p || p.length > 4096) throw new ConfigError(`--${name}: a pattern must be 1..4096 characters, got ${p.length}`)
+    const problem = regexProblem(p)
+    if (problem) throw new ConfigError(`--${name}: "${p}" ${problem}`)
+  }
+  return list
+}
+
+/** `--delay`: a duration (`500ms`, `2s`, `1m`) or a bare number of seconds (`1.5`), at most 1h. */
+function delayFlag(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : null
+  const ms = seconds !== null ? Math.round(seconds * 1000) : parseDuration(raw)
+  if (ms === null) throw new ConfigError(`--delay: must be a duration such as 500ms or 2s, or a number of seconds, got "${raw}"`)
+  if (ms > 3_600_000) throw new ConfigError(`--delay: must be at most 1h, got "${raw}"`)
+  return seconds !== null ? `${ms}ms` : raw
 }
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+const SIGNAL_NUMBERS: Record<(typeof STOP_SIGNALS)[number], number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }
 
 const formatBytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)

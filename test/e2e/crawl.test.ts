@@ -448,7 +448,9 @@ describe('trawl crawl', () => {
     const sentAt = Date.now()
     const r = await c.done
     expect(Date.now() - sentAt).toBeLessThan(10_000) // exits promptly on a loaded machine too
-    expect(r.code).toBe(0)
+    // 128 + the signal's number, as a shell reports it: 130 for Ctrl-C (docs/crawl.md).
+    expect(r.code).toBe(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal])
+    expect(r.stdout).toContain('\noutcome: stopped (stopped before the end)\n')
     const m = SUMMARY.exec(r.stdout)
     expect(m, r.stdout + r.stderr).not.toBeNull()
     expect(m![1]).toBe('manual')
