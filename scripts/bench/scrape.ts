@@ -1,8 +1,15 @@
 #!/usr/bin/env bun
-// Benchmark of the scrape API (not a test): paid scrapes against free ones in the same run.
+// Benchmark of the scrape API (not a test): paid scrapes against free ones in the same run, or
+// (--mode render) TRAWL_SCRAPE_RENDER=auto against never on a static page.
 // Exits 0 whatever the numbers; non-zero on a crash.
 //
 //   bun scripts/bench/scrape.ts [--requests 2000] [--clients 32] [--rounds 3] [--size 20480] [--binary dist/trawl]
+//   bun scripts/bench/scrape.ts --mode render [--requests 500] [--clients 4] [--rounds 3] [--size 20480]
+//
+// Render mode: two free binaries, one TRAWL_SCRAPE_RENDER=auto (Chromium installed and allowed to
+// start) and one never; the page is static with a script tag of its own, as most are. Rounds
+// alternate the two; the verdict compares the median round's p50: auto must stay within 1.5x of
+// never (issue 20), answer rendered false, and start no Chromium (read from the process tree).
 //
 // Processes: the target (a Bun server in a child process answering one HTML page of `size`
 // bytes), two trawl binaries (free: no TRAWL_PAY_TO; paid: TRAWL_PAY_TO set, local
@@ -11,7 +18,7 @@
 // request, so signing is not measured. Rounds alternate free and paid, each `requests` scrapes
 // with `clients` in flight; the verdict compares the median round of each: payment may add at
 // most 15% to p50, and paid scrapes must reach 200/s (issue 7).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,15 +36,18 @@ const NETWORK = payNetwork('base-sepolia')
 
 const { values: args } = parseArgs({
   options: {
-    requests: { type: 'string', default: '2000' },
-    clients: { type: 'string', default: '32' },
+    requests: { type: 'string' },
+    clients: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     size: { type: 'string', default: '20480' },
     binary: { type: 'string', default: join(ROOT, 'dist/trawl') },
+    mode: { type: 'string', default: 'payment' },
   },
 })
-const REQUESTS = Number(args.requests)
-const CLIENTS = Number(args.clients)
+const RENDER_MODE = args.mode === 'render'
+if (!RENDER_MODE && args.mode !== 'payment') throw new Error(`--mode: payment or render, not ${args.mode}`)
+const REQUESTS = Number(args.requests ?? (args.mode === 'render' ? 500 : 2000))
+const CLIENTS = Number(args.clients ?? (args.mode === 'render' ? 4 : 32))
 const ROUNDS = Number(args.rounds)
 const SIZE = Number(args.size)
 const BINARY = args.binary!
@@ -47,6 +57,7 @@ type Server = { base: string; pid: number }
 
 async function main() {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`)
+  if (RENDER_MODE) return renderMain()
   const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-scrape-'))
   const procs: ReturnType<typeof Bun.spawn>[] = []
   try {
@@ -80,6 +91,94 @@ async function main() {
     await Promise.all(procs.map((p) => p.exited))
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+type RenderRound = { mode: 'auto' | 'never'; round: number; perSec: number; p50: number; p90: number; errors: number; rendered: number }
+
+/** --mode render: auto against never on a static page, through the real servers. */
+async function renderMain() {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-scrape-'))
+  const procs: ReturnType<typeof Bun.spawn>[] = []
+  try {
+    const target = await startTarget(dir, procs, '<script async src="/analytics.js"></script>')
+    const common = { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_SCRAPE_RATE: 'off', TRAWL_LOG_LEVEL: 'warn' }
+    const auto = await startTrawl(join(dir, 'auto'), { ...common, TRAWL_SCRAPE_RENDER: 'auto', ...(process.env.TRAWL_CHROMIUM ? { TRAWL_CHROMIUM: process.env.TRAWL_CHROMIUM } : {}) }, procs)
+    const never = await startTrawl(join(dir, 'never'), { ...common, TRAWL_SCRAPE_RENDER: 'never' }, procs)
+    console.log(`scrape render bench: ${cpus().length} cores; ${REQUESTS} scrapes a round, ${CLIENTS} clients, ${ROUNDS} rounds each; static page ${SIZE} bytes`)
+    await renderDrive(auto.base, target, Math.min(REQUESTS, 200))
+    await renderDrive(never.base, target, Math.min(REQUESTS, 200))
+    const rounds: RenderRound[] = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const mode of ['never', 'auto'] as const) {
+        const r = await renderDrive((mode === 'auto' ? auto : never).base, target, REQUESTS)
+        rounds.push({ mode, round, ...r })
+        console.log(`${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(2)} ms, p90 ${r.p90.toFixed(2)} ms, rendered ${r.rendered}, errors ${r.errors}`)
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const of = (mode: 'auto' | 'never') => rounds.filter((r) => r.mode === mode)
+    console.log('\n| mode | round | scrapes/s | p50 ms | p90 ms | rendered | errors |')
+    console.log('|---|---|---|---|---|---|---|')
+    for (const r of rounds) console.log(`| ${r.mode} | ${r.round} | ${r.perSec.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p90.toFixed(2)} | ${r.rendered} | ${r.errors} |`)
+    const [autoP50, neverP50] = [median(of('auto').map((r) => r.p50)), median(of('never').map((r) => r.p50))]
+    const [autoP90, neverP90] = [median(of('auto').map((r) => r.p90)), median(of('never').map((r) => r.p90))]
+    const bad = rounds.reduce((n, r) => n + r.errors + r.rendered, 0)
+    const browsers = chromiumUnder(auto.pid)
+    console.log(`\nmedian rounds: auto p50 ${autoP50.toFixed(2)} ms, p90 ${autoP90.toFixed(2)} ms; never p50 ${neverP50.toFixed(2)} ms, p90 ${neverP90.toFixed(2)} ms`)
+    console.log(`Chromium processes under the auto server: ${browsers}`)
+    const ratio = autoP50 / neverP50
+    console.log(`auto p50 is ${ratio.toFixed(2)}x never's (target at most 1.5x, no render, no Chromium): ${ratio <= 1.5 && bad === 0 && browsers === 0 ? 'met' : 'NOT met'}`)
+  } finally {
+    for (const p of procs) p.kill()
+    await Promise.all(procs.map((p) => p.exited))
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** `count` default scrapes of the static page, `CLIENTS` in flight; counts answers that were rendered. */
+async function renderDrive(base: string, target: string, count: number) {
+  const latencies: number[] = []
+  let errors = 0
+  let rendered = 0
+  let issued = 0
+  const start = performance.now()
+  const client = async () => {
+    while (issued < count) {
+      const i = issued++
+      const t0 = performance.now()
+      const r = await fetch(`${base}/v1/scrape`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${target}/page?i=${i}` }) })
+      const body = (await r.json()) as { rendered?: boolean }
+      latencies.push(performance.now() - t0)
+      if (r.status !== 200) errors++
+      if (body.rendered) rendered++
+    }
+  }
+  await Promise.all(Array.from({ length: CLIENTS }, client))
+  const seconds = (performance.now() - start) / 1000
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
+  return { perSec: count / seconds, p50: at(0.5), p90: at(0.9), errors, rendered }
+}
+
+/** How many processes below `pid` (children and theirs) are Chromium, from /proc. */
+function chromiumUnder(pid: number): number {
+  let found = 0
+  const walk = (p: number) => {
+    let children: number[] = []
+    try {
+      children = readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number))
+    } catch {
+      return
+    }
+    for (const c of children) {
+      try {
+        if (/chrom/i.test(readFileSync(`/proc/${c}/comm`, 'utf8'))) found++
+      } catch {}
+      walk(c)
+    }
+  }
+  walk(pid)
+  return found
 }
 
 function report(rounds: Round[]) {
@@ -147,12 +246,12 @@ async function signPayments(n: number): Promise<string[]> {
   return out
 }
 
-async function startTarget(dir: string, procs: ReturnType<typeof Bun.spawn>[]): Promise<string> {
+async function startTarget(dir: string, procs: ReturnType<typeof Bun.spawn>[], head = ''): Promise<string> {
   const script = join(dir, 'target.ts')
   writeFileSync(
     script,
     `const words = 'crawl frontier politeness robots sitemap artifact markdown table link anchor'.split(' ')
-let body = '<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title></head><body><h1>Bench page</h1>'
+let body = '<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title>${head}</head><body><h1>Bench page</h1>'
 for (let i = 0; body.length < ${SIZE} - 40; i++) body += '<p>' + Array.from({ length: 20 }, (_, j) => words[(i * 7 + j) % words.length]).join(' ') + ' <a href="/p/' + i + '">link ' + i + '</a></p>'
 body += '</body></html>'
 const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } }) })
