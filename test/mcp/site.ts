@@ -28,6 +28,12 @@ export const PAGES: Record<string, { title: string; html: string; words: string 
       '<h1 class="name">Trawl net</h1><p>A good net lasts ten seasons.</p><span class="price">12.50</span><ul><li class="size">small</li><li class="size">large</li></ul>',
     ),
   },
+  // Linked from nowhere: a crawl reaches it only as its seed.
+  '/long': {
+    title: 'Tide tables',
+    words: 'High water at',
+    html: page('Tide tables', `<h1>Tide tables</h1>${Array.from({ length: 60 }, (_, i) => `<p>High water at ${String(i % 24).padStart(2, '0')}:15 on day ${i + 1}.</p>`).join('')}`),
+  },
 }
 
 export type McpSite = { origin: string; url(path: string): string; hits: Map<string, number>; close(): void }

@@ -17,6 +17,8 @@ let app: ReturnType<typeof managementApp>
 let runner: Runner
 let site: McpSite
 const clients: Client[] = []
+/** The run the crawl test made, read back by crawl_export. */
+let crawled = ''
 
 beforeAll(() => {
   api = testApi({ TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_SCRAPE_RENDER: 'never' })
@@ -34,7 +36,7 @@ afterAll(async () => {
   api.close()
 })
 
-const handle = (target: ReturnType<typeof managementApp>) => (url: string | URL, init?: RequestInit) => target.handle(new Request(url, init))
+const handle = (target: ReturnType<typeof managementApp>) => (url: string | URL, init?: RequestInit) => target.handle(new Request(String(url), init))
 
 async function connect(tenant: string, target = app): Promise<Client> {
   const client = new Client({ name: 'trawl-test', version: '1.0.0' })
@@ -190,6 +192,7 @@ describe('crawl_start and crawl_status', () => {
     const run = (await api.get(`/v1/runs/${run_id}`)).body
     expect(shown).toMatchObject({ run_id, job_id, status: 'finished', stop_reason: run.stop_reason, stats: run.stats, started_at: run.started_at, finished_at: run.finished_at })
     expect(shown.stats.visited).toBe(3)
+    crawled = run_id
     if ('outcome' in run) expect(shown.outcome).toEqual(run.outcome)
     if ('error_counts' in run) expect(shown.error_counts).toEqual(run.error_counts)
     const visits = (await api.get(`/v1/runs/${run_id}/links?per_page=100`)).body.data.map((v: { url: string }) => v.url).sort()
@@ -226,18 +229,113 @@ describe('crawl_start and crawl_status', () => {
   })
 })
 
+describe('crawl_export', () => {
+  const visitsOf = async (runId: string) => (await api.get(`/v1/runs/${runId}/links?per_page=100`)).body.data as { url: string; status: number; depth: number }[]
+
+  test("llms: the run's pages as one markdown document, a section per visit in visit order, main content only", async () => {
+    const client = await connect('acme')
+    const r = await call(client, 'crawl_export', { run_id: crawled })
+    expect(r.isError).toBe(false)
+    const [doc, slice] = r.texts as [string, string]
+    expect(json(slice)).toEqual({ run_id: crawled, status: 'finished', format: 'llms', offset: 0, pages: 3, next_offset: null })
+    expect(doc).toStartWith(`# 127.0.0.1:${new URL(site.origin).port}\n`)
+    const visits = await visitsOf(crawled)
+    const sources = [...doc.matchAll(/^Source: (.+)$/gm)].map((m) => m[1])
+    expect(sources).toEqual(visits.map((v) => v.url))
+    const sections = doc.split('\n---\n').slice(1)
+    expect(sections).toHaveLength(3)
+    visits.forEach((v, i) => {
+      const p = PAGES[new URL(v.url).pathname]!
+      expect(sections[i]).toContain(`# ${p.title}`)
+      expect(sections[i]).toContain(p.words)
+      expect(sections[i]).not.toContain('Harbour navigation menu')
+      expect(sections[i]).not.toContain('Copyright footer')
+    })
+    const whole = (await call(client, 'crawl_export', { run_id: crawled, main_content: false })).texts[0]!
+    expect(whole.match(/Harbour navigation menu/g)).toHaveLength(3)
+  })
+
+  test('jsonl: one object per visit, row by row as the run recorded it', async () => {
+    const client = await connect('acme')
+    const r = await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl' })
+    const rows = r.texts[0]!.trimEnd().split('\n').map(json)
+    const visits = await visitsOf(crawled)
+    expect(rows.map((x) => [x.url, x.status, x.depth])).toEqual(visits.map((v) => [v.url, v.status, v.depth]))
+    for (const row of rows) {
+      const p = PAGES[new URL(row.url).pathname]!
+      expect(row).toMatchObject({ final_url: row.url, content_type: 'text/html; charset=utf-8', title: p.title, description: `${p.title} of Trawlville`, language: 'en', error: null })
+      expect(row.markdown).toContain(p.words)
+      expect(row.artifact_ids.length).toBeGreaterThan(0)
+    }
+    expect(json(r.texts[1]!)).toMatchObject({ format: 'jsonl', pages: 3, next_offset: null })
+  })
+
+  test('max_pages and offset page through the run; the slices add up to the whole', async () => {
+    const client = await connect('acme')
+    const whole = (await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl' })).texts[0]!
+    let offset: number | null = 0
+    const slices: string[] = []
+    const offsets: number[] = []
+    while (offset !== null && offsets.length < 10) {
+      offsets.push(offset)
+      const r = await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl', max_pages: 1, offset })
+      slices.push(r.texts[0]!)
+      const slice = json(r.texts[1]!)
+      expect(slice.pages).toBe(1)
+      offset = slice.next_offset
+    }
+    expect(offsets).toEqual([0, 1, 2])
+    expect(slices.join('')).toBe(whole)
+    const past = await call(client, 'crawl_export', { run_id: crawled, offset: 3 })
+    expect(past.texts[0]).toBe('(no pages from offset 3)')
+    expect(json(past.texts[1]!)).toMatchObject({ pages: 0, next_offset: null })
+  })
+
+  test('max_chars stops before the page that would not fit, and cuts a page longer than all of it', async () => {
+    const client = await connect('acme')
+    const sizes = (await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl' })).texts[0]!.trimEnd().split('\n').map((l) => l.length + 1)
+    // Room for the first two lines and not the third (max_chars is at least 1000; each line is longer than 500).
+    const fit = sizes[0]! + sizes[1]! + 1
+    expect(fit).toBeGreaterThanOrEqual(1000)
+    const two = await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl', max_chars: fit })
+    expect(json(two.texts[1]!)).toMatchObject({ pages: 2, next_offset: 2 })
+    expect(two.texts[0]!.length).toBe(fit - 1)
+
+    const started = json((await call(client, 'crawl_start', { url: site.url('/long'), max_depth: 0 })).texts[0]!)
+    for (let i = 0; i < 200 && json((await call(client, 'crawl_status', { run_id: started.run_id })).texts[0]!).status !== 'finished'; i++) await Bun.sleep(50)
+    const full = (await call(client, 'crawl_export', { run_id: started.run_id })).texts[0]!
+    expect(full.length).toBeGreaterThan(2000)
+    const cut = await call(client, 'crawl_export', { run_id: started.run_id, max_chars: 1000 })
+    expect(json(cut.texts[1]!)).toMatchObject({ pages: 1, next_offset: null, cut_short: 1 })
+    expect(cut.texts[0]!.length).toBeLessThanOrEqual(1000)
+    expect(cut.texts[0]).toContain('High water at 00:15 on day 1.')
+    expect(cut.texts[0]).toMatch(/\[cut short: \d+ more characters; read this page with scrape, or ask for a larger max_chars\]/)
+  })
+
+  test("an unknown run, and another tenant's run, are not found", async () => {
+    expect(await call(await connect('acme'), 'crawl_export', { run_id: crypto.randomUUID() })).toEqual({ isError: true, texts: ['not_found: run not found'] })
+    expect(await call(await connect('globex'), 'crawl_export', { run_id: crawled })).toEqual({ isError: true, texts: ['not_found: run not found'] })
+    const bad = await call(await connect('acme'), 'crawl_export', { run_id: crawled, format: 'csv', max_chars: 10 })
+    expect(bad.isError).toBe(true)
+    expect(bad.texts[0]).toStartWith('invalid arguments: ')
+    expect(bad.texts[0]).toContain('format')
+    expect(bad.texts[0]).toContain('max_chars')
+  })
+})
+
 describe('the HTTP route', () => {
-  const post = (headers: Record<string, string>, body: string) =>
+  const post = (headers: Record<string, string>, body: string): Promise<Response> =>
     app.handle(new Request('http://trawl.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body }))
+  const bodyOf = (r: Response): Promise<any> => r.json()
   const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
 
   test('X-Tenant-Id is required and checked, in the usual error shape', async () => {
     const missing = await post({}, list)
     expect(missing.status).toBe(400)
-    expect(await missing.json()).toEqual({ error: 'tenant_required', message: 'the X-Tenant-Id header is required' })
+    expect(await bodyOf(missing)).toEqual({ error: 'tenant_required', message: 'the X-Tenant-Id header is required' })
     const bad = await post({ 'x-tenant-id': 'a b' }, list)
     expect(bad.status).toBe(400)
-    expect((await bad.json()).error).toBe('invalid_tenant')
+    expect((await bodyOf(bad)).error).toBe('invalid_tenant')
   })
 
   test('a stateless answer as JSON, with no session id', async () => {
@@ -245,14 +343,14 @@ describe('the HTTP route', () => {
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toStartWith('application/json')
     expect(r.headers.get('mcp-session-id')).toBeNull()
-    const body = await r.json()
+    const body = await bodyOf(r)
     expect(body.id).toBe(1)
     expect(body.result.tools).toHaveLength(5)
   })
 
   test('an unknown tool is a JSON-RPC error', async () => {
     const r = await post({ 'x-tenant-id': 'acme', 'mcp-protocol-version': '2025-06-18' }, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: {} } }))
-    const body = await r.json()
+    const body = await bodyOf(r)
     expect(body.error.code).toBe(-32602)
     expect(body.error.message).toContain('no tool named "nope"')
   })
@@ -262,13 +360,13 @@ describe('the HTTP route', () => {
       const r = await app.handle(new Request('http://trawl.test/mcp', { method, headers: { 'x-tenant-id': 'acme', accept: 'text/event-stream' } }))
       expect(r.status).toBe(405)
       expect(r.headers.get('allow')).toBe('POST')
-      expect((await r.json()).error).toBe('method_not_allowed')
+      expect((await bodyOf(r)).error).toBe('method_not_allowed')
     }
     const r = await post({ 'x-tenant-id': 'acme' }, '{"jsonrpc":')
     expect(r.status).toBe(422)
-    expect((await r.json()).fields[0].field).toBe('body')
+    expect((await bodyOf(r)).fields[0].field).toBe('body')
     const empty = await post({ 'x-tenant-id': 'acme' }, '')
     expect(empty.status).toBe(422)
-    expect(await empty.json()).toEqual({ error: 'validation', fields: [{ field: 'body', errors: ['is required: a JSON-RPC message'] }] })
+    expect(await bodyOf(empty)).toEqual({ error: 'validation', fields: [{ field: 'body', errors: ['is required: a JSON-RPC message'] }] })
   })
 })
