@@ -64,7 +64,7 @@ describe('paying the binary', () => {
   test('x402-fetch 1.2.0 pays: 200 with the scrape and an X-PAYMENT-RESPONSE receipt', async () => {
     const response = await wrapV1(fetch, payer)(`${trawl.scrapeUrl}/v1/scrape`, scrapeBody())
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ url: `${origin}/page`, rendered: false, status: 200, results: [{ kind: 'markdown', content: '# Paid for' }] })
+    expect(await response.json()).toEqual({ url: `${origin}/page`, rendered: false, status: 200, metadata: { title: null, description: null, canonical: null, language: null, open_graph: {}, json_ld: [] }, links: [], results: [{ kind: 'markdown', content: '# Paid for' }] })
     expect(decodeXPaymentResponse(response.headers.get('x-payment-response')!) as Record<string, unknown>).toEqual({ success: true, transaction: '', network: 'base-sepolia', payer: payer.address })
   })
 
