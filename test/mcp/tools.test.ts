@@ -21,7 +21,8 @@ const clients: Client[] = []
 let crawled = ''
 
 beforeAll(() => {
-  api = testApi({ TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_SCRAPE_RENDER: 'never' })
+  // No Chromium here: a render the agent asks for fails as such, which shows `render` reached the scraper.
+  api = testApi({ TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_SCRAPE_RENDER: 'never', TRAWL_CHROMIUM: '/nonexistent/chromium' })
   const log = createLogger('warn', () => {})
   runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log }, 2)
   app = managementApp({ store: api.store, config: api.config, parser: api.parser, log, fetcher: api.fetcher, blobs: api.blobs, engine: runner })
@@ -99,6 +100,19 @@ describe('scrape', () => {
     expect(r.isError).toBe(false)
     expect(json(r.texts[0]!)).toEqual({ data: PRICE_DATA, errors: [] })
     expect(r.texts[1]).toBe(PAGES['/price']!.html)
+  })
+
+  test('render overrides TRAWL_SCRAPE_RENDER for the call', async () => {
+    const client = await connect('acme')
+    const always = await call(client, 'scrape', { url: site.url('/guide'), render: 'always' })
+    expect(always.isError).toBe(true)
+    expect(always.texts[0]).toStartWith('browser_unavailable: ')
+    const extracted = await call(client, 'extract', { url: site.url('/price'), fields: PRICE_FIELDS, render: 'always' })
+    expect(extracted.texts[0]).toStartWith('browser_unavailable: ')
+    // auto renders only a page that needs script; this one does not, so no Chromium is asked for.
+    const auto = await call(client, 'scrape', { url: site.url('/guide'), render: 'auto' })
+    expect(auto.isError).toBe(false)
+    expect(json(auto.texts[1]!)).toMatchObject({ rendered: false })
   })
 
   test('bad arguments are tool errors that name them', async () => {
