@@ -52,6 +52,8 @@ describe('POST /v1/jobs', () => {
       job_id: r.body.id,
       status: 'pending',
       stop_reason: null,
+      outcome: null,
+      error_counts: {},
       labels: { env: 'prod' },
       config: RESOLVED_DEFAULTS,
       created_at: expect.any(String),
