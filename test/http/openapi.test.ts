@@ -12,6 +12,7 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toStartWith('3.1')
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        '/mcp',
         '/v1/artifacts',
         '/v1/artifacts/{artifact_id}',
         '/v1/artifacts/{artifact_id}/blob',

@@ -177,6 +177,15 @@ describe('extract', () => {
     expect(other).toEqual({ isError: true, texts: ['not_found: data map not found'] })
   })
 
+  test('relative url values resolve against the page, inline and from a data map', async () => {
+    const fields = [{ name: 'guide', selector: 'nav a[href="/guide"]', attr: 'href', type: 'url' }]
+    const client = await connect('acme')
+    expect(json((await call(client, 'extract', { url: site.url('/price'), fields })).texts[0]!)).toEqual({ data: { guide: site.url('/guide') }, errors: [] })
+    const hash = (await api.put('/v1/hosts', { hosts: ['127.0.0.1'] })).body.data[0].hash
+    const map = await api.post(`/v1/hosts/${hash}/data_maps`, { schema_id: crypto.randomUUID(), map: { fields } })
+    expect(json((await call(client, 'extract', { url: site.url('/price'), data_map_id: map.body.id })).texts[0]!)).toEqual({ data: { guide: site.url('/guide') }, errors: [] })
+  })
+
   test('fields or a data map, not both and not neither', async () => {
     const client = await connect('acme')
     for (const args of [{ url: site.url('/price') }, { url: site.url('/price'), fields: PRICE_FIELDS, data_map_id: crypto.randomUUID() }]) {
