@@ -67,10 +67,10 @@ export const COMMANDS: Command[] = [
       "trawl crawl https://docs.example.com/ --include '/guide/' --max-urls 500 -o pages.jsonl",
     ],
     exits: [
-      [0, 'the run finished and pages were fetched'],
-      [1, 'no page could be fetched (outcome failed), or the run did not finish'],
-      [2, 'a bad URL, flag or setting'],
-      [130, 'stopped by Ctrl-C (128 + the signal: 143 for SIGTERM, 129 for SIGHUP)'],
+      [0, 'the run finished and at least one page was fetched'],
+      [1, 'no page could be fetched (outcome failed), or the run was left unfinished (paused from elsewhere)'],
+      [2, 'a bad URL, flag or setting, or a data dir that cannot be used; nothing is created'],
+      [130, 'stopped by Ctrl-C, after the summary (128 + the signal: 143 for SIGTERM, 129 for SIGHUP)'],
     ],
   },
   {
