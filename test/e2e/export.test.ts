@@ -130,7 +130,7 @@ describe('over HTTP, and the same default everywhere', () => {
     const missing = await fetch(`${trawl.managementUrl}/v1/runs/${runId}/export`, { headers: { 'x-tenant-id': 'acme' } })
     expect(missing.status).toBe(404)
     expect(await missing.json()).toEqual({ error: 'not_found', message: 'run not found' })
-    const doc = await (await fetch(`${trawl.managementUrl}/openapi.json`)).json()
+    const doc = (await (await fetch(`${trawl.managementUrl}/openapi.json`)).json()) as any
     const op = doc.paths['/v1/runs/{run_id}/export'].get
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['run_id', 'format', 'main_content', 'depth', 'urls', 'hosts']))
   })
