@@ -64,42 +64,56 @@ export function proseLength(root: DomNode): number {
   let node = root.firstChild
   while (node && node !== root) {
     if (node.nodeType === TEXT) total += node.data.trim().length
-    const skip = node.nodeType !== ELEMENT || node.localName === 'a' || !node.firstChild
+    const skip = node.nodeType !== ELEMENT || isLink(node) || !node.firstChild
     node = skip ? after(node, root) : node.firstChild
   }
   return total
 }
 
-// proseLength of root and of every element under it, in one walk.
-function proseLengths(root: DomNode): Map<DomNode, number> {
-  const lengths = new Map<DomNode, number>()
-  const outer: number[] = [] // the sums of the elements being walked, innermost last
+// The prose and the whole text (links included) of root and of every element under it, in one
+// walk; elements for which `removed` holds (scripts, styles, skipped tags) count for nothing.
+function textLengths(root: DomNode, removed: (el: DomNode) => boolean): { prose: Map<DomNode, number>; text: Map<DomNode, number> } {
+  const prose = new Map<DomNode, number>()
+  const text = new Map<DomNode, number>()
+  const outer: number[] = [] // the prose and text sums of the elements being walked, innermost last
   let sum = 0
+  let all = 0
   let node = root.firstChild
   while (node) {
-    if (node.nodeType === ELEMENT && node.firstChild) {
-      outer.push(sum)
+    if (node.nodeType === ELEMENT && node.firstChild && !removed(node)) {
+      outer.push(sum, all)
       sum = 0
+      all = 0
       node = node.firstChild
       continue
     }
-    if (node.nodeType === TEXT) sum += trimmedLength(node.data)
-    else if (node.nodeType === ELEMENT) lengths.set(node, 0)
+    if (node.nodeType === TEXT) {
+      const length = trimmedLength(node.data)
+      sum += length
+      all += length
+    } else if (node.nodeType === ELEMENT) {
+      prose.set(node, 0)
+      text.set(node, 0)
+    }
     while (!node.nextSibling) {
       const parent: DomNode | null = node.parentNode
       if (!parent || parent === root) {
-        lengths.set(root, sum)
-        return lengths
+        prose.set(root, sum)
+        text.set(root, all)
+        return { prose, text }
       }
-      lengths.set(parent, sum)
+      prose.set(parent, sum)
+      text.set(parent, all)
+      all += outer.pop()!
       // A link's text is not prose of the elements around it.
-      sum = outer.pop()! + (parent.localName === 'a' ? 0 : sum)
+      sum = outer.pop()! + (isLink(parent) ? 0 : sum)
       node = parent
     }
     node = node.nextSibling
   }
-  lengths.set(root, sum)
-  return lengths
+  prose.set(root, sum)
+  text.set(root, all)
+  return { prose, text }
 }
 
 // String.prototype.trim's length without the copy: the whitespace trim removes is \s.
@@ -134,6 +148,7 @@ function after(node: DomNode, root: DomNode): DomNode | null {
   return null
 }
 
+const isLink = (el: DomNode) => el.localName === 'a' && el.hasAttribute('href')
 const isMain = (el: DomNode) => el.localName === 'main' || el.getAttribute('role') === 'main'
 
 /**
@@ -167,8 +182,9 @@ export function mainContent(body: DomNode, removed: (el: DomNode) => boolean = (
   }
 
   // Computed once for every element: nested candidates would each walk the same subtree again.
-  const lengths = proseLengths(body)
-  const prose = (el: DomNode) => lengths.get(el) ?? proseLength(el)
+  const lengths = textLengths(body, removed)
+  const prose = (el: DomNode) => lengths.prose.get(el) ?? proseLength(el)
+  const text = (el: DomNode) => lengths.text.get(el) ?? 0
   const root = largest(mains, prose) ?? dominant(articles.filter((a) => !within(a, 'article', body)), prose) ?? body
   const inRoot = (el: DomNode) => el !== root && contains(root, el)
   const lead = root.localName === 'article' ? null : largest(articles.filter(inRoot), prose)
@@ -177,29 +193,181 @@ export function mainContent(body: DomNode, removed: (el: DomNode) => boolean = (
     for (let p: DomNode | null = anchor; p && p !== root; p = p.parentNode) keep.add(p)
   }
   // A title set above <main> (a hero header) would otherwise be lost with everything outside.
-  if (root !== body && h1 && !contains(root, h1) && !hasTag(root, 'h1') && prose(h1) > 0) {
-    root.insertBefore(h1, root.firstChild)
-  }
+  const title = root !== body && h1 && !contains(root, h1) && !hasTag(root, 'h1') && prose(h1) > 0 ? h1 : null
 
-  // Walked again: the moved <h1> is in the root now (the lengths of elements inside it hold).
-  const rootProse = proseLength(root)
-  const isChrome = (el: DomNode): boolean => {
+  const rootProse = prose(root) + (title ? prose(title) : 0)
+  const marked = (el: DomNode): boolean => {
     if (keep.has(el)) return false
     const tag = el.localName
     if (CHROME_TAGS.has(tag)) return true
     if ((tag === 'header' || tag === 'footer') && !within(el, 'content', body)) return true
     const role = el.getAttribute('role')
     if (role && CHROME_ROLES.has(role)) return true
-    if (el.hasAttribute('hidden')) return true
+    if (el.hasAttribute('hidden') || el.getAttribute('aria-modal') === 'true') return true
     const style = el.getAttribute('style')
     if (style && HIDDEN_STYLE.test(style)) return true
-    const cls = el.getAttribute('class')
-    const id = el.getAttribute('id')
-    const named = (cls !== null && CHROME_WORDS.test(cls.toLowerCase())) || (id !== null && CHROME_WORDS.test(id.toLowerCase()))
     // Class names are guesses: one holding most of the page's prose is the content, whatever it is called.
-    return (named || tag === 'form') && prose(el) * 2 <= rootProse
+    return (tag === 'form' || namedChrome(el)) && prose(el) * 2 <= rootProse
   }
+  // Before the title moves in: a title block at the top of the root ends the leading chrome.
+  const edges = root.localName === 'article' ? new Set<DomNode>() : edgeChrome(root, (el) => removed(el) || marked(el), (el) => keep.has(el), text)
+  if (title) root.insertBefore(title, root.firstChild)
+  const isChrome = (el: DomNode) => edges.has(el) || marked(el)
   return { root, isChrome }
+}
+
+// A class names chrome as a styling hook does. An id may instead be an anchor made from a
+// section's heading ("sql-syntax-comments"): an id match does not count on an element that
+// shares its tag and class with a sibling not named like chrome, one of a series of sections.
+function namedChrome(el: DomNode): boolean {
+  const cls = el.getAttribute('class')
+  if (cls !== null && CHROME_WORDS.test(cls.toLowerCase())) return true
+  const id = el.getAttribute('id')
+  if (id === null || !CHROME_WORDS.test(id.toLowerCase())) return false
+  if (!cls) return true
+  for (const dir of ['previousSibling', 'nextSibling'] as const) {
+    for (let s = el[dir]; s; s = s[dir]) {
+      if (s.nodeType === ELEMENT && s.localName === el.localName && s.getAttribute('class') === cls && !CHROME_WORDS.test((s.getAttribute('id') ?? '').toLowerCase())) return false
+    }
+  }
+  return true
+}
+
+// Elements that are content wherever they stand; a level holding one of these (or text) directly is
+// inside the content, not a wrapper around it.
+const CONTENT_BLOCKS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'pre', 'blockquote'])
+const NEVER_EDGE_CHROME = new Set([...CONTENT_BLOCKS, 'article', 'main', 'figure', 'img', 'picture'])
+// Elements that may wrap the whole content: the walk goes down through them (not into an
+// article, whose byline and tags at its edges are its own).
+const WRAPPERS = new Set(['div', 'section', 'center'])
+// The longest plain (not mostly link) stretch a navigation block holds: the title of the page a
+// Prev/Next cell leads to, not a card's summary.
+const MAX_NAV_LABEL = 100
+// A notice with a button (cookie consent, newsletter) or a copyright line is short.
+const MAX_NOTICE = 1000
+const MAX_COPYRIGHT = 500
+const COPYRIGHT = /©|\bcopyright\b/i
+
+/**
+ * Blocks the content starts or ends with that only lead elsewhere (a bar of links, a table of
+ * Prev/Up/Next cells, a column of link lists), ask something of the reader (a notice with a
+ * button) or close the page (a copyright line): chrome, however it is marked up. The walk goes
+ * down from the root through wrappers (a level holding no text, paragraph or heading of its own,
+ * with one block left between its chrome), trimming both ends of each level. Inside the content
+ * (a level holding text or paragraphs itself), links at the end may be the content's own (a
+ * chapter's table of contents): there only notices and copyright lines are trimmed at the end.
+ * A block holding more than half of its level's text is never trimmed, nor one of a series.
+ */
+function edgeChrome(root: DomNode, skipped: (el: DomNode) => boolean, kept: (el: DomNode) => boolean, text: (el: DomNode) => number): Set<DomNode> {
+  const found = new Set<DomNode>()
+  for (let level: DomNode | null = root; level; ) {
+    const blocks: DomNode[] = []
+    let inContent = false
+    for (let n = level.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === TEXT && trimmedLength(n.data) > 0) inContent = true
+      if (n.nodeType !== ELEMENT || skipped(n)) continue
+      if (CONTENT_BLOCKS.has(n.localName)) inContent = true
+      blocks.push(n)
+    }
+    const total = text(level)
+    // Blocks sharing a tag and class are a series (cards of a listing, sections): content.
+    const shapes = new Map<string, number>()
+    for (const b of blocks) if (b.getAttribute('class')) shapes.set(seriesKey(b), (shapes.get(seriesKey(b)) ?? 0) + 1)
+    const series = (el: DomNode) => el.getAttribute('class') && shapes.get(seriesKey(el))! > 1
+    const verdict = (el: DomNode, end: boolean) =>
+      kept(el) || NEVER_EDGE_CHROME.has(el.localName) || series(el) ? 'content' : edgeVerdict(el, total, text(el), end, end && inContent)
+    let first = 0
+    let last = blocks.length - 1
+    for (;;) {
+      for (let v; first <= last && (v = verdict(blocks[first]!, false)) !== 'content'; first++) if (v === 'chrome') found.add(blocks[first]!)
+      for (let v; last >= first && (v = verdict(blocks[last]!, true)) !== 'content'; last--) if (v === 'chrome') found.add(blocks[last]!)
+      if (inContent || last - first < 2 || !samePlaces(blocks[first]!, blocks[last]!, total, text)) break
+      found.add(blocks[first++]!).add(blocks[last--]!)
+    }
+    level = !inContent && first === last && WRAPPERS.has(blocks[first]!.localName) ? blocks[first]! : null
+  }
+  return found
+}
+
+const seriesKey = (el: DomNode) => `${el.localName} ${el.getAttribute('class')}`
+
+// A bar of links repeated at both ends of the page (Prev/Up/Next above and below) is navigation
+// even when its labels are longer than its links: two small blocks leading to the same places.
+function samePlaces(a: DomNode, b: DomNode, levelText: number, text: (el: DomNode) => number): boolean {
+  if ((text(a) + text(b)) * 2 > levelText || NEVER_EDGE_CHROME.has(a.localName) || NEVER_EDGE_CHROME.has(b.localName)) return false
+  const [x, y] = [shapeOf(a), shapeOf(b)]
+  if (x.title || x.code || y.title || y.code || x.targets.size === 0 || x.targets.size !== y.targets.size) return false
+  for (const t of x.targets) if (!y.targets.has(t)) return false
+  return true
+}
+
+function edgeVerdict(el: DomNode, levelText: number, length: number, end: boolean, notLinks: boolean): 'chrome' | 'content' | 'empty' {
+  if (length * 2 > levelText) return 'content'
+  const shape = shapeOf(el)
+  if (length === 0) return shape.media ? 'content' : shape.links > 0 ? 'chrome' : 'empty'
+  if (shape.title || shape.code) return 'content'
+  if (shape.button && length <= MAX_NOTICE) return 'chrome'
+  if (end && length <= MAX_COPYRIGHT && COPYRIGHT.test(textOf(el))) return 'chrome'
+  if (notLinks) return 'content'
+  return shape.links > 0 && shape.linky * 2 > shape.segments && shape.longestPlain <= MAX_NAV_LABEL ? 'chrome' : 'content'
+}
+
+// Where a block's text breaks into separate pieces: cells, items, paragraphs, lines.
+const SEGMENT_BREAKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
+  'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+])
+const BUTTON_INPUTS = new Set(['button', 'submit', 'reset'])
+
+/**
+ * What a block is made of: its text pieces (segments), how many are mostly link text, the
+ * longest that is not, its links and their hrefs, and whether it holds an <h1>, a code block, a button or an
+ * image outside a link.
+ */
+type Shape = { segments: number; linky: number; longestPlain: number; links: number; targets: Set<string>; title: boolean; code: boolean; button: boolean; media: boolean }
+
+function shapeOf(el: DomNode): Shape {
+  const shape: Shape = { segments: 0, linky: 0, longestPlain: 0, links: 0, targets: new Set(), title: false, code: false, button: false, media: false }
+  let all = 0
+  let linked = 0
+  const flush = () => {
+    if (all > 0) {
+      shape.segments++
+      if (linked * 2 >= all) shape.linky++
+      else shape.longestPlain = Math.max(shape.longestPlain, all)
+    }
+    all = linked = 0
+  }
+  const walk = (node: DomNode, inLink: boolean) => {
+    for (let n = node.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === TEXT) {
+        const length = trimmedLength(n.data)
+        all += length
+        if (inLink) linked += length
+        continue
+      }
+      if (n.nodeType !== ELEMENT) continue
+      const tag = n.localName
+      if (tag === 'script' || tag === 'style' || tag === 'template' || tag === 'noscript') continue
+      const link = isLink(n)
+      if (link) {
+        shape.links++
+        shape.targets.add(n.getAttribute('href')!.trim())
+      }
+      if (tag === 'h1') shape.title = true
+      else if (tag === 'pre') shape.code = true
+      else if (tag === 'button' || n.getAttribute('role') === 'button' || (tag === 'input' && BUTTON_INPUTS.has(n.getAttribute('type')?.toLowerCase() ?? ''))) shape.button = true
+      else if ((tag === 'img' || tag === 'picture') && !inLink) shape.media = true
+      const breaks = SEGMENT_BREAKS.has(tag)
+      if (breaks) flush()
+      walk(n, inLink || link)
+      if (breaks) flush()
+    }
+  }
+  walk(el, false)
+  flush()
+  return shape
 }
 
 function largest(els: DomNode[], prose: (el: DomNode) => number): DomNode | null {
