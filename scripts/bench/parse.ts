@@ -27,7 +27,7 @@ type Row = { page: string; bytes: number; timings: Record<string, Timing>; scan_
 
 const METHODS: Method[] = [
   { name: 'scan', run: (html) => scanHtml(html, BASE) },
-  { name: 'markdown', run: (html) => toMarkdown(html, BASE) },
+  { name: 'markdown', run: (html) => toMarkdown(html, BASE, { main_content: false }) },
   { name: 'markdown_main', run: (html) => toMarkdown(html, BASE, { main_content: true }) },
   { name: 'turndown', run: (html) => plain.turndown(html) },
 ]

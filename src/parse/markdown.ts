@@ -3,7 +3,7 @@ import { mainContent, textOf, type DomNode } from './main-content'
 import { INDENT, TRAILING_SPACE, turndownRules } from './markdown-rules'
 import { boundNesting, MAX_NESTING } from './nesting'
 
-/** Options of the markdown step. */
+/** Options of the markdown step; `main_content` is on unless it is false (one default for parse, crawl and scrape). */
 export type MarkdownOptions = { skip_tags?: string[]; main_content?: boolean }
 
 // turndown's own DOM; its published types name a module 'domino', not this package.
@@ -37,7 +37,7 @@ turndownRules(service, state)
 /**
  * Converts an HTML document to markdown (design.md §6): ATX headings, fenced code with its language,
  * `-` bullets, GFM tables, absolute links and images. The HTML is parsed once; scripts and
- * styles, `skip_tags` (with their content) and, with `main_content`, page chrome are removed
+ * styles, `skip_tags` (with their content) and, unless `main_content` is false, page chrome are removed
  * from that DOM before turndown walks it.
  */
 export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions = {}): string {
@@ -49,7 +49,7 @@ export function toMarkdown(html: string, baseUrl: string, opts: MarkdownOptions 
   const skip = new Set((opts.skip_tags ?? []).map((t) => t.trim().toLowerCase()))
   const removed = (el: DomNode) => ALWAYS_DROPPED.has(el.localName) || skip.has(el.localName)
   // The root is never tested by prune: a removed element (or one inside it) cannot be the root.
-  const main = opts.main_content ? mainContent(body, removed) : null
+  const main = opts.main_content !== false ? mainContent(body, removed) : null
   const root = main?.root ?? body
   for (let p: DomNode | null = root; p; p = p.parentNode) if (p.nodeType === 1 && removed(p)) return ''
   const drop = (el: DomNode) => removed(el) || (el.localName === 'input' && !isTask(el)) || (main?.isChrome(el) ?? false)

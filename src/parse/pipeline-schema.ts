@@ -35,7 +35,7 @@ export const Step = Type.Union([
     {
       kind: Type.Literal('markdown'),
       skip_tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 })),
-      main_content: Type.Optional(Type.Boolean({ default: false })),
+      main_content: Type.Optional(Type.Boolean({ default: true, description: 'only the main content: navigation, headers, footers, sidebars and notices left out; false converts the whole body' })),
     },
     closed,
   ),

@@ -45,7 +45,17 @@ export type PipelineResult = {
   links: LinkOut[] | null
   steps: StepResult[]
 }
-export type ParseResult = { url: string; base_url: string; content_type: string; charset: string; pipelines: PipelineResult[]; assets?: string[] }
+export type ParseResult = {
+  url: string
+  base_url: string
+  content_type: string
+  charset: string
+  pipelines: PipelineResult[]
+  /** A request without pipelines: the page's metadata and links beside the default markdown. */
+  metadata?: Metadata
+  links?: LinkOut[]
+  assets?: string[]
+}
 
 /** A parse that cannot run at all; the batch reports it as an error item. */
 export class ParseFailure extends Error {
@@ -62,7 +72,11 @@ export const dataMapIds = (pipelines: readonly Pipeline[]): string[] => [
   ...new Set(pipelines.flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : [])))),
 ]
 
-/** The pipeline a parse request without pipelines runs (SPEC: a single extractor). */
+/**
+ * The pipeline a parse request without pipelines runs (the interface: "a single extractor"): main-content
+ * markdown. The result also carries the page's metadata and links at its top level, from the
+ * scan every page gets anyway, so the default result is what a reader of the page wants.
+ */
 export const DEFAULT_PIPELINE: Pipeline = { identifier: 'default', steps: [{ kind: 'markdown' }] }
 
 /**
@@ -113,6 +127,10 @@ export async function parseDocument(input: ParseInput, ctx: ParseContext): Promi
     if (p.behavior === 'stop') stopped = true
   }
   const result: ParseResult = { url: input.url, base_url: baseUrl, content_type: mimeEssence(input.content_type), charset, pipelines: results }
+  if (!input.pipelines.length) {
+    const { metadata, links } = await doc.scan()
+    Object.assign(result, { metadata, links })
+  }
   if (input.collect_assets) result.assets = (await doc.scan()).assets
   return result
 }

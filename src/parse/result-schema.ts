@@ -58,6 +58,8 @@ export const ParseResult = Type.Object({
   content_type: Type.String({ description: 'the MIME type without parameters' }),
   charset: Type.String({ description: 'the encoding the body was decoded with' }),
   pipelines: Type.Array(PipelineResult, { description: 'in the order they ran: priority, highest first' }),
+  metadata: Type.Optional(Type.Object(Metadata.properties, { description: "only when the request has no pipelines: the page's metadata, as the metadata step gives it" })),
+  links: Type.Optional(Type.Array(LinkOut, { description: "only when the request has no pipelines: the page's links, as the links step gives them" })),
 })
 export type ParseResultShape = Static<typeof ParseResult>
 

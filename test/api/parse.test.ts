@@ -34,7 +34,30 @@ describe('POST /v1/parse', () => {
           steps: [{ kind: 'markdown', content: '# Products\n\nSee [one](https://shop.example/p/1) and [two](https://other.example/x#top).' }],
         },
       ],
+      metadata: { title: 'Shop', description: 'All the things', canonical: null, language: 'en', open_graph: {}, json_ld: [] },
+      links: [
+        { url: 'https://shop.example/p/1', text: 'one', rel: [], nofollow: false },
+        { url: 'https://other.example/x', text: 'two', rel: ['nofollow'], nofollow: true },
+      ],
     })
+  })
+
+  test('the default result is the main content; main_content false keeps the chrome; pipelines given, no top-level metadata or links', async () => {
+    const page = `<html><head><title>Guide</title></head><body><div><a href="/">Home</a> <ul><li><a href="/docs">Docs</a></li><li><a href="/blog">Blog</a></li></ul></div>
+<div><h1>Guide</h1><p>The body text of the guide, long enough to be the content of this page.</p></div>
+<div><p>We use cookies.</p><button>Accept</button></div></body></html>`
+    const body = b64(page)
+    const r = await parse(doc({ body }))
+    expect(ranSteps(r)).toEqual([{ kind: 'markdown', content: '# Guide\n\nThe body text of the guide, long enough to be the content of this page.' }])
+    expect(r.body.links.map((l: { url: string }) => l.url)).toEqual(['https://shop.example/', 'https://shop.example/docs', 'https://shop.example/blog'])
+    const explicit = await parse(doc({ body, pipelines: [{ steps: [{ kind: 'markdown' }] }] }))
+    expect(ranSteps(explicit)).toEqual(ranSteps(r))
+    expect(explicit.body.metadata).toBeUndefined()
+    expect(explicit.body.links).toBeUndefined()
+    const whole = await parse(doc({ body, pipelines: [{ steps: [{ kind: 'markdown', main_content: false }] }] }))
+    expect(ranSteps(whole)[0].content).toBe(
+      '[Home](https://shop.example/)\n\n- [Docs](https://shop.example/docs)\n- [Blog](https://shop.example/blog)\n\n# Guide\n\nThe body text of the guide, long enough to be the content of this page.\n\nWe use cookies.\n\nAccept',
+    )
   })
 
   test('metadata and links steps come from the page; links are absolute, without fragments', async () => {

@@ -228,8 +228,12 @@ const MARKDOWN = [
   '| Step | Minutes |\n| --- | ---: |\n| Boil | 5 |\n| Steep | 3 |',
   '```python\ndef brew(tea):\n    return tea * 2\n```',
 ].join('\n\n')
-const DEFAULT_RESULT = { url: URL_, base_url: URL_, content_type: 'text/html', charset: 'utf-8', pipelines: [ran('default', [{ kind: 'markdown', content: MARKDOWN }])] }
 const FAQ = { url: 'https://shop.example/guides/faq', text: 'the FAQ', rel: ['nofollow'], nofollow: true }
+const METADATA = { title: 'Guide', description: 'How to brew', canonical: 'https://shop.example/guides/tea?ref=x', language: 'en', open_graph: { 'og:title': 'Tea & more' }, json_ld: [{ '@type': 'HowTo', name: 'Brew' }] }
+const LINKS = [{ url: 'https://shop.example/docs/start', text: 'the start', rel: [], nofollow: false }, FAQ]
+const DOCUMENT = { url: URL_, base_url: URL_, content_type: 'text/html', charset: 'utf-8' }
+// Without pipelines: the default markdown, and the page's metadata and links beside it.
+const DEFAULT_RESULT = { ...DOCUMENT, pipelines: [ran('default', [{ kind: 'markdown', content: MARKDOWN }])], metadata: METADATA, links: LINKS }
 
 describe('parse', () => {
   test('the default pipeline is markdown: a GFM table, a fenced block with its language, absolute links', async () => {
@@ -241,9 +245,7 @@ describe('parse', () => {
   test('metadata and links steps, and a navigator selector run by HTMLRewriter', async () => {
     const r = await t.api.post('/v1/parse', doc({ pipelines: [{ identifier: 'meta', navigator: { kind: 'links', selector: 'p > a[rel~=nofollow i]' }, steps: [{ kind: 'metadata' }, { kind: 'links' }] }] }))
     expect(r.status).toBe(200)
-    const metadata = { title: 'Guide', description: 'How to brew', canonical: 'https://shop.example/guides/tea?ref=x', language: 'en', open_graph: { 'og:title': 'Tea & more' }, json_ld: [{ '@type': 'HowTo', name: 'Brew' }] }
-    const links = [{ url: 'https://shop.example/docs/start', text: 'the start', rel: [], nofollow: false }, FAQ]
-    expect(r.body).toEqual({ ...DEFAULT_RESULT, pipelines: [ran('meta', [{ kind: 'metadata', metadata }, { kind: 'links', links }], [FAQ])] })
+    expect(r.body).toEqual({ ...DOCUMENT, pipelines: [ran('meta', [{ kind: 'metadata', metadata: METADATA }, { kind: 'links', links: LINKS }], [FAQ])] })
   })
 
   test('the category guard classifies the URL with the pattern sets of its host', async () => {

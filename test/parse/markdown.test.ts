@@ -122,7 +122,7 @@ describe('toMarkdown', () => {
 
   test('skip_tags removes the element main_content would choose as the root: the rest of the body is the root', () => {
     const html = '<body><nav>menu</nav><main><h1>Title</h1><p>Body text of the main element is long enough.</p></main><p>outside</p></body>'
-    expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['main'] })).toBe('menu\n\noutside')
+    expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['main'], main_content: false })).toBe('menu\n\noutside')
     expect(toMarkdown(html, DEFAULT_BASE, { skip_tags: ['MAIN'], main_content: true })).toBe('outside')
     const article = '<body><article><p>Article body is here and long.</p></article><p>x</p></body>'
     expect(toMarkdown(article, DEFAULT_BASE, { skip_tags: ['article'], main_content: true })).toBe('x')
