@@ -151,6 +151,6 @@ describe('over HTTP, and the same default everywhere', () => {
     expect(exported).toContain('How to use the fixture site')
     expect(exported).not.toContain('banner text')
     expect(scraped.body.results[0].content).toBe(exported)
-    expect(parsed.body.pipelines[0].steps[0].content).toBe(exported)
+    expect(parsed.body.pipelines[0].steps.find((s: { kind: string }) => s.kind === 'markdown').content).toBe(exported)
   })
 })
