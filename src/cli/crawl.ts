@@ -11,15 +11,17 @@ import { processOwner } from '../util/process'
 import { normalizeUrl } from '../crawl/url'
 import { createLogger } from '../log'
 import { Value } from '@sinclair/typebox/value'
+import { exportTarget, writeExport } from './export-output'
 
 const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
  * `trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
  * [--include REGEX]… [--exclude REGEX]… [--same-domain] [--sitemaps] [--delay DURATION]
- * [--data-dir D] [--tenant T]`: an ad-hoc job and
+ * [-o FILE] [--out-dir DIR] [--data-dir D] [--tenant T]`: an ad-hoc job and
  * run in the local data dir, crawled in this process with a live progress line, then a summary
- * with the run's outcome and its failed URLs by reason. Ctrl-C stops the run with stop reason
+ * with the run's outcome and its failed URLs by reason, then its pages (`-o` JSONL, `--out-dir`
+ * markdown files) as `trawl export` writes them. Ctrl-C stops the run with stop reason
  * `manual`. Private addresses are allowed (design.md §1). Exit statuses: docs/crawl.md.
  */
 export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
@@ -34,6 +36,8 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
     'same-domain': { type: 'boolean' },
     sitemaps: { type: 'boolean' },
     delay: { type: 'string' },
+    out: { type: 'string', short: 'o' },
+    'out-dir': { type: 'string' },
   })
   if (positionals.length !== 1) throw new ConfigError('crawl takes one URL: trawl crawl URL [--max-urls N] [--max-depth N]')
   const seed = normalizeUrl(positionals[0]!)
@@ -55,6 +59,8 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const include = patterns('include', flags.include)
   const exclude = patterns('exclude', flags.exclude)
   const delay = delayFlag(flags.delay as string | undefined)
+  // Checked now: a crawl must not run for an hour and then refuse to write its pages.
+  const target = exportTarget(flags, null)
   const scope = {
     ...(flags['same-domain'] ? { domains: 'same_domain' as const } : {}),
     ...(include.length ? { include } : {}),
@@ -128,6 +134,17 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
     `${final.status === 'finished' ? `finished: ${final.stop_reason}` : `left ${final.status}`} after ${seconds.toFixed(1)}s: visited ${final.stats.visited}, failed ${final.stats.failed}, queued ${final.stats.queued}, ${formatBytes(final.stats.bytes)}\n`,
   )
   out.write(outcomeLines(final))
+  // The pages as a person reads them (main-content markdown), even of a stopped crawl: what it
+  // got is what the run holds.
+  if (target && final.stats.visited + final.stats.failed > 0) {
+    try {
+      await writeExport(resources, tenant, run.id, target, true, out)
+    } catch (e) {
+      err.write(`trawl: the pages could not be written: ${(e as Error).message}\n`)
+      await resources.close()
+      return 1
+    }
+  }
   await resources.close()
   // 128 + the signal's number, as a shell reports a command a signal ended: 130 for Ctrl-C.
   if (interrupted) return 128 + SIGNAL_NUMBERS[interrupted as (typeof STOP_SIGNALS)[number]]

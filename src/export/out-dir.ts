@@ -108,9 +108,11 @@ export async function writeOutDir(pages: AsyncIterable<PageRecord>, dir: string)
       const title = (page.title ?? '').replace(/\s+/g, ' ').trim()
       // YAML front matter, values as JSON strings (which YAML reads as they are).
       const front = [`url: ${JSON.stringify(page.url)}`, ...(title ? [`title: ${JSON.stringify(title)}`] : [])]
-      await writeFile(file, `---\n${front.join('\n')}\n---\n\n${page.markdown}`)
+      const status = page.status !== null && page.status >= 400 ? [`status: ${page.status}`] : []
+      await writeFile(file, `---\n${[...front, ...status].join('\n')}\n---\n\n${page.markdown}${page.markdown.endsWith('\n') ? '' : '\n'}`)
       files.push(rel)
-      await index.write(`- [${escapeLinkText(title || page.url)}](${encodeURI(rel)}): ${page.url}\n`)
+      // A page that answered an error still has a body worth keeping, marked so it is not taken for content.
+      await index.write(`- [${escapeLinkText(title || page.url)}](${encodeURI(rel)}): ${page.url}${page.error ? ` (${escapeLinkText(page.error.reason)})` : ''}\n`)
     }
   } finally {
     await index.close()

@@ -86,7 +86,7 @@ describe('trawl export', () => {
     const host = `127.0.0.1_${site.port}`
     for (const f of ['index.md', 'guide.md', 'ref.md', 'about.md', 'missing.md']) expect(existsSync(join(out, host, f)), f).toBe(true)
     const guide = readFileSync(join(out, host, 'guide.md'), 'utf8')
-    expect(guide).toBe(`---\nurl: "${site.url('/guide')}"\ntitle: "Guide"\n---\n\n${records.find((x) => x.url === site.url('/guide')).markdown}`)
+    expect(guide).toBe(`---\nurl: "${site.url('/guide')}"\ntitle: "Guide"\n---\n\n${records.find((x) => x.url === site.url('/guide')).markdown}\n`)
     expect(readFileSync(join(out, 'index.md'), 'utf8')).toContain(`- [Guide](${host}/guide.md): ${site.url('/guide')}\n`)
   })
 
@@ -106,6 +106,43 @@ describe('trawl export', () => {
       expect(bad.stdout).toBe('')
       expect(bad.stderr.trim().split('\n').length, bad.stderr).toBe(1)
     }
+  })
+})
+
+describe('trawl crawl -o / --out-dir', () => {
+  test('-o FILE writes what trawl export writes for the run, after the summary', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'pages.jsonl')
+    const r = await runBinary(['crawl', site.url('/'), '--data-dir', join(dir, 'data'), '-o', file])
+    expect(r.code).toBe(0)
+    const run = /\(run ([0-9a-f-]{36}),/.exec(r.stdout)![1]!
+    expect(r.stdout).toMatch(/outcome: complete \(nothing was left to visit\)\nfailed URLs by reason:\n  http_404  1\nexported 5 pages to .*pages\.jsonl\n$/)
+    const exported = await runBinary(['export', run, '--data-dir', join(dir, 'data')])
+    expect(readFileSync(file, 'utf8')).toBe(exported.stdout)
+    const lines = exported.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
+    expect(lines.map((x) => x.url).sort()).toEqual(['/', '/about', '/guide', '/missing', '/ref'].map((p) => site.url(p)).sort())
+  })
+
+  test('--out-dir DIR writes one markdown file per page and the index', async () => {
+    const dir = tempDir()
+    const out = join(dir, 'md')
+    const r = await runBinary(['crawl', site.url('/'), '--data-dir', join(dir, 'data'), '--out-dir', out])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`exported 5 pages: 5 markdown files and ${join(out, 'index.md')}\n`)
+    const guide = readFileSync(join(out, `127.0.0.1_${site.port}`, 'guide.md'), 'utf8')
+    expect(guide).toStartWith(`---\nurl: "${site.url('/guide')}"\ntitle: "Guide"\n---\n\n# The guide\n\nHow to use the fixture site`)
+    expect(guide).not.toContain('banner text')
+    expect(guide.endsWith('\n')).toBe(true)
+    const index = readFileSync(join(out, 'index.md'), 'utf8')
+    expect(index).toContain(`(127.0.0.1_${site.port}/missing.md): ${site.url('/missing')} (http_status)\n`)
+  })
+
+  test('a bad -o/--out-dir combination is refused before anything is crawled', async () => {
+    const dir = tempDir()
+    const r = await runBinary(['crawl', site.url('/'), '--data-dir', join(dir, 'data'), '-o', join(dir, 'a'), '--out-dir', join(dir, 'b')])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('trawl: --out-dir writes a directory of markdown files: it takes neither -o nor --format\n')
+    expect(existsSync(join(dir, 'data'))).toBe(false)
   })
 })
 
