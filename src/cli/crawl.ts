@@ -160,7 +160,7 @@ function outcomeLines(run: Run): string {
   if (!run.outcome) return ''
   const counts = Object.entries(run.error_counts)
   const width = Math.max(0, ...counts.map(([reason]) => reason.length))
-  return `outcome: ${run.outcome} (${OUTCOME_WORDS[run.outcome](run)})\n${counts.length ? `failed URLs by reason:\n${counts.map(([reason, n]) => `  ${reason.padEnd(width)}  ${n}\n`).join('')}` : ''}`
+  return `outcome: ${run.outcome} (${OUTCOME_WORDS[run.outcome](run)})\n${counts.length ? `errors by reason:\n${counts.map(([reason, n]) => `  ${reason.padEnd(width)}  ${n}\n`).join('')}` : ''}`
 }
 
 const OUTCOME_WORDS: Record<NonNullable<Run['outcome']>, (run: Run) => string> = {

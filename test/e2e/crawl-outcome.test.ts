@@ -48,7 +48,7 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
     const m = SUMMARY.exec(r.stdout)!
     // SPEC's stop reason is what it was; the outcome and the counts tell the truth.
     expect([m[1], m[3], m[4]]).toEqual(['empty_seed', '0', '1'])
-    expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nfailed URLs by reason:\n  connect  1\n')
+    expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  connect  1\n')
     expect(storedRun(dataDir)).toMatchObject({ stop_reason: 'empty_seed', outcome: 'failed', error_counts: { connect: 1 }, visited: 0, failed: 1 })
     // Through the API of a serve on that data dir: the run, its failed URL and the fetch's log entry.
     const trawl = await startTrawl({ dataDir })
@@ -67,7 +67,7 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
     const r = await runBinary(['crawl', 'http://no-such-seed.invalid/', '--data-dir', dataDir], {}, 20_000)
     expect(r.code, r.stdout + r.stderr).toBe(1)
     expect(SUMMARY.exec(r.stdout)![4]).toBe('1')
-    expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nfailed URLs by reason:\n  dns  1\n')
+    expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  dns  1\n')
     expect(storedRun(dataDir)).toMatchObject({ outcome: 'failed', error_counts: { dns: 1 }, failed: 1 })
   }, 30_000)
 
@@ -76,7 +76,7 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
       const dataDir = tempDir()
       const r = await runBinary(['crawl', site.url('/'), '--data-dir', dataDir], { TRAWL_ALLOW_PRIVATE_NETWORKS: 'false' }, 20_000)
       expect(r.code, r.stdout + r.stderr).toBe(1)
-      expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nfailed URLs by reason:\n  blocked_address  1\n')
+      expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  blocked_address  1\n')
       expect(site.requests).toEqual([])
     }), 30_000)
 })
@@ -105,7 +105,7 @@ describe('trawl crawl: a site crawled to its end exits 0', () => {
       expect(r.code, r.stdout + r.stderr).toBe(0)
       const m = SUMMARY.exec(r.stdout)!
       expect([m[1], m[3], m[4]]).toEqual(['max_empty_evaluations', '4', '0'])
-      expect(tail(r.stdout)).toBe('outcome: complete (nothing was left to visit)\nfailed URLs by reason:\n  http_404  1\n')
+      expect(tail(r.stdout)).toBe('outcome: complete (nothing was left to visit)\nerrors by reason:\n  http_404  1\n')
       expect(storedRun(dataDir)).toMatchObject({ outcome: 'complete', error_counts: { http_404: 1 } })
     }), 30_000)
 

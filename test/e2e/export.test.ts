@@ -116,7 +116,7 @@ describe('trawl crawl -o / --out-dir', () => {
     const r = await runBinary(['crawl', site.url('/'), '--data-dir', join(dir, 'data'), '-o', file])
     expect(r.code).toBe(0)
     const run = /\(run ([0-9a-f-]{36}),/.exec(r.stdout)![1]!
-    expect(r.stdout).toMatch(/outcome: complete \(nothing was left to visit\)\nfailed URLs by reason:\n  http_404  1\nexported 5 pages to .*pages\.jsonl\n$/)
+    expect(r.stdout).toMatch(/outcome: complete \(nothing was left to visit\)\nerrors by reason:\n  http_404  1\nexported 5 pages to .*pages\.jsonl\n$/)
     const exported = await runBinary(['export', run, '--data-dir', join(dir, 'data')])
     expect(readFileSync(file, 'utf8')).toBe(exported.stdout)
     const lines = exported.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))

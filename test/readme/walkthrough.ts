@@ -28,6 +28,8 @@ export function walkthroughSteps(readme: string): Step[] {
       }
     }
   }
+  // A block's blank last lines are layout, as the shell's are (run() drops those too).
+  for (const step of steps) while (step.expected.length && step.expected[step.expected.length - 1] === '') step.expected.pop()
   return steps
 }
 
