@@ -42,6 +42,7 @@ describe('OpenAPI document', () => {
         '/v1/runs',
         '/v1/runs/{run_id}',
         '/v1/runs/{run_id}/edges',
+        '/v1/runs/{run_id}/export',
         '/v1/runs/{run_id}/links',
         '/v1/runs/{run_id}/latency',
         '/v1/runs/{run_id}/logs',
