@@ -303,7 +303,10 @@ test('GET /openapi.json lists the new paths with their request body schemas', as
   for (const p of paths) expect(Object.keys(doc.paths)).toContain(p)
   const body = (p: string) => doc.paths[p].post.requestBody.content['application/json'].schema
   expect(body('/v1/parse/batch')).toMatchObject({ type: 'object', required: ['items'], properties: { items: { type: 'array', minItems: 1, maxItems: 64, items: { required: ['url', 'body', 'content_type'] } } } })
-  expect(body('/v1/data_maps/{map_id}/apply')).toMatchObject({ type: 'object', required: ['content'], properties: { content: { type: 'string', minLength: 1 } } })
+  // exactly one of the three sources; the route's refine says which is missing or extra
+  const apply = body('/v1/data_maps/{map_id}/apply')
+  expect(apply).toMatchObject({ type: 'object', properties: { content: { type: 'string', minLength: 1 }, url: { type: 'string', maxLength: 8192 }, artifact_id: { type: 'string', format: 'uuid' } } })
+  expect(apply.required ?? []).toEqual([])
   expect(body('/v1/hosts/{host_hash}/patterns')).toMatchObject({ required: ['category', 'patterns'], properties: { category: { enum: ['articles', 'blogs', 'products', 'forums', 'sections', 'others'] } } })
   expect(JSON.stringify(body('/v1/hosts/{host_hash}/patterns'))).toContain('"maxLength":2048')
   expect(body('/v1/patterns/{patterns_id}/match')).toMatchObject({ properties: { paths: { type: 'array', maxItems: 255 } } })
