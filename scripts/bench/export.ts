@@ -3,7 +3,7 @@
 // by scripts/bench/crawl.ts: `--pages` pages, 20 links and 3-20 KB of text each), crawled by the
 // compiled binary with full recording, then exported by the same binary under /usr/bin/time -v:
 // pages/s, CPU seconds and peak RSS, as JSONL to a file (markdown of the main content, metadata
-// and links rendered on the parse workers) and optionally as an --out-dir. Targets (issue 20):
+// and links rendered on the parse workers) and optionally as an --out-dir. Targets:
 // peak RSS under 200 MB on 100,000 pages; at least 300 pages/s with both cores busy.
 //
 //   bun scripts/bench/export.ts [--pages 100000] [--binary dist/trawl] [--data-dir DIR] [--out-dir] [--keep]

@@ -76,7 +76,8 @@ async function readStream(body: ReadableStream<Uint8Array>, limits: ReadLimits):
   return { size, checksum, inline: null, file }
 }
 
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
+/** Chunks of `size` bytes in all as one array. */
+export function concat(chunks: Uint8Array[], size: number): Uint8Array {
   const out = new Uint8Array(size)
   let off = 0
   for (const c of chunks) {

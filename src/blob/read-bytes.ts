@@ -1,4 +1,5 @@
 import { BlobError, type BlobStore } from './blob-store'
+import { concat } from './body'
 
 /**
  * A blob's bytes in memory, for a reader that needs the whole body at once (a page to extract
@@ -25,14 +26,7 @@ export async function readBlobBytes(blobs: BlobStore, key: string, maxBytes: num
     }
     chunks.push(value)
   }
-  if (chunks.length === 1) return chunks[0]!
-  const bytes = new Uint8Array(size)
-  let at = 0
-  for (const c of chunks) {
-    bytes.set(c, at)
-    at += c.byteLength
-  }
-  return bytes
+  return chunks.length === 1 ? chunks[0]! : concat(chunks, size)
 }
 
 const tooLarge = (size: number, max: number) => new BlobError('too_large', `the blob holds ${size} bytes or more, past the limit of ${max}`)
