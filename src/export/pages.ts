@@ -36,7 +36,8 @@ export type ExportDeps = { store: Store; blobs: BlobStore; parser: ParsePool }
 /** The run links list's filters, without paging. */
 export type ExportFilters = VisitFilter
 
-export type ExportOptions = { main_content: boolean; filters: ExportFilters }
+/** `skip`: visits passed over first, unread and unrendered (a reader paging through a run). */
+export type ExportOptions = { main_content: boolean; filters: ExportFilters; skip?: number }
 
 /** Visits read from the store at a time: one keyset page, its artifacts and errors in two more lookups. */
 const VISIT_PAGE = 200
@@ -98,8 +99,13 @@ async function* pages(deps: ExportDeps, tenant: string, runId: string, runSeq: n
     if (++yielded % GC_YOUNG_EVERY === 0) Bun.gc(yielded % GC_FULL_EVERY === 0)
     return done.record
   }
+  let skip = opts.skip ?? 0
   for (const batch of visitBatches(deps.store, tenant, runId, runSeq, opts.filters)) {
     for (const visit of batch) {
+      if (skip > 0) {
+        skip--
+        continue
+      }
       const raw = visit.artifacts.find((a) => a.kind === 'raw' || a.kind === 'asset')
       const size = raw?.size ?? 0
       while (window.length >= IN_FLIGHT || (window.length > 0 && bytes + size > IN_FLIGHT_BYTES)) yield await next()

@@ -27,8 +27,7 @@ type ExportArgs = { run_id: string; format?: 'llms' | 'jsonl'; main_content?: bo
  * max_pages and max_chars, then a JSON block saying where the next slice starts. Offsets count
  * the run's visited URLs in visit order, pages without markdown too, so they stay put between
  * calls; a run still crawling only adds pages after them. The pages before the offset are
- * rendered and dropped (the export has no cursor of its own), so a deep offset costs the pages
- * it skips.
+ * passed over unrendered: a deep offset costs only the reading of their visit rows.
  */
 export async function exportPage(deps: McpDeps, tenant: string, args: ExportArgs): Promise<ToolAnswer> {
   const run = deps.store.runs.get(tenant, args.run_id)
@@ -43,12 +42,11 @@ export async function exportPage(deps: McpDeps, tenant: string, args: ExportArgs
   let pages = 0
   let cut = 0
   let next: number | null = null
-  const records = exportPages(deps, tenant, run.id, { main_content: args.main_content ?? true, filters: {} })
+  const records = exportPages(deps, tenant, run.id, { main_content: args.main_content ?? true, filters: {}, skip: offset })
   try {
-    let index = 0
+    let index = offset
     for await (const record of records) {
       const at = index++
-      if (at < offset) continue
       if (pages >= maxPages) {
         next = at
         break

@@ -210,15 +210,13 @@ const crawlStatus: Tool<typeof RunInput> = {
   async call({ store }, tenant, args) {
     const run = store.runs.get(tenant, args.run_id)
     if (!run) throw notFound('run')
-    const extra = run as unknown as Record<string, unknown>
     const shown = {
       run_id: run.id,
       job_id: run.job_id,
       status: run.status,
       stop_reason: run.stop_reason,
-      // Present once runs record them.
-      ...('outcome' in extra ? { outcome: extra.outcome } : {}),
-      ...('error_counts' in extra ? { error_counts: extra.error_counts } : {}),
+      outcome: run.outcome,
+      error_counts: run.error_counts,
       stats: run.stats,
       started_at: run.started_at,
       finished_at: run.finished_at,

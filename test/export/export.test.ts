@@ -204,6 +204,13 @@ describe('streaming', () => {
           n++
         }
         expect(n).toBe(120)
+        // skip: the visits before it are passed over unrendered, and the rest are the same records
+        const all = await Array.fromAsync(exportPages({ store: env.api.store, blobs: env.api.blobs, parser: pool }, 'acme', run.id, { main_content: true, filters: {} }))
+        const before = asked
+        const tail = await Array.fromAsync(exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {}, skip: 100 }))
+        expect(asked - before).toBe(20)
+        expect(tail).toEqual(all.slice(100))
+        expect(await Array.fromAsync(exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {}, skip: 500 }))).toEqual([])
       } finally {
         pool.close()
       }
