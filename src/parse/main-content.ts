@@ -260,6 +260,13 @@ const COPYRIGHT = /©|\bcopyright\b/i
  */
 function edgeChrome(root: DomNode, skipped: (el: DomNode) => boolean, kept: (el: DomNode) => boolean, text: (el: DomNode) => number): Set<DomNode> {
   const found = new Set<DomNode>()
+  // A block's shape is read by its verdict and again by samePlaces: one walk of its subtree.
+  const shaped = new Map<DomNode, Shape>()
+  const shape = (el: DomNode): Shape => {
+    let s = shaped.get(el)
+    if (!s) shaped.set(el, (s = shapeOf(el)))
+    return s
+  }
   for (let level: DomNode | null = root; level; ) {
     const blocks: DomNode[] = []
     let inContent = false
@@ -275,13 +282,13 @@ function edgeChrome(root: DomNode, skipped: (el: DomNode) => boolean, kept: (el:
     for (const b of blocks) if (b.getAttribute('class')) shapes.set(seriesKey(b), (shapes.get(seriesKey(b)) ?? 0) + 1)
     const series = (el: DomNode) => el.getAttribute('class') && shapes.get(seriesKey(el))! > 1
     const verdict = (el: DomNode, end: boolean) =>
-      kept(el) || NEVER_EDGE_CHROME.has(el.localName) || series(el) ? 'content' : edgeVerdict(el, total, text(el), end, end && inContent)
+      kept(el) || NEVER_EDGE_CHROME.has(el.localName) || series(el) ? 'content' : edgeVerdict(el, total, text(el), end, end && inContent, shape)
     let first = 0
     let last = blocks.length - 1
     for (;;) {
       for (let v; first <= last && (v = verdict(blocks[first]!, false)) !== 'content'; first++) if (v === 'chrome') found.add(blocks[first]!)
       for (let v; last >= first && (v = verdict(blocks[last]!, true)) !== 'content'; last--) if (v === 'chrome') found.add(blocks[last]!)
-      if (inContent || last - first < 2 || !samePlaces(blocks[first]!, blocks[last]!, total, text)) break
+      if (inContent || last - first < 2 || !samePlaces(blocks[first]!, blocks[last]!, total, text, shape)) break
       found.add(blocks[first++]!).add(blocks[last--]!)
     }
     level = !inContent && first === last && WRAPPERS.has(blocks[first]!.localName) ? blocks[first]! : null
@@ -293,17 +300,17 @@ const seriesKey = (el: DomNode) => `${el.localName} ${el.getAttribute('class')}`
 
 // A bar of links repeated at both ends of the page (Prev/Up/Next above and below) is navigation
 // even when its labels are longer than its links: two small blocks leading to the same places.
-function samePlaces(a: DomNode, b: DomNode, levelText: number, text: (el: DomNode) => number): boolean {
+function samePlaces(a: DomNode, b: DomNode, levelText: number, text: (el: DomNode) => number, shape: (el: DomNode) => Shape): boolean {
   if ((text(a) + text(b)) * 2 > levelText || NEVER_EDGE_CHROME.has(a.localName) || NEVER_EDGE_CHROME.has(b.localName)) return false
-  const [x, y] = [shapeOf(a), shapeOf(b)]
+  const [x, y] = [shape(a), shape(b)]
   if (x.title || x.code || y.title || y.code || x.targets.size === 0 || x.targets.size !== y.targets.size) return false
   for (const t of x.targets) if (!y.targets.has(t)) return false
   return true
 }
 
-function edgeVerdict(el: DomNode, levelText: number, length: number, end: boolean, notLinks: boolean): 'chrome' | 'content' | 'empty' {
+function edgeVerdict(el: DomNode, levelText: number, length: number, end: boolean, notLinks: boolean, shapeOfBlock: (el: DomNode) => Shape): 'chrome' | 'content' | 'empty' {
   if (length * 2 > levelText) return 'content'
-  const shape = shapeOf(el)
+  const shape = shapeOfBlock(el)
   if (length === 0) return shape.media ? 'content' : shape.links > 0 ? 'chrome' : 'empty'
   if (shape.title || shape.code) return 'content'
   if (shape.button && length <= MAX_NOTICE) return 'chrome'
