@@ -1,5 +1,4 @@
-import type { RunOutcome } from '../store/runs'
-import type { StopReason } from './execution'
+import type { RunOutcome, StopReason } from '../store/runs'
 
 /** What the engine knows when a run finishes, beyond its stop reason. */
 export type Ending = {
@@ -23,7 +22,6 @@ export function runOutcome(reason: StopReason, ending: Ending): RunOutcome {
 }
 
 /** Error counts as a run shows them: most frequent first, then by name. */
-export function sortedCounts(counts: Map<string, number> | Record<string, number>): Record<string, number> {
-  const entries = counts instanceof Map ? [...counts] : Object.entries(counts)
-  return Object.fromEntries(entries.filter(([, n]) => n > 0).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)))
+export function sortedCounts(counts: Map<string, number>): Record<string, number> {
+  return Object.fromEntries([...counts].filter(([, n]) => n > 0).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)))
 }
