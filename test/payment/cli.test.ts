@@ -1,17 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { RESOURCE, otherPayer, payer, testGate, v1Payload, v1Request, v2Payload, v2Request } from './helpers'
+import { RESOURCE, otherPayer, payer, testGate, trawl, v1Payload, v1Request, v2Payload, v2Request } from './helpers'
 
-const ROOT = join(import.meta.dir, '..', '..')
 const t = testGate()
 afterAll(() => t.close())
-
-async function trawl(...args: string[]) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRAWL_')))
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { stdout, stderr, code }
-}
 
 // Seeded through the gate, oldest first: served (v1), handler_failed (v2, another payer), accepted (v1, $0.0015).
 const keys: string[] = []

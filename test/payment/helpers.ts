@@ -15,6 +15,16 @@ import { createPaymentGate, type PaymentGate, type PaymentGateOptions } from '..
 import { openDatabase } from '../../src/store/db'
 import { paymentRepository } from '../../src/store/payments'
 
+const ROOT = join(import.meta.dir, '..', '..')
+
+/** `trawl ARGS…` run from source in the repository, with no TRAWL_* setting inherited. */
+export async function trawl(...args: string[]) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRAWL_')))
+  const proc = Bun.spawn([process.execPath, 'src/main.ts', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
 // anvil's accounts 1, 2 and 3 (public test keys; never funded anywhere that matters).
 export const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 export const payer = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a')

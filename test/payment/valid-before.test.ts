@@ -5,12 +5,10 @@
  * Paid through the scrape surface on a real socket, listed by the real CLI.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { x402ResponseSchema } from 'x402/types'
 import { testScrape } from '../helpers/scrape'
-import { b64, payer, testGate, unb64, v1Payload, v2Payload } from './helpers'
+import { b64, payer, testGate, trawl, unb64, v1Payload, v2Payload } from './helpers'
 
-const ROOT = join(import.meta.dir, '..', '..')
 const UINT256_MAX = (2n ** 256n - 1n).toString()
 
 const target = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('<h1>paid</h1>', { headers: { 'content-type': 'text/html' } }) })
@@ -32,13 +30,6 @@ function paidSurface(env: Record<string, string> = {}) {
       gate.close()
     },
   }
-}
-
-async function trawl(...args: string[]) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TRAWL_')))
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', ...args], { cwd: ROOT, env, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { stdout, stderr, code }
 }
 
 const jsonRows = (stdout: string) => stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
