@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { TENANT_PATTERN } from './http/tenant'
 import { parseDuration } from './util/duration'
 import { nearest } from './util/nearest'
 
@@ -192,6 +193,15 @@ export function loadConfig(
   }
   const flags = Object.fromEntries(Object.keys(extra).map((k) => [k, values[k]]))
   return { config: config as Config, positionals: parsed.positionals, flags }
+}
+
+const TENANT = new RegExp(TENANT_PATTERN)
+
+/** `--tenant T` of the commands that work on the local data dir: `local` when not given, else an X-Tenant-Id by its rule (src/http/tenant.ts). */
+export function tenantFlag(raw: unknown): string {
+  const tenant = (raw as string | undefined) ?? 'local'
+  if (!TENANT.test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)
+  return tenant
 }
 
 /**

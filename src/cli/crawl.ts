@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config'
+import { ConfigError, loadConfig, tenantFlag } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
 import { LEASE_MS, type Outcome } from '../crawl/execution'
 import { Scope } from '../crawl/scope'
@@ -13,7 +13,6 @@ import { createLogger } from '../log'
 import { Value } from '@sinclair/typebox/value'
 import { exportTarget, writeExport } from './export-output'
 
-const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 
 /**
  * `trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
@@ -42,8 +41,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   if (positionals.length !== 1) throw new ConfigError('crawl takes one URL: trawl crawl URL [--max-urls N] [--max-depth N]')
   const seed = normalizeUrl(positionals[0]!)
   if (!seed) throw new ConfigError(`crawl: "${positionals[0]}" is not an absolute http(s) URL`)
-  const tenant = (flags.tenant as string | undefined) ?? 'local'
-  if (!TENANT_PATTERN.test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)
+  const tenant = tenantFlag(flags.tenant)
   const whole = (name: string, max: number) => {
     const raw = flags[name] as string | undefined
     if (raw === undefined) return undefined

@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { openBlobStore } from '../blob'
-import { ConfigError, loadConfig } from '../config'
+import { ConfigError, loadConfig, tenantFlag } from '../config'
 import { ApiError } from '../http/errors'
 import { ParsePool } from '../parse/pool'
 import { exportTarget, mainContentFlag, writeExport } from './export-output'
 import { createStore } from '../store'
 import { openDatabase } from '../store/db'
 
-const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const USAGE = 'trawl export RUN_ID [--format jsonl|llms] [-o FILE] [--out-dir DIR] [--main-content true|false] [--data-dir DIR] [--tenant T]'
 
@@ -31,8 +30,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WriteStream = pr
   if (!UUID.test(runId)) throw new ConfigError(`export: "${runId}" is not a run id (a uuid, as trawl crawl prints it)`)
   const target = exportTarget(flags, 'jsonl')!
   const mainContent = mainContentFlag(flags['main-content'])
-  const tenant = (flags.tenant as string | undefined) ?? 'local'
-  if (!TENANT_PATTERN.test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)
+  const tenant = tenantFlag(flags.tenant)
 
   if (!existsSync(join(config.dataDir, 'trawl.db'))) {
     err.write(`trawl: no data dir at ${config.dataDir} (trawl crawl makes one; --data-dir names another)\n`)

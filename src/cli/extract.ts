@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig } from '../config'
+import { ConfigError, loadConfig, tenantFlag } from '../config'
 import { applyToPage, fetchPage, PageRefused } from '../extract/apply-source'
 import { checkDataMap, DataMapDef } from '../extract/data-map'
 import { Fields } from '../extract/field-schema'
@@ -14,7 +14,6 @@ import { ParsePool, ParseTimeout, PoolError } from '../parse/pool'
 import { createStore } from '../store'
 import { openDatabase } from '../store/db'
 
-const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** The fetch API's bounds and default. */
 const TIMEOUT_SECONDS = { min: 0.01, max: 300, default: 30 }
@@ -48,8 +47,7 @@ export async function extractCommand(argv: string[], out: NodeJS.WritableStream 
   if (timeout !== undefined && !(/^\d+(\.\d+)?$/.test(timeout) && seconds >= TIMEOUT_SECONDS.min && seconds <= TIMEOUT_SECONDS.max)) {
     throw new ConfigError(`--timeout: must be seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}, got "${timeout}"`)
   }
-  const tenant = (flags.tenant as string | undefined) ?? 'local'
-  if (!TENANT_PATTERN.test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)
+  const tenant = tenantFlag(flags.tenant)
   const [id, def] = fieldsFile !== undefined ? [FILE_MAP_ID, readDefinition(fieldsFile)] : [mapId!, storedMap(config.dataDir, tenant, mapId!)]
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')

@@ -1,7 +1,6 @@
-import { ConfigError, loadConfig } from '../config'
+import { ConfigError, loadConfig, tenantFlag } from '../config'
 import { openCrawlResources } from '../crawl/resources'
 import { Runner } from '../crawl/runner'
-import { TENANT_PATTERN } from '../http/tenant'
 import { createLogger } from '../log'
 import { Scraper } from '../scrape/scraper'
 
@@ -18,8 +17,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     tenant: { type: 'string' },
   })
   if (positionals.length > 0) throw new ConfigError(`mcp takes no arguments, got "${positionals[0]}": trawl mcp [--data-dir DIR] [--tenant T]`)
-  const tenant = (flags.tenant as string | undefined) ?? 'local'
-  if (!new RegExp(TENANT_PATTERN).test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)
+  const tenant = tenantFlag(flags.tenant)
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const resources = openCrawlResources(config, log)
