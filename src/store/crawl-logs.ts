@@ -212,15 +212,17 @@ export function crawlLogRepository(db: Database) {
      * without an error entry are absent.
      */
     errorsOf(runSeq: number, urlHashes: readonly string[], upTo: number): Map<string, { reason: ErrorReason; detail: string | null }> {
-      const found = new Map<string, { reason: ErrorReason; detail: string | null; fetch: boolean }>()
-      if (!urlHashes.length) return new Map()
+      const found = new Map<string, { reason: ErrorReason; detail: string | null }>()
+      if (!urlHashes.length) return found
       const rows = errorsOf.all(runSeq, upTo, JSON.stringify(urlHashes)) as { url_hash: string; step: LogStep; error_reason: ErrorReason; error_detail: string | null }[]
+      // URLs whose entry found so far is a fetch step's: a later entry of another step does not replace it.
+      const byFetch = new Set<string>()
       for (const r of rows) {
-        const fetch = r.step === 'fetch'
-        if (found.get(r.url_hash)?.fetch && !fetch) continue
-        found.set(r.url_hash, { reason: r.error_reason, detail: r.error_detail, fetch })
+        if (r.step === 'fetch') byFetch.add(r.url_hash)
+        else if (byFetch.has(r.url_hash)) continue
+        found.set(r.url_hash, { reason: r.error_reason, detail: r.error_detail })
       }
-      return new Map([...found].map(([hash, { reason, detail }]) => [hash, { reason, detail }]))
+      return found
     },
 
     /** A page of a run's entries, newest first; null when this tenant has no such run. */
