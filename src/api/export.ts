@@ -66,7 +66,7 @@ export const exportRoutes = ({ store, blobs, parser }: Deps): Route[] => [
       const { format = 'jsonl', main_content = true, ...filters } = query
       const pages = exportPages({ store, blobs, parser }, tenant, params.run_id, { main_content, filters })
       const run = store.runs.get(tenant, params.run_id)!
-      const body = format === 'llms' ? streamOf(pages, llmsHeader({ id: run.id, seeds: (run.config.seeds as string[] | undefined) ?? [] }), llmsSection) : streamOf(pages, '', jsonlLine)
+      const body = format === 'llms' ? streamOf(pages, llmsHeader(run), llmsSection) : streamOf(pages, '', jsonlLine)
       return new Response(body, { status: 200, headers: { 'content-type': CONTENT_TYPES[format] } })
     },
   }),

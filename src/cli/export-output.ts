@@ -58,7 +58,7 @@ export async function writeExport(deps: ExportDeps, tenant: string, runId: strin
   const sink = target.file === undefined ? out : await openFile(target.file)
   const run = deps.store.runs.get(tenant, runId)!
   const line = target.format === 'llms' ? llmsSection : jsonlLine
-  if (target.format === 'llms') await write(sink, llmsHeader({ id: run.id, seeds: (run.config.seeds as string[] | undefined) ?? [] }))
+  if (target.format === 'llms') await write(sink, llmsHeader(run))
   let count = 0
   for await (const page of pages) {
     count++

@@ -1,3 +1,4 @@
+import type { Run } from '../store/runs'
 import type { PageRecord } from './pages'
 
 /** One JSONL line: the record as JSON, its newline included. */
@@ -5,12 +6,13 @@ export const jsonlLine = (r: PageRecord): string => `${JSON.stringify(r)}\n`
 
 /**
  * The top of an llms format export (llms-full.txt style): a title naming what was crawled and a
- * one-line summary, as llmstxt.org's files begin.
+ * one-line summary, as llmstxt.org's files begin. The seeds come from the run's config.
  */
-export function llmsHeader(run: { id: string; seeds: readonly string[] }): string {
-  const first = run.seeds[0] ? URL.parse(run.seeds[0]) : null
+export function llmsHeader(run: Pick<Run, 'id' | 'config'>): string {
+  const seeds = (run.config.seeds as string[] | undefined) ?? []
+  const first = seeds[0] ? URL.parse(seeds[0]) : null
   const title = first ? first.host : `run ${run.id}`
-  const from = run.seeds.length ? ` crawled from ${run.seeds.join(', ')}` : ''
+  const from = seeds.length ? ` crawled from ${seeds.join(', ')}` : ''
   return `# ${title}\n\n> The pages of trawl run ${run.id}${from}, as markdown, in visit order.\n\n`
 }
 

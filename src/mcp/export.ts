@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import type { CrawlConfig } from '../crawl/manifest'
 import { exportPages, jsonlLine, llmsHeader, llmsSection, type PageRecord } from '../export'
 import { notFound } from '../http/errors'
 import { StringEnum, Uuid } from '../http/schemas'
@@ -37,7 +36,7 @@ export async function exportPage(deps: McpDeps, tenant: string, args: ExportArgs
   const maxPages = args.max_pages ?? 20
   const maxChars = args.max_chars ?? 50_000
   const text = format === 'llms' ? llmsSection : jsonlLine
-  const parts: string[] = offset === 0 && format === 'llms' ? [llmsHeader({ id: run.id, seeds: (run.config as CrawlConfig).seeds ?? [] })] : []
+  const parts: string[] = offset === 0 && format === 'llms' ? [llmsHeader(run)] : []
   let chars = parts[0]?.length ?? 0
   let pages = 0
   let cut = 0
