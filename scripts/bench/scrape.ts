@@ -46,8 +46,8 @@ const { values: args } = parseArgs({
 })
 const RENDER_MODE = args.mode === 'render'
 if (!RENDER_MODE && args.mode !== 'payment') throw new Error(`--mode: payment or render, not ${args.mode}`)
-const REQUESTS = Number(args.requests ?? (args.mode === 'render' ? 500 : 2000))
-const CLIENTS = Number(args.clients ?? (args.mode === 'render' ? 4 : 32))
+const REQUESTS = Number(args.requests ?? (RENDER_MODE ? 500 : 2000))
+const CLIENTS = Number(args.clients ?? (RENDER_MODE ? 4 : 32))
 const ROUNDS = Number(args.rounds)
 const SIZE = Number(args.size)
 const BINARY = args.binary!
@@ -93,6 +93,8 @@ async function main() {
   }
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
 type RenderRound = { mode: 'auto' | 'never'; round: number; perSec: number; p50: number; p90: number; errors: number; rendered: number }
 
 /** --mode render: auto against never on a static page, through the real servers. */
@@ -115,7 +117,6 @@ async function renderMain() {
         console.log(`${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(2)} ms, p90 ${r.p90.toFixed(2)} ms, rendered ${r.rendered}, errors ${r.errors}`)
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const of = (mode: 'auto' | 'never') => rounds.filter((r) => r.mode === mode)
     console.log('\n| mode | round | scrapes/s | p50 ms | p90 ms | rendered | errors |')
     console.log('|---|---|---|---|---|---|---|')
@@ -137,27 +138,11 @@ async function renderMain() {
 
 /** `count` default scrapes of the static page, `CLIENTS` in flight; counts answers that were rendered. */
 async function renderDrive(base: string, target: string, count: number) {
-  const latencies: number[] = []
-  let errors = 0
   let rendered = 0
-  let issued = 0
-  const start = performance.now()
-  const client = async () => {
-    while (issued < count) {
-      const i = issued++
-      const t0 = performance.now()
-      const r = await fetch(`${base}/v1/scrape`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${target}/page?i=${i}` }) })
-      const body = (await r.json()) as { rendered?: boolean }
-      latencies.push(performance.now() - t0)
-      if (r.status !== 200) errors++
-      if (body.rendered) rendered++
-    }
-  }
-  await Promise.all(Array.from({ length: CLIENTS }, client))
-  const seconds = (performance.now() - start) / 1000
-  latencies.sort((a, b) => a - b)
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
-  return { perSec: count / seconds, p50: at(0.5), p90: at(0.9), errors, rendered }
+  const r = await drive(base, target, count, () => null, async (answer) => {
+    if (((await answer.json()) as { rendered?: boolean }).rendered) rendered++
+  })
+  return { perSec: r.perSec, p50: r.p50, p90: r.p90, errors: r.errors, rendered }
 }
 
 /** How many processes below `pid` (children and theirs) are Chromium, from /proc. */
@@ -182,7 +167,6 @@ function chromiumUnder(pid: number): number {
 }
 
 function report(rounds: Round[]) {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const of = (mode: 'free' | 'paid') => rounds.filter((r) => r.mode === mode)
   const freeP50 = median(of('free').map((r) => r.p50))
   const paidP50 = median(of('paid').map((r) => r.p50))
@@ -200,8 +184,11 @@ function report(rounds: Round[]) {
   if (errors) console.log(`${errors} requests did not answer 200: no round with errors counts as met`)
 }
 
-/** `count` scrapes, `CLIENTS` in flight; `payment()` gives each request's X-PAYMENT or null. */
-async function drive(base: string, target: string, count: number, payment: () => string | null) {
+/**
+ * `count` scrapes, `CLIENTS` in flight; `payment()` gives each request's X-PAYMENT or null. An
+ * answer's body is read by `read` (discarded by default) before its latency is taken.
+ */
+async function drive(base: string, target: string, count: number, payment: () => string | null, read = async (answer: Response) => void (await answer.arrayBuffer())) {
   const latencies: number[] = []
   const statuses: Record<number, number> = {}
   let errors = 0
@@ -215,7 +202,7 @@ async function drive(base: string, target: string, count: number, payment: () =>
       if (pay) headers['x-payment'] = pay
       const t0 = performance.now()
       const r = await fetch(`${base}/v1/scrape`, { method: 'POST', headers, body: JSON.stringify({ url: `${target}/page?i=${i}` }) })
-      await r.arrayBuffer()
+      await read(r)
       latencies.push(performance.now() - t0)
       statuses[r.status] = (statuses[r.status] ?? 0) + 1
       if (r.status !== 200) errors++
@@ -225,7 +212,7 @@ async function drive(base: string, target: string, count: number, payment: () =>
   const seconds = (performance.now() - start) / 1000
   latencies.sort((a, b) => a - b)
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
-  return { perSec: count / seconds, p50: at(0.5), p99: at(0.99), errors, statuses }
+  return { perSec: count / seconds, p50: at(0.5), p90: at(0.9), p99: at(0.99), errors, statuses }
 }
 
 /** x402 v1 `exact` payments for base-sepolia USDC, as x402-fetch signs them, base64 for X-PAYMENT. */
