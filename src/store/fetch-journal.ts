@@ -107,20 +107,19 @@ export class RunJournal {
 
   /** Records a fetch about to be sent; answers its id, for `logged`. */
   start(entry: JournalEntry): number {
-    return this.append(`s ${JSON.stringify(entry)}`)
+    return this.append('s', JSON.stringify(entry))
   }
 
   /** Records a body about to be put under `key`; answers its id, settled with the row's commit (`logged`). */
   startBody(key: string): number {
-    return this.append(`b ${key}`)
+    return this.append('b', key)
   }
 
-  private append(line: string): number {
+  private append(kind: 's' | 'b', rest: string): number {
     const id = this.nextId++
     if (this.fd === null) return id
-    this.open.set(id, line)
-    const space = line.indexOf(' ')
-    this.write(`${line.slice(0, space)} ${id}${line.slice(space)}\n`)
+    this.open.set(id, `${kind} ${rest}`)
+    this.write(`${kind} ${id} ${rest}\n`)
     return id
   }
 
