@@ -26,7 +26,7 @@ export type Config = {
   facilitatorUrl: string | null
   publicUrl: string | null
   scrapeRate: number | null
-  scrapeRender: 'auto' | 'never' | 'always'
+  scrapeRender: RenderMode
   maxBodyBytes: number
   logLevel: LogLevel
   /** Largest request body the management API reads (not a public setting). */
@@ -37,6 +37,10 @@ export type Config = {
   parseTimeoutMs: number
 }
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/** When a scrape renders a page with Chromium (TRAWL_SCRAPE_RENDER, `trawl scrape --render`, the MCP tools' `render`). */
+export const RENDER_MODES = ['auto', 'never', 'always'] as const
+export type RenderMode = (typeof RENDER_MODES)[number]
 
 export class ConfigError extends Error {}
 
@@ -140,7 +144,7 @@ const SETTINGS: Setting[] = [
   { flag: null, env: 'TRAWL_FACILITATOR_URL', fallback: '', parse: httpUrl, key: 'facilitatorUrl', says: 'x402 facilitator that verifies and settles payments; unset, they wait in the ledger (trawl payments).' },
   { flag: null, env: 'TRAWL_PUBLIC_URL', fallback: '', parse: httpUrl, key: 'publicUrl', says: 'Public base URL of the scrape API, for payment challenges behind a reverse proxy.' },
   { flag: null, env: 'TRAWL_SCRAPE_RATE', fallback: '20/s', parse: rate, key: 'scrapeRate', says: 'Scrape requests allowed per payer (per client address before payment), as N/s, or off.' },
-  { flag: null, env: 'TRAWL_SCRAPE_RENDER', fallback: 'auto', parse: oneOf('auto', 'never', 'always'), key: 'scrapeRender', says: 'When the scrape API renders a page with Chromium: auto (only pages that need script), never or always.' },
+  { flag: null, env: 'TRAWL_SCRAPE_RENDER', fallback: 'auto', parse: oneOf(...RENDER_MODES), key: 'scrapeRender', says: 'When the scrape API renders a page with Chromium: auto (only pages that need script), never or always.' },
   { flag: null, env: 'TRAWL_MAX_BODY_BYTES', fallback: '10485760', parse: positiveInt(1_073_741_824), key: 'maxBodyBytes', says: 'Largest response body /v1/fetch, the scrape API and data-map apply read, in bytes.' },
   { flag: null, env: 'TRAWL_LOG_LEVEL', fallback: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), key: 'logLevel', says: 'Least severe log line written to stderr: debug, info, warn or error.' },
 ]

@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value'
 import { readFileSync } from 'node:fs'
-import { ConfigError, loadConfig } from '../config'
+import { ConfigError, loadConfig, RENDER_MODES, type RenderMode } from '../config'
 import { Fields, type Field } from '../extract/field-schema'
 import { checkFields } from '../extract/selectors'
 import { createFetcher } from '../fetch'
@@ -11,7 +11,6 @@ import { localeProblem, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type Format
 import { ScrapeFailure, Scraper } from '../scrape/scraper'
 
 const FORMATS = ['markdown', 'html', 'json'] as const
-const RENDER = ['auto', 'never', 'always'] as const
 const BOOLEAN = ['true', 'false'] as const
 
 /**
@@ -48,7 +47,7 @@ export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = pr
   if (localeError) throw new ConfigError(`--locale: ${localeError}, got "${locale}"`)
 
   const render = (flags.render as string | undefined) ?? config.scrapeRender
-  if (!(RENDER as readonly string[]).includes(render)) throw new ConfigError(`--render: must be one of ${RENDER.join(', ')}, got "${render}"`)
+  if (!(RENDER_MODES as readonly string[]).includes(render)) throw new ConfigError(`--render: must be one of ${RENDER_MODES.join(', ')}, got "${render}"`)
   const main = flags['main-content'] as string | undefined
   if (main !== undefined && !(BOOLEAN as readonly string[]).includes(main)) throw new ConfigError(`--main-content: must be true or false, got "${main}"`)
   if (main !== undefined && kind !== 'markdown') throw new ConfigError('--main-content goes with --format markdown')
@@ -59,7 +58,7 @@ export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = pr
   const parser = new ParsePool(1, config.parseTimeoutMs)
   try {
     // --render stands in for TRAWL_SCRAPE_RENDER in this command only.
-    const scraper = new Scraper({ fetcher, parser, config: { ...config, scrapeRender: render as (typeof RENDER)[number] }, log })
+    const scraper = new Scraper({ fetcher, parser, config: { ...config, scrapeRender: render as RenderMode }, log })
     const result = await scraper.scrape({ url, formats: [format], proxy: null, timeoutMs: Math.round(seconds * 1000), locale })
     const r = result.results[0]!
     if (r.kind === 'binary') out.write(r.bytes)

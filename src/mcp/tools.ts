@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { Engine } from '../api/deps'
 import type { BlobStore } from '../blob/blob-store'
-import type { Config } from '../config'
+import { RENDER_MODES, type Config, type RenderMode } from '../config'
 import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
 import { normalizeUrl } from '../crawl/url'
 import { Fields, type Field } from '../extract/field-schema'
@@ -52,8 +52,6 @@ export type Tool<S extends TSchema = TSchema> = {
 
 const closed = { additionalProperties: false } as const
 const TargetUrl = Type.String({ minLength: 1, maxLength: 8192, description: 'absolute http(s) URL of the page' })
-const RENDER_MODES = ['auto', 'never', 'always'] as const
-type RenderMode = (typeof RENDER_MODES)[number]
 const Render = StringEnum(RENDER_MODES, {
   description: 'whether Chromium renders the page: `auto` only when the page needs script to show its content; omitted: the server\'s TRAWL_SCRAPE_RENDER',
 })
