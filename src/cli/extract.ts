@@ -7,6 +7,7 @@ import { checkDataMap, DataMapDef } from '../extract/data-map'
 import { Fields } from '../extract/field-schema'
 import { FetchError } from '../fetch/errors'
 import { createFetcher } from '../fetch'
+import { FETCH_TIMEOUT_MS } from '../fetch/options-schema'
 import { FieldErrors, ValidationError } from '../http/errors'
 import { isHttpUrl } from '../http/formats'
 import { createLogger } from '../log'
@@ -15,8 +16,8 @@ import { createStore } from '../store'
 import { openDatabase } from '../store/db'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-/** The fetch API's bounds and default. */
-const TIMEOUT_SECONDS = { min: 0.01, max: 300, default: 30 }
+/** The fetch API's bounds (in seconds) and default. */
+const TIMEOUT_SECONDS = { min: FETCH_TIMEOUT_MS.min / 1000, max: FETCH_TIMEOUT_MS.max / 1000, default: 30 }
 /** The id the one-step pipeline knows a fields file's map by; it names no stored map. */
 const FILE_MAP_ID = '00000000-0000-0000-0000-000000000000'
 
