@@ -27,7 +27,7 @@ type Command = {
   exits?: [number, string][]
 }
 
-export const COMMANDS: Command[] = [
+const COMMANDS: Command[] = [
   {
     name: 'serve',
     args: '',
