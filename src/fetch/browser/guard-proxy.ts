@@ -125,7 +125,7 @@ export class GuardProxies {
   private async serveSocks(client: Socket): Promise<void> {
     let target: { host: string; port: number; rest: Buffer }
     try {
-      target = await readSocksConnect(client, this.opts.headTimeoutMs ?? HEAD_TIMEOUT_MS)
+      target = await readSocksConnect(client, HEAD_TIMEOUT_MS)
     } catch (err) {
       if (err instanceof SocksError && err.reply !== null && !client.destroyed) client.end(socksReply(err.reply))
       else client.destroy()
@@ -148,7 +148,7 @@ export class GuardProxies {
     let head: string
     let rest: Buffer
     try {
-      ;({ head, rest } = await readHead(client, MAX_REQUEST_HEAD, this.opts.headTimeoutMs ?? HEAD_TIMEOUT_MS))
+      ;({ head, rest } = await readHead(client, MAX_REQUEST_HEAD, HEAD_TIMEOUT_MS))
     } catch (err) {
       if (err instanceof HeadError && err.status) client.end(replyHead(err.status, 'Bad Request', [], err.message))
       else client.destroy()
@@ -288,11 +288,10 @@ export class GuardProxies {
       const tls = upstream?.protocol === 'https:'
       const socket: Socket = tls ? tlsConnect({ host: address, port, servername: upstream!.hostname }) : tcpConnect({ host: address, port })
       this.track(socket)
-      const ms = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS
       const timer = setTimeout(() => {
         socket.destroy()
-        reject(Object.assign(new Error(`no connection to ${address}:${port} within ${ms} ms`), { code: 'ETIMEDOUT' }))
-      }, ms)
+        reject(Object.assign(new Error(`no connection to ${address}:${port} within ${CONNECT_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }))
+      }, CONNECT_TIMEOUT_MS)
       socket.once(tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
         socket.setNoDelay(true)
@@ -329,10 +328,6 @@ export type GuardProxyOptions = {
   log: Logger
   /** How names are resolved (tests answer for names of their own). The system resolver. */
   lookup?: Lookup
-  /** How long a client may take to send its request. 30 s. */
-  headTimeoutMs?: number
-  /** How long a connection to a target or a named proxy may take. 30 s. */
-  connectTimeoutMs?: number
 }
 
 /** Why the proxy did not pass a request on: the guard's refusal, or the net error a browser would have met. */
@@ -342,7 +337,9 @@ type Route = { server: Server; port: number }
 
 const MAX_REQUEST_HEAD = 256 * 1024
 const MAX_RESPONSE_HEAD = 256 * 1024
+/** How long a client may take to send its request. */
 const HEAD_TIMEOUT_MS = 30_000
+/** How long a connection to a target or a named proxy, or a named proxy's answer to CONNECT, may take. */
 const CONNECT_TIMEOUT_MS = 30_000
 const FAILURE_TTL_MS = 30_000
 const MAX_FAILURES = 256
