@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { assertValidKey } from '../blob/blob-store'
+import { isValidKey } from '../blob/blob-store'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
@@ -36,15 +36,6 @@ const ArtifactFilters = {
   ...CreatedFilters,
 }
 
-/** A key no store accepts names no blob (a row the engine wrote badly): treated as missing. */
-function usableKey(key: string): boolean {
-  try {
-    assertValidKey(key)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * The body of a blob response. Bun.serve drops a handler's Content-Length from a stream body
@@ -107,7 +98,8 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
       if (!artifact) throw notFound('artifact')
       // Blob first: if that fails the row stays and the delete can be retried; a row left
       // after its blob is gone only answers 404 on /blob until the retry removes it.
-      if (usableKey(artifact.blob_key) && !store.artifacts.blobShared(tenant, artifact)) await blobs.delete(artifact.blob_key)
+      // A key no store accepts names no blob (a row the engine wrote badly): treated as missing.
+      if (isValidKey(artifact.blob_key) && !store.artifacts.blobShared(tenant, artifact)) await blobs.delete(artifact.blob_key)
       store.artifacts.delete(tenant, artifact.id)
       return { status: 204 }
     },
@@ -123,7 +115,7 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
     handle: async ({ tenant, params }) => {
       const artifact = store.artifacts.get(tenant, params.artifact_id)
       if (!artifact) throw notFound('artifact')
-      const blob = usableKey(artifact.blob_key) ? await blobs.get(artifact.blob_key) : null
+      const blob = isValidKey(artifact.blob_key) ? await blobs.get(artifact.blob_key) : null
       if (!blob) throw notFound('artifact content')
       return new Response(await blobBody(blob.stream), {
         status: 200,

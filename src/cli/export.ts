@@ -7,8 +7,8 @@ import { ParsePool } from '../parse/pool'
 import { exportTarget, mainContentFlag, writeExport } from './export-output'
 import { createStore } from '../store'
 import { openDatabase } from '../store/db'
+import { isUuid } from '../http/formats'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const USAGE = 'trawl export RUN_ID [--format jsonl|llms] [-o FILE] [--out-dir DIR] [--main-content true|false] [--data-dir DIR] [--tenant T]'
 
 /**
@@ -27,7 +27,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WriteStream = pr
   })
   if (positionals.length !== 1) throw new ConfigError(`export takes one run id: ${USAGE}`)
   const runId = positionals[0]!
-  if (!UUID.test(runId)) throw new ConfigError(`export: "${runId}" is not a run id (a uuid, as trawl crawl prints it)`)
+  if (!isUuid(runId)) throw new ConfigError(`export: "${runId}" is not a run id (a uuid, as trawl crawl prints it)`)
   const target = exportTarget(flags, 'jsonl')!
   const mainContent = mainContentFlag(flags['main-content'])
   const tenant = tenantFlag(flags.tenant)

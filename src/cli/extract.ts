@@ -14,8 +14,8 @@ import { createLogger } from '../log'
 import { ParsePool, ParseTimeout, PoolError } from '../parse/pool'
 import { createStore } from '../store'
 import { openDatabase } from '../store/db'
+import { isUuid } from '../http/formats'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** The fetch API's bounds (in seconds) and default. */
 const TIMEOUT_SECONDS = { min: FETCH_TIMEOUT_MS.min / 1000, max: FETCH_TIMEOUT_MS.max / 1000, default: 30 }
 /** The id the one-step pipeline knows a fields file's map by; it names no stored map. */
@@ -103,7 +103,7 @@ function readDefinition(path: string): DataMapDef {
 
 /** A stored data map of the tenant in the data dir; never creates a data dir that was not there. */
 function storedMap(dataDir: string, tenant: string, id: string): DataMapDef {
-  if (!UUID.test(id)) throw new ConfigError(`--data-map: must be a uuid, got "${id}"`)
+  if (!isUuid(id)) throw new ConfigError(`--data-map: must be a uuid, got "${id}"`)
   if (!existsSync(join(dataDir, 'trawl.db'))) throw new ConfigError(`--data-map: ${dataDir} has no trawl.db`)
   const db = openDatabase(dataDir)
   try {

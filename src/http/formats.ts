@@ -5,6 +5,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // RFC 3339 date-time: a date, a time and a zone (Z or ±hh:mm); fractions allowed.
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
+export const isUuid = (value: string): boolean => UUID.test(value)
+
 export function isDateTime(value: string): boolean {
   return DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))
 }
