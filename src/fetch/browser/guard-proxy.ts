@@ -3,6 +3,7 @@ import { connect as tlsConnect } from 'node:tls'
 import type { Logger } from '../../log'
 import { resolveAllChecked, type Lookup, type Resolved } from '../address-guard'
 import { FetchError } from '../errors'
+import { MAX_RESPONSE_HEADER_BYTES } from '../standard'
 import { closingHeaders, HeadError, parseHead, readHead, replyHead, serializeHead, statusOf } from './http-head'
 import { readSocksConnect, SOCKS_REPLY, SocksError, socksReply } from './socks5'
 
@@ -183,7 +184,7 @@ export class GuardProxies {
     const server = await this.open(host, port, upstream, key, client, failed)
     if (!server) return
     server.write(serializeHead(`CONNECT ${authority} HTTP/1.1`, [['Host', authority], ...upstreamAuth(upstream)]))
-    const answer = await readHead(server, MAX_RESPONSE_HEAD, CONNECT_TIMEOUT_MS).catch(() => null)
+    const answer = await readHead(server, MAX_RESPONSE_HEADER_BYTES, CONNECT_TIMEOUT_MS).catch(() => null)
     const status = answer ? statusOf(parseHead(answer.head).start) : null
     if (status === null || status < 200 || status > 299) {
       server.destroy()
@@ -215,7 +216,7 @@ export class GuardProxies {
     client.resume()
     let leftover: Buffer | undefined
     for (;;) {
-      const answer = await readHead(server, MAX_RESPONSE_HEAD, 0, leftover).catch((err: Error) => err)
+      const answer = await readHead(server, MAX_RESPONSE_HEADER_BYTES, 0, leftover).catch((err: Error) => err)
       if (answer instanceof Error) {
         server.destroy()
         return failed({ net: netErrorOf(answer), detail: answer.message })
@@ -336,7 +337,6 @@ export type ProxyFailure = { error: FetchError; net?: undefined; detail?: undefi
 type Route = { server: Server; port: number }
 
 const MAX_REQUEST_HEAD = 256 * 1024
-const MAX_RESPONSE_HEAD = 256 * 1024
 /** How long a client may take to send its request. */
 const HEAD_TIMEOUT_MS = 30_000
 /** How long a connection to a target or a named proxy, or a named proxy's answer to CONNECT, may take. */
