@@ -104,6 +104,20 @@ export function blockedReason(ip: string): string | null {
   return v6 >> 125n === 1n ? null : 'a reserved IPv6 address'
 }
 
+/**
+ * Whether a connection to `ip` stays on this machine: a loopback or unspecified address, in any
+ * spelling (IPv4-mapped and other IPv6 forms that carry an IPv4 address answer for it).
+ */
+export function isLocalMachine(ip: string): boolean {
+  const v4 = v4Bits(ip)
+  if (v4 !== null) return v4 >> 24n === 127n || v4 >> 24n === 0n
+  const v6 = v6Bits(ip)
+  if (v6 === null) return false
+  const embedded = embeddedV4(v6)
+  if (embedded !== null) return isLocalMachine(embedded)
+  return v6 === 0n || v6 === 1n
+}
+
 function embeddedV4(v6: bigint): string | null {
   const low = v6 & 0xffffffffn
   const quad = () => [24n, 16n, 8n, 0n].map((s) => (low >> s) & 0xffn).join('.')

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { blockedReason, resolveChecked } from '../../src/fetch/address-guard'
+import { blockedReason, isLocalMachine, resolveChecked } from '../../src/fetch/address-guard'
 import { FetchError } from '../../src/fetch/errors'
 
 describe('blockedReason', () => {
@@ -100,5 +100,12 @@ describe('resolveChecked', () => {
     const err = (await resolveChecked('nonexistent.invalid', false).catch((e) => e)) as FetchError
     expect(err.code).toBe('dns')
     expect(err.message).toContain('nonexistent.invalid')
+  })
+})
+
+describe('isLocalMachine', () => {
+  test('loopback and unspecified addresses in every spelling; nothing else', () => {
+    for (const ip of ['127.0.0.1', '127.9.9.9', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', '[::1]', '::ffff:0:127.0.0.1']) expect(isLocalMachine(ip), ip).toBe(true)
+    for (const ip of ['10.0.0.1', '192.168.1.1', '8.8.8.8', '::ffff:8.8.8.8', 'fe80::1', '2001:4860::8888', 'example.com']) expect(isLocalMachine(ip), ip).toBe(false)
   })
 })

@@ -153,6 +153,15 @@ describe('the direct route: SOCKS5', () => {
     expect(open.failureFor(`http://127.0.0.1:${port}/`, 0)?.error?.code).toBe('blocked_address')
   })
 
+  test('the proxy itself in other spellings of this machine is refused too', async () => {
+    const port = portOf(await open.url(null))
+    for (const host of ['::ffff:127.0.0.1', '::ffff:7f00:1', '0.0.0.0', '127.1', 'localhost']) {
+      const r = await exchange(port, socks(host, port))
+      expect(replyCode(r), host).toBe(2)
+      expect(r.closedByPeer, host).toBe(true)
+    }
+  })
+
   test('a refused connection is answered 5 and remembered as the net error a browser would show', async () => {
     const gone = await tcpListener()
     await gone.close()

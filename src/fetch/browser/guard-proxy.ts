@@ -1,7 +1,7 @@
 import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import type { Logger } from '../../log'
-import { resolveAllChecked, type Lookup, type Resolved } from '../address-guard'
+import { isLocalMachine, resolveAllChecked, type Lookup, type Resolved } from '../address-guard'
 import { FetchError } from '../errors'
 import { MAX_RESPONSE_HEADER_BYTES } from '../standard'
 import { closingHeaders, HeadError, parseHead, readHead, replyHead, serializeHead, statusOf } from './http-head'
@@ -305,8 +305,9 @@ export class GuardProxies {
     })
   }
 
+  /** One of the proxy's own listeners, in any spelling of an address that reaches this machine. */
   private isSelf(address: string, port: number): boolean {
-    return this.ports.has(port) && (address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || address === '0.0.0.0')
+    return this.ports.has(port) && isLocalMachine(address)
   }
 
   /**
