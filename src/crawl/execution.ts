@@ -344,15 +344,17 @@ export class RunExecution {
         // The run's counters move with the rows they count, so a resumed run starts from both.
         store.frontier.saveCounters(this.run.seq, this.counters)
         if (this.errorCountsChanged) store.frontier.saveErrorCounts(this.run.seq, sortedCounts(this.errorCounts))
-        this.errorCountsChanged = false
         return true
       })
     } catch (err) {
       this.journal.rolledBack()
       throw err
     }
-    if (held) this.journal.committed()
-    else this.rec.lose()
+    if (held) {
+      this.journal.committed()
+      // Cleared only once the counts are committed: a rolled-back write saves them again next time.
+      this.errorCountsChanged = false
+    } else this.rec.lose()
     return held
   }
 
