@@ -64,8 +64,7 @@ const positiveInt = (max: number) => (raw: string, name: string) => {
   const n = Number(raw)
   return /^\d+$/.test(raw) && n >= 1 && n <= max ? n : fail(name, `must be a whole number 1..${max}, got "${raw}"`)
 }
-const bool = (raw: string, name: string) =>
-  /^(true|1|yes)$/i.test(raw) ? true : /^(false|0|no)$/i.test(raw) ? false : fail(name, `must be true or false, got "${raw}"`)
+const bool = (raw: string, name: string) => (/^(true|1|yes)$/i.test(raw) ? true : /^(false|0|no)$/i.test(raw) ? false : fail(name, `must be true or false, got "${raw}"`))
 const oneOf =
   <T extends string>(...values: T[]) =>
   (raw: string, name: string) =>
@@ -81,7 +80,10 @@ const httpUrl = (raw: string, name: string) => {
 }
 const proxies = (raw: string, name: string) => {
   const out: Record<string, string> = {}
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=')
     const key = entry.slice(0, eq).trim()
     const url = entry.slice(eq + 1).trim()
@@ -115,8 +117,7 @@ export function parseBlobUrl(url: string): S3Location {
   if (path.split('/').some((s) => s === '.' || s === '..')) throw new ConfigError(`TRAWL_BLOB_URL: the prefix must not contain . or .. segments, got "${url}"`)
   return { bucket: m[1]!, prefix: path ? `${path}/` : '' }
 }
-const payTo = (raw: string, name: string) =>
-  raw === '' ? null : /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw : fail(name, `must be a 0x-prefixed 20-byte address, got "${raw}"`)
+const payTo = (raw: string, name: string) => (raw === '' ? null : /^0x[0-9a-fA-F]{40}$/.test(raw) ? raw : fail(name, `must be a 0x-prefixed 20-byte address, got "${raw}"`))
 const price = (raw: string, name: string) =>
   /^\$?(\d+(\.\d{1,6})?|\.\d{1,6})$/.test(raw) && Number(raw.replace('$', '')) > 0 ? raw.replace('$', '') : fail(name, `must be a USD amount like $0.001, got "${raw}"`)
 const duration = (raw: string, name: string) => parseDuration(raw) ?? fail(name, `must be a duration like 300s or 1h, got "${raw}"`)
@@ -127,26 +128,84 @@ const rate = (raw: string, name: string) => {
 }
 
 const SETTINGS: Setting[] = [
-  { flag: 'data-dir', value: 'DIR', env: 'TRAWL_DATA_DIR', fallback: './trawl-data', parse: (raw, name) => raw || fail(name, 'must not be empty'), key: 'dataDir', says: 'Directory for the database and the artifact bodies; created if missing.' },
-  { flag: 'host', value: 'ADDR', env: 'TRAWL_HOST', fallback: '127.0.0.1', parse: (raw, name) => raw || fail(name, 'must not be empty'), key: 'host', says: 'Address both HTTP ports listen on; 0.0.0.0 or :: for every interface.' },
+  {
+    flag: 'data-dir',
+    value: 'DIR',
+    env: 'TRAWL_DATA_DIR',
+    fallback: './trawl-data',
+    parse: (raw, name) => raw || fail(name, 'must not be empty'),
+    key: 'dataDir',
+    says: 'Directory for the database and the artifact bodies; created if missing.',
+  },
+  {
+    flag: 'host',
+    value: 'ADDR',
+    env: 'TRAWL_HOST',
+    fallback: '127.0.0.1',
+    parse: (raw, name) => raw || fail(name, 'must not be empty'),
+    key: 'host',
+    says: 'Address both HTTP ports listen on; 0.0.0.0 or :: for every interface.',
+  },
   { flag: 'port', value: 'N', env: 'TRAWL_PORT', fallback: '8080', parse: port, key: 'port', says: 'Port of the management API; 0 picks a free one.' },
   { flag: 'scrape-port', value: 'N', env: 'TRAWL_SCRAPE_PORT', fallback: '8081', parse: port, key: 'scrapePort', says: 'Port of the scrape API; 0 picks a free one.' },
   { flag: null, env: 'TRAWL_MAX_ACTIVE_RUNS', fallback: '4', parse: positiveInt(1000), key: 'maxActiveRuns', says: 'How many runs one server crawls at once; the others wait their turn.' },
-  { flag: null, env: 'TRAWL_ALLOW_PRIVATE_NETWORKS', fallback: 'false', parse: bool, key: 'allowPrivateNetworks', says: 'Allow fetches of loopback, private and cloud-metadata addresses (trawl crawl, scrape, extract and mcp allow them unless this is set).' },
+  {
+    flag: null,
+    env: 'TRAWL_ALLOW_PRIVATE_NETWORKS',
+    fallback: 'false',
+    parse: bool,
+    key: 'allowPrivateNetworks',
+    says: 'Allow fetches of loopback, private and cloud-metadata addresses (trawl crawl, scrape, extract and mcp allow them unless this is set).',
+  },
   { flag: null, env: 'TRAWL_PROXIES', fallback: '', parse: proxies, key: 'proxies', says: 'Named proxies a fetch or a job may use: name=url,name=url (http or https).' },
-  { flag: null, env: 'TRAWL_CHROMIUM', fallback: 'chromium', parse: (raw) => raw || 'chromium', key: 'chromium', says: 'The Chromium executable that renders pages for the browser client and the scrape API.' },
+  {
+    flag: null,
+    env: 'TRAWL_CHROMIUM',
+    fallback: 'chromium',
+    parse: (raw) => raw || 'chromium',
+    key: 'chromium',
+    says: 'The Chromium executable that renders pages for the browser client and the scrape API.',
+  },
   { flag: null, env: 'TRAWL_BLOB_URL', fallback: '', parse: blobUrl, key: 'blobUrl', says: 's3://bucket/prefix keeps artifact bodies in S3 instead of the data dir.' },
   { flag: null, env: 'TRAWL_S3_ENDPOINT', fallback: '', parse: httpUrl, key: 's3Endpoint', says: 'An S3-compatible server (MinIO, R2, ...) to use instead of AWS.' },
   { flag: null, env: 'TRAWL_PAY_TO', fallback: '', parse: payTo, key: 'payTo', says: 'Address that receives x402 payments; unset, the scrape API is free.' },
   { flag: null, env: 'TRAWL_PAY_NETWORK', fallback: 'base-sepolia', parse: oneOf('base-sepolia', 'base'), key: 'payNetwork', says: 'Chain the scrape API is paid on: base-sepolia (testnet) or base.' },
   { flag: null, env: 'TRAWL_PRICE', fallback: '$0.001', parse: price, key: 'price', says: 'USD price of one scrape request, paid in USDC.' },
   { flag: null, env: 'TRAWL_PAY_MAX_TIMEOUT', fallback: '300s', parse: duration, key: 'payMaxTimeoutMs', says: 'How long a payment authorization stays valid.' },
-  { flag: null, env: 'TRAWL_FACILITATOR_URL', fallback: '', parse: httpUrl, key: 'facilitatorUrl', says: 'x402 facilitator that verifies and settles payments; unset, they wait in the ledger (trawl payments).' },
+  {
+    flag: null,
+    env: 'TRAWL_FACILITATOR_URL',
+    fallback: '',
+    parse: httpUrl,
+    key: 'facilitatorUrl',
+    says: 'x402 facilitator that verifies and settles payments; unset, they wait in the ledger (trawl payments).',
+  },
   { flag: null, env: 'TRAWL_PUBLIC_URL', fallback: '', parse: httpUrl, key: 'publicUrl', says: 'Public base URL of the scrape API, for payment challenges behind a reverse proxy.' },
   { flag: null, env: 'TRAWL_SCRAPE_RATE', fallback: '20/s', parse: rate, key: 'scrapeRate', says: 'Scrape requests allowed per payer (per client address before payment), as N/s, or off.' },
-  { flag: null, env: 'TRAWL_SCRAPE_RENDER', fallback: 'auto', parse: oneOf(...RENDER_MODES), key: 'scrapeRender', says: 'When the scrape API renders a page with Chromium: auto (only pages that need script), never or always.' },
-  { flag: null, env: 'TRAWL_MAX_BODY_BYTES', fallback: '10485760', parse: positiveInt(1_073_741_824), key: 'maxBodyBytes', says: 'Largest response body /v1/fetch, the scrape API and data-map apply read, in bytes.' },
-  { flag: null, env: 'TRAWL_LOG_LEVEL', fallback: 'info', parse: oneOf('debug', 'info', 'warn', 'error'), key: 'logLevel', says: 'Least severe log line written to stderr: debug, info, warn or error.' },
+  {
+    flag: null,
+    env: 'TRAWL_SCRAPE_RENDER',
+    fallback: 'auto',
+    parse: oneOf(...RENDER_MODES),
+    key: 'scrapeRender',
+    says: 'When the scrape API renders a page with Chromium: auto (only pages that need script), never or always.',
+  },
+  {
+    flag: null,
+    env: 'TRAWL_MAX_BODY_BYTES',
+    fallback: '10485760',
+    parse: positiveInt(1_073_741_824),
+    key: 'maxBodyBytes',
+    says: 'Largest response body /v1/fetch, the scrape API and data-map apply read, in bytes.',
+  },
+  {
+    flag: null,
+    env: 'TRAWL_LOG_LEVEL',
+    fallback: 'info',
+    parse: oneOf('debug', 'info', 'warn', 'error'),
+    key: 'logLevel',
+    says: 'Least severe log line written to stderr: debug, info, warn or error.',
+  },
 ]
 
 /** Flags each command accepts beside the settings' own. */

@@ -9,7 +9,11 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   const min = ORDER[level]
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return
-    const extra = fields ? Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null)}`).join('') : ''
+    const extra = fields
+      ? Object.entries(fields)
+          .map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null)}`)
+          .join('')
+      : ''
     write(`${new Date().toISOString()} ${lvl} ${msg}${extra}`)
   }
   return {

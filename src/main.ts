@@ -42,7 +42,10 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(overview())
       return command === undefined ? 2 : 0
     default: {
-      const meant = nearest(command, COMMAND_NAMES.filter((c) => c !== command))
+      const meant = nearest(
+        command,
+        COMMAND_NAMES.filter((c) => c !== command),
+      )
       process.stderr.write(`trawl: unknown command "${command}"${meant ? `; did you mean ${meant}?` : ''}\n\n${commandList()}`)
       return 2
     }
@@ -77,14 +80,19 @@ async function serve(argv: string[]): Promise<number> {
   const log = createLogger(config.logLevel)
   const { startServer } = await import('./server')
   const server = await startServer(config, log)
-  process.stdout.write(`trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`)
+  process.stdout.write(
+    `trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`,
+  )
   return new Promise((resolve) => {
     const shutdown = (signal: string) => {
       log.info('shutting down', { signal })
-      server.stop().then(() => resolve(0), (err) => {
-        log.error('shutdown failed', { error: String(err) })
-        resolve(1)
-      })
+      server.stop().then(
+        () => resolve(0),
+        (err) => {
+          log.error('shutdown failed', { error: String(err) })
+          resolve(1)
+        },
+      )
     }
     process.once('SIGINT', () => shutdown('SIGINT'))
     process.once('SIGTERM', () => shutdown('SIGTERM'))

@@ -124,7 +124,13 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const managementUrl = url(management)
   const scrapeUrl = url(scrape)
   engine.start()
-  log.info(`trawl ${VERSION} serving`, { management: managementUrl, scrape: scrapeUrl, scrape_payment: payments ? payments.describe() : 'free', ...(payments ? { payment_signatures: nativeSignerStatus() } : {}), data_dir: config.dataDir })
+  log.info(`trawl ${VERSION} serving`, {
+    management: managementUrl,
+    scrape: scrapeUrl,
+    scrape_payment: payments ? payments.describe() : 'free',
+    ...(payments ? { payment_signatures: nativeSignerStatus() } : {}),
+    data_dir: config.dataDir,
+  })
   let stopped: Promise<void> | null = null
   return {
     managementUrl,

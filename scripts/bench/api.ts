@@ -121,10 +121,7 @@ async function measure(spec: LoadSpec): Promise<LoadSample> {
 // ---------------------------------------------------------------- seeding
 
 function seed(store: Store) {
-  const plan = [
-    { tenant: TENANT, links: 100_000, jobs: 10_000 },
-    ...OTHERS.map((tenant) => ({ tenant, links: 10_000, jobs: 1_000 })),
-  ]
+  const plan = [{ tenant: TENANT, links: 100_000, jobs: 10_000 }, ...OTHERS.map((tenant) => ({ tenant, links: 10_000, jobs: 1_000 }))]
   const config = { seeds: ['https://site1.example/'], limits: { max_depth: 2, max_urls: 5000 } }
   for (let slice = 0; slice < SLICES; slice++) {
     store.transaction(() => {
@@ -134,7 +131,8 @@ function seed(store: Store) {
         for (let i = slice * linkSlice; i < (slice + 1) * linkSlice; i++) urls.push(`https://site${i % 1000}.example/p/${i}`)
         store.links.upsert(tenant, urls).forEach((link, j) => {
           const i = slice * linkSlice + j
-          if (i % 10 === 0) store.links.labels.merge(tenant, link.hash, { tier: 'gold' }) // 10% gold
+          if (i % 10 === 0)
+            store.links.labels.merge(tenant, link.hash, { tier: 'gold' }) // 10% gold
           else if (i % 10 < 4) store.links.labels.merge(tenant, link.hash, { tier: 'silver' })
         })
         const jobSlice = jobs / SLICES
@@ -187,8 +185,7 @@ async function waitForHttp(url: string, proc: Bun.Subprocess, what: string) {
 function trawlBinary(dir: string): string {
   if (process.env.TRAWL_BINARY) return process.env.TRAWL_BINARY
   const binary = join(ROOT, 'dist', 'trawl')
-  const newest = (d: string): number =>
-    Math.max(...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
+  const newest = (d: string): number => Math.max(...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
   if (existsSync(binary) && statSync(binary).mtimeMs > newest(join(ROOT, 'src'))) return binary
   const fresh = join(dir, 'trawl')
   console.log(`${existsSync(binary) ? 'dist/trawl is older than src/' : 'no dist/trawl'}: building ${fresh}`)
@@ -239,7 +236,9 @@ async function main() {
   }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)))
   try {
-    console.log(`trawl API benchmark: bun ${Bun.version}, ${cpus().length} CPUs, ${connections} connections, ${durationMs / 1000} s per scenario in ${rounds} round(s), each after a ${warmupMs / 1000} s warm-up`)
+    console.log(
+      `trawl API benchmark: bun ${Bun.version}, ${cpus().length} CPUs, ${connections} connections, ${durationMs / 1000} s per scenario in ${rounds} round(s), each after a ${warmupMs / 1000} s warm-up`,
+    )
     const t0 = performance.now()
     const db = openDatabase(dataDir)
     const counts = seed(createStore(db))
@@ -253,7 +252,10 @@ async function main() {
     await Promise.all([waitForHttp(`http://127.0.0.1:${port}/openapi.json`, server, 'trawl'), waitForHttp(`http://127.0.0.1:${barePort}/`, bare, 'bare Bun.serve')])
 
     const scenarios: { name: string; port: number; path: string; tenant: string | null; label?: [string, string] }[] = [{ name: 'bare Bun.serve hello', port: barePort, path: '/', tenant: null }]
-    for (const [resource, key, value] of [['links', 'tier', 'gold'], ['jobs', 'team', 'x']] as const) {
+    for (const [resource, key, value] of [
+      ['links', 'tier', 'gold'],
+      ['jobs', 'team', 'x'],
+    ] as const) {
       const base = `/v1/${resource}`
       scenarios.push(
         { name: `${resource} page 1`, port, path: base, tenant: TENANT },
@@ -303,7 +305,18 @@ async function main() {
     const totalSeconds = (performance.now() - started) / 1000
     console.log(`\n${failed === 0 ? 'all checks pass' : `${failed} of ${checks.length} checks FAIL`}; benchmark took ${totalSeconds.toFixed(1)} s`)
 
-    const report = { bun: Bun.version, cpus: cpus().length, connections, rounds, warmup_s: warmupMs / 1000, duration_s: durationMs / 1000, seed: { ...counts, seconds: seedSeconds }, results, checks, total_seconds: totalSeconds }
+    const report = {
+      bun: Bun.version,
+      cpus: cpus().length,
+      connections,
+      rounds,
+      warmup_s: warmupMs / 1000,
+      duration_s: durationMs / 1000,
+      seed: { ...counts, seconds: seedSeconds },
+      results,
+      checks,
+      total_seconds: totalSeconds,
+    }
     if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n')
     else console.log(JSON.stringify(report))
   } finally {

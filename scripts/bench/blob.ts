@@ -32,9 +32,7 @@ async function run(label: string, opts: DiskBlobStoreOptions, n: number, mode: '
   await store.close()
   rmSync(dir, { recursive: true, force: true })
   const cpuUs = (cpu.user + cpu.system) / n
-  console.log(
-    `${label.padEnd(52)} ${String(Math.round((n / ms) * 1000)).padStart(7)} puts/s  ${cpuUs.toFixed(1).padStart(6)} µs CPU/put  ${(n / commits).toFixed(1).padStart(5)} puts/commit`,
-  )
+  console.log(`${label.padEnd(52)} ${String(Math.round((n / ms) * 1000)).padStart(7)} puts/s  ${cpuUs.toFixed(1).padStart(6)} µs CPU/put  ${(n / commits).toFixed(1).padStart(5)} puts/commit`)
 }
 
 await run('serial (await each), batched store', {}, 3000, 'serial')

@@ -24,7 +24,11 @@ const { values } = parseArgs({
 const fetches = Number(values.fetches)
 const images = Number(values.images)
 const rounds = Number(values.rounds)
-for (const [name, n] of [['--fetches', fetches], ['--images', images], ['--rounds', rounds]] as const) {
+for (const [name, n] of [
+  ['--fetches', fetches],
+  ['--images', images],
+  ['--rounds', rounds],
+] as const) {
   if (!Number.isInteger(n) || n < (name === '--images' ? 0 : 1)) throw new Error(`${name}: a whole number`)
 }
 

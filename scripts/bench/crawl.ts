@@ -248,7 +248,6 @@ function serveMain(dir: string, port: number) {
 
 // ---------------------------------------------------------------- measuring a process
 
-
 function procRssMb(pid: number): number | null {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
@@ -258,13 +257,26 @@ function procRssMb(pid: number): number | null {
   }
 }
 
-type Measured = { code: number | null; timedOut: boolean; seconds: number; cpuSeconds: number; peakRssMb: number; serverCpuSeconds: number | null; serverErrors: string[]; stdout: string; stderr: string }
+type Measured = {
+  code: number | null
+  timedOut: boolean
+  seconds: number
+  cpuSeconds: number
+  peakRssMb: number
+  serverCpuSeconds: number | null
+  serverErrors: string[]
+  stdout: string
+  stderr: string
+}
 
 /**
  * Runs one crawler to its end: wall time, rusage (CPU, peak RSS), the server's CPU meanwhile.
  * `onTick` is called every 500 ms with the process id (for sampling); stderr lines go to `onLine`.
  */
-async function measure(cmd: string[], opts: { env?: Record<string, string>; cwd?: string; server: Server; timeoutS: number; onTick?: (pid: number) => void; onLine?: (line: string) => void }): Promise<Measured> {
+async function measure(
+  cmd: string[],
+  opts: { env?: Record<string, string>; cwd?: string; server: Server; timeoutS: number; onTick?: (pid: number) => void; onLine?: (line: string) => void },
+): Promise<Measured> {
   const serverCpu0 = procCpu(opts.server.pid)
   const serverErrors0 = opts.server.errors().length
   const t0 = performance.now()
@@ -507,7 +519,9 @@ function printTable(results: Result[]) {
   }
   for (const r of results) {
     if (r.firstTenthPagesPerSec !== undefined)
-      console.log(`${label(r)}: first tenth ${f0(r.firstTenthPagesPerSec)} pages/s, last tenth ${f0(r.lastTenthPagesPerSec)} pages/s (last/first ${f2(r.lastTenthPagesPerSec! / r.firstTenthPagesPerSec)})`)
+      console.log(
+        `${label(r)}: first tenth ${f0(r.firstTenthPagesPerSec)} pages/s, last tenth ${f0(r.lastTenthPagesPerSec)} pages/s (last/first ${f2(r.lastTenthPagesPerSec! / r.firstTenthPagesPerSec)})`,
+      )
     if (r.rssCurveMb?.length) console.log(`${label(r)}: RSS MB at each tenth of the crawl: ${r.rssCurveMb.map((c) => f0(c.rssMb)).join(', ')}`)
     if (r.recorded)
       console.log(
@@ -541,7 +555,9 @@ function printVerdicts(results: Result[]) {
   const crawlee = results.find((r) => r.crawler.startsWith('Crawlee') && r.pages === r.expected)
   if (crawlee && trawl.length) {
     const peak = Math.max(...trawl.map((t) => t.peakRssMb))
-    console.log(`trawl's highest peak RSS ÷ Crawlee's: ${f0(peak)} / ${f0(crawlee.peakRssMb)} MB = ${f2(peak / crawlee.peakRssMb)} (target ≤ 0.33): ${peak * 3 <= crawlee.peakRssMb ? 'met' : 'NOT met'}`)
+    console.log(
+      `trawl's highest peak RSS ÷ Crawlee's: ${f0(peak)} / ${f0(crawlee.peakRssMb)} MB = ${f2(peak / crawlee.peakRssMb)} (target ≤ 0.33): ${peak * 3 <= crawlee.peakRssMb ? 'met' : 'NOT met'}`,
+    )
   }
 }
 
@@ -630,13 +646,10 @@ async function main() {
     // wget2 first (also warms the page cache for the others), then trawl, `rounds` times; then
     // Crawlee once (it takes minutes, and only its memory is judged).
     const turns: { name: string; round?: number }[] = []
-    for (let round = 1; round <= rounds; round++)
-      for (const name of ['wget2', 'trawl'].filter((n) => only.has(n))) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
+    for (let round = 1; round <= rounds; round++) for (const name of ['wget2', 'trawl'].filter((n) => only.has(n))) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
     if (only.has('crawlee')) turns.push({ name: 'crawlee' })
     const main = await runSite(pages, turns)
-    console.log(
-      `\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`,
-    )
+    console.log(`\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`)
     printTable(main.results)
     printVerdicts(main.results)
     report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }

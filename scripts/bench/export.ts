@@ -36,10 +36,11 @@ if (!existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is missing (apt
 async function crawl(): Promise<{ dataDir: string; work: string }> {
   // The crawl bench crawls the site into <work>/site-<pages>/trawl-data-<pages> and keeps it with --keep.
   console.log(`crawling ${pages} pages of the synthetic site with scripts/bench/crawl.ts (trawl only, one round)…`)
-  const proc = Bun.spawn(
-    [process.execPath, join(ROOT, 'scripts/bench/crawl.ts'), '--only', 'trawl', '--rounds', '1', '--pages', String(pages), '--binary', binary, '--keep', '--timeout', '3600'],
-    { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' },
-  )
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/crawl.ts'), '--only', 'trawl', '--rounds', '1', '--pages', String(pages), '--binary', binary, '--keep', '--timeout', '3600'], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   const out = await new Response(proc.stdout).text()
   await proc.exited
   const summary = out.split('\n').filter((l) => /^\| trawl|summary:/.test(l))
@@ -64,7 +65,11 @@ async function timed(cmd: string[]): Promise<Timed> {
 
 const { dataDir, work } = values['data-dir'] ? { dataDir: values['data-dir'], work: null } : await crawl()
 const db = new Database(join(dataDir, 'trawl.db'), { readonly: true })
-const run = db.query("SELECT r.id, r.tenant, (SELECT count(*) FROM visits v WHERE v.run_seq = r.seq) AS visits FROM runs r ORDER BY r.seq DESC LIMIT 1").get() as { id: string; tenant: string; visits: number }
+const run = db.query('SELECT r.id, r.tenant, (SELECT count(*) FROM visits v WHERE v.run_seq = r.seq) AS visits FROM runs r ORDER BY r.seq DESC LIMIT 1').get() as {
+  id: string
+  tenant: string
+  visits: number
+}
 db.close()
 console.log(`export bench: ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)}; run ${run.id}: ${run.visits} visits`)
 
@@ -76,7 +81,9 @@ const failed = (t: Timed) => !/^exported \d+ pages/.test(t.stdout) || /Command e
 if (failed(jsonl)) throw new Error(`trawl export failed (${jsonl.code}):\n${jsonl.stdout}${jsonl.stderr.slice(0, 2000)}`)
 const lines = Number((await Bun.$`wc -l < ${outFile}`.text()).trim())
 const report = (what: string, t: Timed, n: number) =>
-  console.log(`${what}: ${n} pages in ${t.seconds.toFixed(1)} s = ${(n / t.seconds).toFixed(0)} pages/s; CPU ${t.cpuSeconds.toFixed(1)} s (${((t.cpuSeconds / t.seconds) * 100).toFixed(0)}% of one core); peak RSS ${t.peakRssMb.toFixed(0)} MB`)
+  console.log(
+    `${what}: ${n} pages in ${t.seconds.toFixed(1)} s = ${(n / t.seconds).toFixed(0)} pages/s; CPU ${t.cpuSeconds.toFixed(1)} s (${((t.cpuSeconds / t.seconds) * 100).toFixed(0)}% of one core); peak RSS ${t.peakRssMb.toFixed(0)} MB`,
+  )
 report('export JSONL', jsonl, lines)
 console.log(`  output ${(statSync(outFile).size / 1024 / 1024).toFixed(0)} MB; ${lines === run.visits ? 'one line per visit' : `LINES ${lines} != VISITS ${run.visits}`}`)
 console.log(`  peak RSS < 200 MB: ${jsonl.peakRssMb < 200 ? 'met' : 'NOT met'}; ≥ 300 pages/s: ${lines / jsonl.seconds >= 300 ? 'met' : 'NOT met'}`)

@@ -54,8 +54,7 @@ async function drive(spec: Spec, batch: (urls: string[]) => Promise<number>): Pr
   return { latencies, errors, pages, seconds: spec.durationMs / 1000 }
 }
 
-const rawBatch = (urls: string[]) =>
-  Promise.all(urls.map((u) => fetch(u).then(async (r) => (await r.arrayBuffer(), r.ok ? 1 : 0)))).then((oks) => oks.reduce<number>((a, b) => a + b, 0))
+const rawBatch = (urls: string[]) => Promise.all(urls.map((u) => fetch(u).then(async (r) => (await r.arrayBuffer(), r.ok ? 1 : 0)))).then((oks) => oks.reduce<number>((a, b) => a + b, 0))
 
 function trawlBatch(trawl: string) {
   return async (urls: string[]) => {

@@ -162,10 +162,12 @@ function random(seed: number): () => number {
   }
 }
 
-const WORDS = ('the of and to in is that for it as was with be by on not he this are or his from at which but have an they ' +
+const WORDS = (
+  'the of and to in is that for it as was with be by on not he this are or his from at which but have an they ' +
   'you were her all she there would their we him been has when who will more no if out so said what up its about into than ' +
   'them can only other new some could time these two may then do first any my now such like our over man me even most made ' +
-  'after also did many before must through back years where much your way well down should because each just those people').split(' ')
+  'after also did many before must through back years where much your way well down should because each just those people'
+).split(' ')
 
 /**
  * A news-site-shaped page of about `size` bytes, marked up the way framework-built sites are:
@@ -195,13 +197,15 @@ function generatedPage(size: number): string {
   const table = () => {
     const cols = 3 + int(4)
     const head = `<thead><tr>${Array.from({ length: cols }, () => `<th scope="col">${words(2)}</th>`).join('')}</tr></thead>`
-    const rows = Array.from({ length: 5 + int(10) }, () =>
-      `<tr>${Array.from({ length: cols }, () => `<td class="cell">${rnd() < 0.3 ? inline() : (rnd() * 1000).toFixed(2)}</td>`).join('')}</tr>`)
+    const rows = Array.from({ length: 5 + int(10) }, () => `<tr>${Array.from({ length: cols }, () => `<td class="cell">${rnd() < 0.3 ? inline() : (rnd() * 1000).toFixed(2)}</td>`).join('')}</tr>`)
     return `<div class="table-wrapper"><table class="data-table">${head}<tbody>${rows.join('\n')}</tbody></table></div>\n`
   }
-  const code = () => `<div class="code-block"><pre><code class="language-${pick(['js', 'python', 'go'])}">${Array.from({ length: 4 + int(8) }, () =>
-    `  ${pick(WORDS)}(${pick(WORDS)}) &lt;= ${int(100)}`).join('\n')}</code></pre></div>\n`
-  const image = () => `<figure class="article-figure"><div class="image-frame"><img src="/img/${int(1e5)}.jpg" alt="${words(3)}" width="640" height="360" loading="lazy"></div><figcaption class="caption">${words(8)}</figcaption></figure>\n`
+  const code = () =>
+    `<div class="code-block"><pre><code class="language-${pick(['js', 'python', 'go'])}">${Array.from({ length: 4 + int(8) }, () => `  ${pick(WORDS)}(${pick(WORDS)}) &lt;= ${int(100)}`).join(
+      '\n',
+    )}</code></pre></div>\n`
+  const image = () =>
+    `<figure class="article-figure"><div class="image-frame"><img src="/img/${int(1e5)}.jpg" alt="${words(3)}" width="640" height="360" loading="lazy"></div><figcaption class="caption">${words(8)}</figcaption></figure>\n`
   const icon = `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M12 2L2 7l10 5 10-5-10-5z"></path></svg>`
   const nav = `<nav class="main-nav" aria-label="Main"><ul class="nav-list">${Array.from({ length: 60 }, (_, i) => `<li class="nav-item"><a class="nav-link" href="/section/${i}">${words(2)}</a></li>`).join('')}</ul></nav>`
   const state = JSON.stringify({ props: Array.from({ length: 1500 }, (_, i) => ({ id: i, title: words(6), slug: `/story/${i}` })) })
@@ -225,7 +229,9 @@ function generatedPage(size: number): string {
       const r = rnd()
       blocks.push(r < 0.55 ? paragraph() : r < 0.7 ? list(0) : r < 0.8 ? table() : r < 0.9 ? code() : r < 0.95 ? image() : `<h3 class="subhead">${words(5)}</h3>`)
     }
-    blocks.push(`</div></div><div class="share-bar">${['x', 'fb', 'mail'].map((n) => `<a class="share-${n}" href="https://social.example/${n}">${icon}<span class="sr-only">Share</span></a>`).join('')}</div>`)
+    blocks.push(
+      `</div></div><div class="share-bar">${['x', 'fb', 'mail'].map((n) => `<a class="share-${n}" href="https://social.example/${n}">${icon}<span class="sr-only">Share</span></a>`).join('')}</div>`,
+    )
     blocks.push('</article></div></div></div>\n')
     const block = blocks.join('')
     parts.push(block)

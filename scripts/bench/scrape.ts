@@ -82,7 +82,9 @@ async function main() {
         const r = await drive(server.base, target, REQUESTS, () => (mode === 'paid' ? payments[next++]! : null))
         const cpuMs = (((procCpu(server.pid) ?? 0) - cpuBefore) * 1000) / REQUESTS
         rounds.push({ mode, round, ...r, cpuMs })
-        console.log(`${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, trawl CPU ${cpuMs.toFixed(2)} ms a scrape, errors ${r.errors} ${JSON.stringify(r.statuses)}`)
+        console.log(
+          `${mode} round ${round}: ${r.perSec.toFixed(0)} scrapes/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, trawl CPU ${cpuMs.toFixed(2)} ms a scrape, errors ${r.errors} ${JSON.stringify(r.statuses)}`,
+        )
       }
     }
     report(rounds)
@@ -139,9 +141,15 @@ async function renderMain() {
 /** `count` default scrapes of the static page, `CLIENTS` in flight; counts answers that were rendered. */
 async function renderDrive(base: string, target: string, count: number) {
   let rendered = 0
-  const r = await drive(base, target, count, () => null, async (answer) => {
-    if (((await answer.json()) as { rendered?: boolean }).rendered) rendered++
-  })
+  const r = await drive(
+    base,
+    target,
+    count,
+    () => null,
+    async (answer) => {
+      if (((await answer.json()) as { rendered?: boolean }).rendered) rendered++
+    },
+  )
   return { perSec: r.perSec, p50: r.p50, p90: r.p90, errors: r.errors, rendered }
 }
 
@@ -179,7 +187,9 @@ function report(rounds: Round[]) {
   console.log(`\ntrawl CPU a scrape (median rounds): free ${cpu('free').toFixed(2)} ms, paid ${cpu('paid').toFixed(2)} ms`)
   const added = paidP50 / freeP50 - 1
   const errors = rounds.reduce((n, r) => n + r.errors, 0)
-  console.log(`\npayment adds ${(added * 100).toFixed(1)}% to p50 (median rounds: paid ${paidP50.toFixed(1)} ms, free ${freeP50.toFixed(1)} ms; target at most 15%): ${added <= 0.15 && errors === 0 ? 'met' : 'NOT met'}`)
+  console.log(
+    `\npayment adds ${(added * 100).toFixed(1)}% to p50 (median rounds: paid ${paidP50.toFixed(1)} ms, free ${freeP50.toFixed(1)} ms; target at most 15%): ${added <= 0.15 && errors === 0 ? 'met' : 'NOT met'}`,
+  )
   console.log(`paid scrapes/s ${paidRate.toFixed(0)} (median round; target at least 200): ${paidRate >= 200 && errors === 0 ? 'met' : 'NOT met'}`)
   if (errors) console.log(`${errors} requests did not answer 200: no round with errors counts as met`)
 }

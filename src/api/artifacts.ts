@@ -36,7 +36,6 @@ const ArtifactFilters = {
   ...CreatedFilters,
 }
 
-
 /**
  * The body of a blob response. Bun.serve drops a handler's Content-Length from a stream body
  * and sends it chunked (oven-sh/bun#10507), so a blob the store hands over in one chunk (each

@@ -38,9 +38,7 @@ const LogQuery = Type.Object(
 const MetricsQuery = Type.Object(
   {
     window: Window,
-    group_by: Type.Optional(
-      Type.Array(StringEnum(METRIC_DIMENSIONS), { uniqueItems: true, maxItems: METRIC_DIMENSIONS.length, description: 'dimensions to count by; repeat the key' }),
-    ),
+    group_by: Type.Optional(Type.Array(StringEnum(METRIC_DIMENSIONS), { uniqueItems: true, maxItems: METRIC_DIMENSIONS.length, description: 'dimensions to count by; repeat the key' })),
     filters: Type.Optional(
       Type.Object(
         {

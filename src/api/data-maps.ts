@@ -146,7 +146,7 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     summary: 'Apply a data map to a page: HTML given as base64, a URL to fetch, or a stored artifact',
     description:
       'Exactly one of content, url and artifact_id. A page fetched by url or stored as an artifact resolves relative url values against its URL; base64 content has none, so they are errors there. ' +
-      'A fetch that gets no answer is the fetch API\'s error (504 timeout; 502 dns, connect, tls, too_large, redirect_limit, proxy, rejected, bad_response; 403 blocked_address); ' +
+      "A fetch that gets no answer is the fetch API's error (504 timeout; 502 dns, connect, tls, too_large, redirect_limit, proxy, rejected, bad_response; 403 blocked_address); " +
       'an HTTP error answer is 502 http_status; a page that is not HTML or XHTML is 415 unsupported_content_type.',
     tag: 'data maps',
     params: MapParams,

@@ -26,7 +26,8 @@ export const fetchRoutes = ({ config, log, fetcher }: Deps): Route[] => {
       method: 'POST',
       path: '/v1/fetch',
       summary: 'Fetch one URL',
-      description: 'Answers 200 whenever the target answered, whatever its status. No answer: 504 timeout; 502 dns, connect, tls, too_large, redirect_limit, proxy, rejected, bad_response; 403 blocked_address; 503 browser_unavailable.',
+      description:
+        'Answers 200 whenever the target answered, whatever its status. No answer: 504 timeout; 502 dns, connect, tls, too_large, redirect_limit, proxy, rejected, bad_response; 403 blocked_address; 503 browser_unavailable.',
       tag: 'fetch',
       body: FetchBody,
       refine: (body, errors) => checkFetchBody(body, '', proxyNames, errors),

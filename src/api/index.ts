@@ -15,7 +15,12 @@ import { artifactRoutes } from './artifacts'
 import { triggerRoutes } from './triggers'
 
 /** Every management route, in the order the docs list them. */
-export const managementRoutes = (deps: Deps): Route[] => [...jobRoutes(deps), ...runRoutes(deps), ...triggerRoutes(deps), ...hostRoutes(deps), ...linkRoutes(deps),
+export const managementRoutes = (deps: Deps): Route[] => [
+  ...jobRoutes(deps),
+  ...runRoutes(deps),
+  ...triggerRoutes(deps),
+  ...hostRoutes(deps),
+  ...linkRoutes(deps),
   ...crawlLogRoutes(deps),
   ...runGraphRoutes(deps),
   ...exportRoutes(deps),

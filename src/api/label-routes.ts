@@ -5,7 +5,6 @@ import { Labels } from '../http/schemas'
 import { MAX_LABELS, type labelRepository } from '../store/labels'
 import { LabelsShape } from './shapes'
 
-
 /**
  * GET, PUT (merge) and DELETE (by keys) of a resource's labels; all three answer
  * 200 `{"labels": {…the labels now}}` (design.md §3).

@@ -117,4 +117,3 @@ export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
     },
   }),
 ]
-

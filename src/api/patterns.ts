@@ -15,10 +15,7 @@ const Patterns = Type.Array(Pattern, { minItems: 1, maxItems: MAX_PATTERNS })
 /** A pattern definition, tagged by `format`. */
 export const PatternDefinition = Type.Union([
   Type.Object({ format: Type.Literal('regex', { description: 'RE2 regular expressions, searched anywhere in the absolute URL' }), patterns: Patterns }, closed),
-  Type.Object(
-    { format: Type.Literal('url_pattern', { description: 'URLPatterns: `/path/:id` matches the path, anything else is a full URL pattern' }), patterns: Patterns },
-    closed,
-  ),
+  Type.Object({ format: Type.Literal('url_pattern', { description: 'URLPatterns: `/path/:id` matches the path, anything else is a full URL pattern' }), patterns: Patterns }, closed),
 ])
 export const PatternSetShape = Type.Object({ id: Uuid, category: Category, patterns: PatternDefinition, host: HostRef, created_at: DateTime })
 const MatchResult = Type.Object({

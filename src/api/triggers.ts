@@ -136,7 +136,7 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     path: '/v1/jobs/:job_id/triggers',
     summary: 'Create a trigger of a job (enabled)',
     description:
-      'A `schedule` trigger creates a run of the job at each cron tick; a tick while the job has a run that has not finished creates none and records a `skipped` execution. Ticks missed while the service was down fire once when it starts. An `on_finish` trigger fires after every finish of one of the job\'s runs, after its `delay`, with the same rule for unfinished runs. There is no update: delete and create.',
+      "A `schedule` trigger creates a run of the job at each cron tick; a tick while the job has a run that has not finished creates none and records a `skipped` execution. Ticks missed while the service was down fire once when it starts. An `on_finish` trigger fires after every finish of one of the job's runs, after its `delay`, with the same rule for unfinished runs. There is no update: delete and create.",
     tag: 'triggers',
     params: JobParams,
     body: Type.Object({ name: Name, condition: ConditionSchema, id: Type.Optional(Uuid) }, closed),

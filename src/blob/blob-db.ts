@@ -69,9 +69,7 @@ function prepare(db: Database) {
     addOpener: db.query('INSERT OR REPLACE INTO openers (owner, opened_at) VALUES (?, ?)'),
     removeOpener: db.query('DELETE FROM openers WHERE owner = ?'),
     head: db.query<BlobRow, [string]>('SELECT size, checksum, content_type, file FROM blobs WHERE key = ?'),
-    get: db.query<BlobRow & { body: Uint8Array | null }, [string]>(
-      'SELECT size, checksum, content_type, file, body FROM blobs WHERE key = ?',
-    ),
+    get: db.query<BlobRow & { body: Uint8Array | null }, [string]>('SELECT size, checksum, content_type, file, body FROM blobs WHERE key = ?'),
     fileOf: db.query<{ file: string | null }, [string]>('SELECT file FROM blobs WHERE key = ?'),
     upsert: db.query<never, [string, number, string, string, string | null, Uint8Array | null]>(
       `INSERT INTO blobs (key, size, checksum, content_type, file, body) VALUES (?, ?, ?, ?, ?, ?)

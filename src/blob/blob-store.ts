@@ -79,7 +79,8 @@ export function assertValidKey(key: unknown): asserts key is string {
  * which no key under the prefix reaches (keys are ASCII).
  */
 export function listRange(prefix: string, after: string | null, limit: number): { prefix: string; after: string; end: string; max: number } {
-  if (typeof prefix !== 'string' || prefix.length > MAX_KEY_LENGTH || (prefix !== '' && !KEY_CHARS.test(prefix))) throw new BlobError('invalid_key', 'a list prefix may only contain A-Z a-z 0-9 . _ : / -')
+  if (typeof prefix !== 'string' || prefix.length > MAX_KEY_LENGTH || (prefix !== '' && !KEY_CHARS.test(prefix)))
+    throw new BlobError('invalid_key', 'a list prefix may only contain A-Z a-z 0-9 . _ : / -')
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new RangeError('list limit must be an integer of 1..1000')
   const end = prefix === '' ? '\u007f' : prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
   return { prefix, after: after ?? '', end, max: limit }

@@ -29,9 +29,7 @@ const MAX_INLINE = 64 * 1024 * 1024
 /** Openers this process entered in blobs.db and has not closed (see register). */
 const OPENED_HERE = new Set<string>()
 
-type Op =
-  | { kind: 'put'; key: string; info: BlobInfo; file: string | null; body: Uint8Array | null }
-  | { kind: 'delete'; key: string }
+type Op = { kind: 'put'; key: string; info: BlobInfo; file: string | null; body: Uint8Array | null } | { kind: 'delete'; key: string }
 /** Whether the key had a row before the operation, and the file that row pointed at. */
 type Outcome = { existed: boolean; oldFile: string | null }
 
@@ -97,16 +95,18 @@ export class DiskBlobStore implements BlobStore {
       return pidAlive(pid)
     }
     const attempt = () =>
-      this.db.transaction(() => {
-        let others = 0
-        for (const { owner } of this.sql.openers.all()) {
-          if (alive(owner)) others++
-          else this.sql.removeOpener.run(owner)
-        }
-        this.sql.addOpener.run(this.owner, Date.now())
-        OPENED_HERE.add(this.owner)
-        return others > 0 || !maySweep ? { temps: 0, orphans: 0 } : this.files.sweep((name) => this.sql.referenced.get(name) !== null)
-      }).immediate()
+      this.db
+        .transaction(() => {
+          let others = 0
+          for (const { owner } of this.sql.openers.all()) {
+            if (alive(owner)) others++
+            else this.sql.removeOpener.run(owner)
+          }
+          this.sql.addOpener.run(this.owner, Date.now())
+          OPENED_HERE.add(this.owner)
+          return others > 0 || !maySweep ? { temps: 0, orphans: 0 } : this.files.sweep((name) => this.sql.referenced.get(name) !== null)
+        })
+        .immediate()
     // A sweep of a large blobs/ can hold the lock past the 5 s busy timeout: keep asking.
     return retryBusy(attempt, 120_000, 5)
   }
@@ -222,7 +222,6 @@ export class DiskBlobStore implements BlobStore {
     this.sql.upsert.run(op.key, size, checksum, contentType, op.file, op.body)
     return { existed: old !== null, oldFile: old?.file ?? null }
   }
-
 }
 
 function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {

@@ -143,7 +143,7 @@ export class TempFile {
 }
 
 async function writeAll(handle: FileHandle, chunk: Uint8Array) {
-  for (let off = 0; off < chunk.byteLength; ) {
+  for (let off = 0; off < chunk.byteLength;) {
     const { bytesWritten } = await handle.write(chunk, off, chunk.byteLength - off)
     off += bytesWritten
   }
@@ -170,8 +170,7 @@ function listDir(dir: string): string[] {
 // A stream dropped without being read to the end or cancelled still gives its descriptor back.
 const unclosed = new FinalizationRegistry<() => void>((close) => close())
 
-const readAt = (fd: number, buf: Uint8Array, position: number) =>
-  new Promise<number>((resolve, reject) => read(fd, buf, 0, buf.byteLength, position, (e, n) => (e ? reject(e) : resolve(n))))
+const readAt = (fd: number, buf: Uint8Array, position: number) => new Promise<number>((resolve, reject) => read(fd, buf, 0, buf.byteLength, position, (e, n) => (e ? reject(e) : resolve(n))))
 
 /**
  * Streams an open descriptor and closes it at the end, on error or on cancel. Not

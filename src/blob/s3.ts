@@ -283,7 +283,6 @@ export class S3BlobStore implements BlobStore {
     })
     return p
   }
-
 }
 
 const codeOf = (e: unknown) => (e as { code?: unknown } | null)?.code

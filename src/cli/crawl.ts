@@ -13,7 +13,6 @@ import { createLogger } from '../log'
 import { Value } from '@sinclair/typebox/value'
 import { exportTarget, writeExport } from './export-output'
 
-
 /**
  * `trawl crawl URL [--max-urls N] [--max-depth N] [--concurrency N] [--per-host-concurrency N]
  * [--include REGEX]… [--exclude REGEX]… [--same-domain] [--sitemaps] [--delay DURATION]
@@ -24,20 +23,24 @@ import { exportTarget, writeExport } from './export-output'
  * `manual`. Private addresses are allowed (design.md §1). Exit statuses: docs/crawl.md.
  */
 export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
-  const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
-    'max-urls': { type: 'string' },
-    'max-depth': { type: 'string' },
-    concurrency: { type: 'string' },
-    'per-host-concurrency': { type: 'string' },
-    tenant: { type: 'string' },
-    include: { type: 'string', multiple: true },
-    exclude: { type: 'string', multiple: true },
-    'same-domain': { type: 'boolean' },
-    sitemaps: { type: 'boolean' },
-    delay: { type: 'string' },
-    out: { type: 'string', short: 'o' },
-    'out-dir': { type: 'string' },
-  })
+  const { config, positionals, flags } = loadConfig(
+    argv,
+    { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' },
+    {
+      'max-urls': { type: 'string' },
+      'max-depth': { type: 'string' },
+      concurrency: { type: 'string' },
+      'per-host-concurrency': { type: 'string' },
+      tenant: { type: 'string' },
+      include: { type: 'string', multiple: true },
+      exclude: { type: 'string', multiple: true },
+      'same-domain': { type: 'boolean' },
+      sitemaps: { type: 'boolean' },
+      delay: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      'out-dir': { type: 'string' },
+    },
+  )
   if (positionals.length !== 1) throw new ConfigError('crawl takes one URL: trawl crawl URL [--max-urls N] [--max-depth N]')
   const seed = normalizeUrl(positionals[0]!)
   if (!seed) throw new ConfigError(`crawl: "${positionals[0]}" is not an absolute http(s) URL`)

@@ -31,12 +31,16 @@ const FILE_MAP_ID = '00000000-0000-0000-0000-000000000000'
  * every one-shot command.
  */
 export async function extractCommand(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
-  const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
-    fields: { type: 'string' },
-    'data-map': { type: 'string' },
-    timeout: { type: 'string' },
-    tenant: { type: 'string' },
-  })
+  const { config, positionals, flags } = loadConfig(
+    argv,
+    { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' },
+    {
+      fields: { type: 'string' },
+      'data-map': { type: 'string' },
+      timeout: { type: 'string' },
+      tenant: { type: 'string' },
+    },
+  )
   if (positionals.length !== 1) throw new ConfigError('extract takes one URL: trawl extract URL --fields FILE')
   const url = positionals[0]!
   if (!isHttpUrl(url)) throw new ConfigError(`extract: the URL must be an absolute http or https URL, got "${url}"`)

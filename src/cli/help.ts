@@ -32,7 +32,8 @@ const COMMANDS: Command[] = [
     name: 'serve',
     args: '',
     summary: 'run the management API and the scrape API until stopped',
-    about: 'Serves the management API (jobs, runs, links, artifacts, parse, fetch, /mcp) and the scrape API on their two ports, and crawls the runs the API creates. Ctrl-C or SIGTERM stops it cleanly.',
+    about:
+      'Serves the management API (jobs, runs, links, artifacts, parse, fetch, /mcp) and the scrape API on their two ports, and crawls the runs the API creates. Ctrl-C or SIGTERM stops it cleanly.',
     flags: [],
     settings: ['data-dir', 'host', 'port', 'scrape-port'],
     examples: ['trawl serve', 'trawl serve --data-dir /var/lib/trawl --host 0.0.0.0 --port 8080 --scrape-port 8081'],
@@ -46,7 +47,8 @@ const COMMANDS: Command[] = [
     name: 'crawl',
     args: 'URL',
     summary: 'crawl a site from one URL in this process, then print a summary',
-    about: 'Creates a job and a run in the data dir, crawls it here with a progress line on stderr, and ends with the outcome and the counts of failed URLs by reason. Private addresses are allowed (set TRAWL_ALLOW_PRIVATE_NETWORKS=false to refuse them). Ctrl-C stops the run.',
+    about:
+      'Creates a job and a run in the data dir, crawls it here with a progress line on stderr, and ends with the outcome and the counts of failed URLs by reason. Private addresses are allowed (set TRAWL_ALLOW_PRIVATE_NETWORKS=false to refuse them). Ctrl-C stops the run.',
     flags: [
       { flag: 'max-urls', value: 'N', says: 'stop after N URLs (default 1000)' },
       { flag: 'max-depth', value: 'N', says: 'follow links at most N steps from the seed (default 3)' },
@@ -62,10 +64,7 @@ const COMMANDS: Command[] = [
       { flag: 'tenant', value: 'T', says: 'the tenant the job and run belong to (default local); trawl serve shows them to X-Tenant-Id T' },
     ],
     settings: ['data-dir'],
-    examples: [
-      'trawl crawl http://127.0.0.1:8000/ --out-dir site-md',
-      "trawl crawl https://docs.example.com/ --include '/guide/' --max-urls 500 -o pages.jsonl",
-    ],
+    examples: ['trawl crawl http://127.0.0.1:8000/ --out-dir site-md', "trawl crawl https://docs.example.com/ --include '/guide/' --max-urls 500 -o pages.jsonl"],
     exits: [
       [0, 'the run finished and at least one page was fetched'],
       [1, 'no page could be fetched (outcome failed), or the run was left unfinished (paused from elsewhere)'],
@@ -77,7 +76,8 @@ const COMMANDS: Command[] = [
     name: 'scrape',
     args: 'URL',
     summary: 'print one page as markdown, HTML or extracted JSON',
-    about: 'Fetches one URL in this process, with no server and no payment, and prints its main-content markdown (by default), its HTML, the fields a fields file extracts, or the bytes of a PDF or image. Chromium renders only pages that need script, unless --render says otherwise. Private addresses are allowed.',
+    about:
+      'Fetches one URL in this process, with no server and no payment, and prints its main-content markdown (by default), its HTML, the fields a fields file extracts, or the bytes of a PDF or image. Chromium renders only pages that need script, unless --render says otherwise. Private addresses are allowed.',
     flags: [
       { flag: 'format', value: 'markdown|html|json', says: 'what to print (default markdown); json needs --fields' },
       { flag: 'fields', value: 'FILE', says: 'a JSON array of fields to extract, for --format json (docs/extract.md)' },
@@ -98,7 +98,8 @@ const COMMANDS: Command[] = [
     name: 'export',
     args: 'RUN_ID',
     summary: "write a run's pages as JSONL, one llms.txt-style document, or markdown files",
-    about: "Reads a run from the data dir and renders its pages' markdown now, on all cores. JSONL has one object per URL: url, status, title, markdown, extracted data, outlinks, visit time, artifact ids, and the error of a URL that failed.",
+    about:
+      "Reads a run from the data dir and renders its pages' markdown now, on all cores. JSONL has one object per URL: url, status, title, markdown, extracted data, outlinks, visit time, artifact ids, and the error of a URL that failed.",
     flags: [
       { flag: 'format', value: 'jsonl|llms', says: 'one JSON object per URL, or one markdown document of every page (default jsonl)' },
       { flag: 'out', short: 'o', value: 'FILE', says: 'write to FILE instead of stdout' },
@@ -118,10 +119,11 @@ const COMMANDS: Command[] = [
     name: 'extract',
     args: 'URL (--fields FILE | --data-map ID)',
     summary: 'try a fields file or a stored data map on a live page and print the extracted JSON',
-    about: 'Fetches the URL as POST /v1/data_maps/{id}/apply does by url, applies the fields (the JSON array a data map or the scrape API takes, docs/extract.md) or a data map stored in the data dir, and prints the result as JSON; each extraction error is a line on stderr. Private addresses are allowed.',
+    about:
+      'Fetches the URL as POST /v1/data_maps/{id}/apply does by url, applies the fields (the JSON array a data map or the scrape API takes, docs/extract.md) or a data map stored in the data dir, and prints the result as JSON; each extraction error is a line on stderr. Private addresses are allowed.',
     flags: [
       { flag: 'fields', value: 'FILE', says: 'the JSON array of fields to extract, or a data map\'s {"item_selector","fields"} for one object per item' },
-      { flag: 'data-map', value: 'ID', says: "apply this stored data map of the tenant instead of a fields file" },
+      { flag: 'data-map', value: 'ID', says: 'apply this stored data map of the tenant instead of a fields file' },
       { flag: 'timeout', value: 'SECONDS', says: 'give up on the page after this long (default 30)' },
       { flag: 'tenant', value: 'T', says: 'the tenant whose data map --data-map names (default local)' },
     ],
@@ -137,7 +139,8 @@ const COMMANDS: Command[] = [
     name: 'mcp',
     args: '',
     summary: 'serve the scrape, crawl and extract tools to a local agent over MCP (stdio)',
-    about: "Speaks the Model Context Protocol on stdin and stdout, and crawls the runs its tools start in this process, in the data dir. Nothing but protocol messages goes to stdout; logs go to stderr. `trawl serve` offers the same tools over streamable HTTP at /mcp on its management port (the tenant from X-Tenant-Id).",
+    about:
+      'Speaks the Model Context Protocol on stdin and stdout, and crawls the runs its tools start in this process, in the data dir. Nothing but protocol messages goes to stdout; logs go to stderr. `trawl serve` offers the same tools over streamable HTTP at /mcp on its management port (the tenant from X-Tenant-Id).',
     flags: [{ flag: 'tenant', value: 'T', says: 'the tenant the tools act as (default local)' }],
     settings: ['data-dir'],
     examples: ['trawl mcp --data-dir ~/trawl-data'],
@@ -167,7 +170,8 @@ const COMMANDS: Command[] = [
     name: 'help',
     args: '[COMMAND]',
     summary: "print the commands and the settings, or one command's flags",
-    about: 'Without a command: every command and every setting with its flag, environment variable, default and meaning. With one: its usage, its flags, examples and exit statuses, as `trawl COMMAND --help` prints them.',
+    about:
+      'Without a command: every command and every setting with its flag, environment variable, default and meaning. With one: its usage, its flags, examples and exit statuses, as `trawl COMMAND --help` prints them.',
     flags: [],
     settings: [],
     examples: ['trawl help', 'trawl help crawl'],
@@ -196,9 +200,7 @@ function wrap(text: string, indent: string, first = indent): string {
 /** Rows of a name column and a wrapped description column. */
 function table(rows: [string, string][]): string {
   const width = Math.min(30, Math.max(...rows.map(([name]) => name.length)) + 2)
-  return rows
-    .map(([name, says]) => (name.length + 2 > width ? `  ${name}\n${wrap(says, ' '.repeat(width + 2))}` : wrap(says, ' '.repeat(width + 2), `  ${name.padEnd(width)}`)))
-    .join('\n')
+  return rows.map(([name, says]) => (name.length + 2 > width ? `  ${name}\n${wrap(says, ' '.repeat(width + 2))}` : wrap(says, ' '.repeat(width + 2), `  ${name.padEnd(width)}`))).join('\n')
 }
 
 const synopsis = (c: Command) => `trawl ${c.name}${c.args ? ` ${c.args}` : ''}`

@@ -13,9 +13,13 @@ import { Scraper } from '../scrape/scraper'
  * `running` and resume at the next start of `trawl mcp`, `trawl serve` or `trawl crawl` on the data dir.
  */
 export async function mcpCommand(argv: string[]): Promise<number> {
-  const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
-    tenant: { type: 'string' },
-  })
+  const { config, positionals, flags } = loadConfig(
+    argv,
+    { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' },
+    {
+      tenant: { type: 'string' },
+    },
+  )
   if (positionals.length > 0) throw new ConfigError(`mcp takes no arguments, got "${positionals[0]}": trawl mcp [--data-dir DIR] [--tenant T]`)
   const tenant = tenantFlag(flags.tenant)
 

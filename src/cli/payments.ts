@@ -60,7 +60,11 @@ function jsonLine(p: Payment) {
 function writeTable(rows: Iterable<Payment>, out: NodeJS.WritableStream) {
   const head = ['TIME', 'STATUS', 'PAYER', 'AMOUNT', 'NETWORK', 'RESOURCE']
   const widths = [24, 14, 42, 18, 12]
-  const line = (cells: string[]) => cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join(' ').trimEnd() + '\n'
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c))
+      .join(' ')
+      .trimEnd() + '\n'
   const totals = new Map<string, { count: number; atomic: bigint }>()
   let count = 0
   out.write(line(head))

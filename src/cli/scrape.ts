@@ -21,14 +21,18 @@ const BOOLEAN = ['true', 'false'] as const
  * are allowed, as for every one-shot command.
  */
 export async function scrapeCommand(argv: string[], out: NodeJS.WriteStream = process.stdout, err: NodeJS.WriteStream = process.stderr): Promise<number> {
-  const { config, positionals, flags } = loadConfig(argv, { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' }, {
-    format: { type: 'string' },
-    fields: { type: 'string' },
-    timeout: { type: 'string' },
-    locale: { type: 'string' },
-    render: { type: 'string' },
-    'main-content': { type: 'string' },
-  })
+  const { config, positionals, flags } = loadConfig(
+    argv,
+    { ...process.env, TRAWL_ALLOW_PRIVATE_NETWORKS: process.env.TRAWL_ALLOW_PRIVATE_NETWORKS ?? 'true' },
+    {
+      format: { type: 'string' },
+      fields: { type: 'string' },
+      timeout: { type: 'string' },
+      locale: { type: 'string' },
+      render: { type: 'string' },
+      'main-content': { type: 'string' },
+    },
+  )
   if (positionals.length !== 1) throw new ConfigError('scrape takes one URL: trawl scrape URL [--format markdown|html|json] [--fields FILE] [--render auto|never|always] [--main-content true|false]')
   const url = positionals[0]!
   const problem = urlProblem(url)

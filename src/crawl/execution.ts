@@ -145,7 +145,7 @@ export class RunExecution {
     this.counters = deps.store.frontier.counters(run.seq)
     this.errorCounts = new Map(Object.entries(deps.store.frontier.errorCounts(run.seq)))
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
-    this.pipelines = this.cfg.pipelines.length ? this.cfg.pipelines.map((p) => (p.navigator ? p : { ...p, navigator: { kind: 'links' } } as Pipeline)) : [CRAWL_PIPELINE]
+    this.pipelines = this.cfg.pipelines.length ? this.cfg.pipelines.map((p) => (p.navigator ? p : ({ ...p, navigator: { kind: 'links' } } as Pipeline))) : [CRAWL_PIPELINE]
     this.inThread = this.pipelines.every(
       (p) => (p.steps ?? []).every((st) => st.kind === 'metadata' || st.kind === 'links') && (p.guards ?? []).every((g) => g.kind !== 'category') && (p.steps ?? []).length > 0,
     )
@@ -266,7 +266,7 @@ export class RunExecution {
     for (const origin of origins) {
       const host = this.host(new URL(origin).host)
       await this.loadRobots(host)
-      queue.push(...(host.robots ? this.robotsSitemaps.get(host.key) ?? [] : []), `${origin}/sitemap.xml`)
+      queue.push(...(host.robots ? (this.robotsSitemaps.get(host.key) ?? []) : []), `${origin}/sitemap.xml`)
     }
     const read = new Set<string>()
     while (queue.length && read.size < MAX_SITEMAPS && !this.leaving) {
@@ -364,7 +364,20 @@ export class RunExecution {
     let h = this.hosts.get(key)
     if (!h) {
       const delay = parseDuration(this.cfg.politeness.delay ?? '0s')!
-      h = { key, origin: '', inFlight: 0, nextAt: 0, delayMs: delay, robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL, robotsLoading: false, robotsLoad: null, failures: 0, throttled: 0, buffer: [], delayed: [] }
+      h = {
+        key,
+        origin: '',
+        inFlight: 0,
+        nextAt: 0,
+        delayMs: delay,
+        robots: this.cfg.politeness.respect_robots ? null : ALLOW_ALL,
+        robotsLoading: false,
+        robotsLoad: null,
+        failures: 0,
+        throttled: 0,
+        buffer: [],
+        delayed: [],
+      }
       this.hosts.set(key, h)
     }
     return h
@@ -558,7 +571,13 @@ export class RunExecution {
           const r = await this.deps.fetcher.fetch({ ...this.fetchBase, url, max_redirects: 5, max_retries: 1, max_body_bytes: MAX_ROBOTS_BYTES }, this.run.tenant, this.abort.signal)
           record = { status: r.status, body: r.status >= 200 && r.status < 300 ? new TextDecoder().decode(r.body) : null }
           const failed = r.status === 429 || r.status >= 500
-          this.logFetch(sent, { ...where, status: failed ? 'error' : 'ok', ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}), http_status: r.status, latency_ms: Date.now() - started })
+          this.logFetch(sent, {
+            ...where,
+            status: failed ? 'error' : 'ok',
+            ...(failed ? { error_reason: 'http_status' as const, error_detail: `robots.txt answered ${r.status}: the host is treated as disallowing everything` } : {}),
+            http_status: r.status,
+            latency_ms: Date.now() - started,
+          })
         } catch (err) {
           if (this.abort.signal.aborted) return this.logFetch(sent, interruptedEntry(where, 'robots', 'retried', { latency_ms: Date.now() - started }), started)
           this.logFetch(sent, { ...where, status: 'error', ...this.reasonOf(err), latency_ms: Date.now() - started })
@@ -627,7 +646,15 @@ export class RunExecution {
       const notBefore = Date.now() + wait
       this.defer(() => frontier.requeue(this.run.seq, c.seq, notBefore))
       host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
-      this.logFetch(sent, { ...this.where(c), step: 'fetch', status: 'retried', error_reason: 'http_status', error_detail: `${result.status}; the host backs off for ${wait} ms`, http_status: result.status, latency_ms: latency })
+      this.logFetch(sent, {
+        ...this.where(c),
+        step: 'fetch',
+        status: 'retried',
+        error_reason: 'http_status',
+        error_detail: `${result.status}; the host backs off for ${wait} ms`,
+        http_status: result.status,
+        latency_ms: latency,
+      })
       return
     }
     host.throttled = 0
@@ -691,7 +718,11 @@ export class RunExecution {
    */
   private fetchInterrupted(sent: number, c: Claimed, started: number, status?: number) {
     const stopped = this.leaving !== null && 'left' in this.leaving && this.leaving.left === 'stopped'
-    this.logFetch(sent, interruptedEntry(this.where(c), 'fetch', stopped ? 'error' : 'retried', { latency_ms: Date.now() - started, ...(status !== undefined ? { http_status: status } : {}) }), started)
+    this.logFetch(
+      sent,
+      interruptedEntry(this.where(c), 'fetch', stopped ? 'error' : 'retried', { latency_ms: Date.now() - started, ...(status !== undefined ? { http_status: status } : {}) }),
+      started,
+    )
   }
 
   private fetchFailed(sent: number, host: Host, c: Claimed, err: unknown, latency: number) {
@@ -709,7 +740,17 @@ export class RunExecution {
       const given = [...host.buffer.splice(0), ...host.delayed.splice(0).map((d) => d.entry)]
       this.defer(() => given.forEach((b) => frontier.failed(this.run.seq, b.seq)))
       for (const row of given) {
-        this.rec.log({ url: row.url, url_hash: row.hash, host: hostOf(row.url), depth: row.depth, ...(row.parent ? { parent_url_hash: row.parent } : {}), step: 'fetch', status: 'error', error_reason: 'host_unreachable', error_detail: `${host.key} failed ${host.failures} times in a row` })
+        this.rec.log({
+          url: row.url,
+          url_hash: row.hash,
+          host: hostOf(row.url),
+          depth: row.depth,
+          ...(row.parent ? { parent_url_hash: row.parent } : {}),
+          step: 'fetch',
+          status: 'error',
+          error_reason: 'host_unreachable',
+          error_detail: `${host.key} failed ${host.failures} times in a row`,
+        })
         this.counters.failed++
         this.counters.queued--
       }
@@ -759,18 +800,47 @@ export class RunExecution {
       const result = this.inThread ? await parseDocument(input, this.ctx) : await this.deps.parser.parse(input, this.ctx, this.run.tenant)
       const latency = Date.now() - started
       for (const p of result.pipelines) {
-        this.rec.log({ ...this.where(c), step: 'parse', status: p.status === 'ran' ? 'ok' : 'skipped', pipeline_id: p.identifier, latency_ms: latency, ...(p.skipped_reason ? { error_detail: `skipped: ${p.skipped_reason}` } : {}) })
+        this.rec.log({
+          ...this.where(c),
+          step: 'parse',
+          status: p.status === 'ran' ? 'ok' : 'skipped',
+          pipeline_id: p.identifier,
+          latency_ms: latency,
+          ...(p.skipped_reason ? { error_detail: `skipped: ${p.skipped_reason}` } : {}),
+        })
         for (const step of p.steps) {
-          if (step.kind === 'data_map' && 'error' in step) this.rec.log({ ...this.where(c), step: 'extract', status: 'error', pipeline_id: p.identifier, error_reason: 'parse_error', error_detail: step.error.message })
+          if (step.kind === 'data_map' && 'error' in step)
+            this.rec.log({ ...this.where(c), step: 'extract', status: 'error', pipeline_id: p.identifier, error_reason: 'parse_error', error_detail: step.error.message })
           else if ((step.kind === 'fields' || step.kind === 'data_map') && 'errors' in step) {
-            this.rec.log({ ...this.where(c), step: 'extract', status: step.errors.length ? 'error' : 'ok', pipeline_id: p.identifier, ...(step.errors.length ? { error_reason: 'parse_error' as const, error_detail: step.errors.map((e) => `${e.field}: ${e.message}`).join('; ').slice(0, 2000) } : {}) })
+            this.rec.log({
+              ...this.where(c),
+              step: 'extract',
+              status: step.errors.length ? 'error' : 'ok',
+              pipeline_id: p.identifier,
+              ...(step.errors.length
+                ? {
+                    error_reason: 'parse_error' as const,
+                    error_detail: step.errors
+                      .map((e) => `${e.field}: ${e.message}`)
+                      .join('; ')
+                      .slice(0, 2000),
+                  }
+                : {}),
+            })
           }
         }
       }
       return result
     } catch (err) {
       const unsupported = err instanceof ParseFailure && err.code === 'unsupported_content_type'
-      this.rec.log({ ...this.where(c), step: 'parse', status: unsupported ? 'skipped' : 'error', error_reason: unsupported ? 'unsupported_content_type' : 'parse_error', error_detail: (err as Error).message, latency_ms: Date.now() - started })
+      this.rec.log({
+        ...this.where(c),
+        step: 'parse',
+        status: unsupported ? 'skipped' : 'error',
+        error_reason: unsupported ? 'unsupported_content_type' : 'parse_error',
+        error_detail: (err as Error).message,
+        latency_ms: Date.now() - started,
+      })
       return null
     }
   }
@@ -784,7 +854,12 @@ export class RunExecution {
     if (parsed && this.cfg.store.parsed) {
       for (const p of parsed.pipelines) {
         if (p.status !== 'ran') continue
-        wanted.push({ kind: 'parsed', pipeline: p.identifier, body: UTF8.encode(JSON.stringify({ url: parsed.url, base_url: parsed.base_url, content_type: parsed.content_type, charset: parsed.charset, pipeline: p })), type: 'application/json' })
+        wanted.push({
+          kind: 'parsed',
+          pipeline: p.identifier,
+          body: UTF8.encode(JSON.stringify({ url: parsed.url, base_url: parsed.base_url, content_type: parsed.content_type, charset: parsed.charset, pipeline: p })),
+          type: 'application/json',
+        })
       }
     }
     if (!wanted.length) return

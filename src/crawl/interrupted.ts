@@ -11,7 +11,12 @@ type Deps = { store: Store; blobs: BlobStore; log: Logger }
 export const INTERRUPTED_DETAIL = 'trawl stopped (it was killed, crashed or shut down) while this fetch was in flight, before its answer was recorded; the server may have answered it'
 
 /** The entry of a fetch that was sent and never recorded: `retried` when its URL is fetched again, else `error`. */
-export function interruptedEntry(where: Pick<EngineLog, 'url' | 'url_hash' | 'host' | 'depth' | 'parent_url_hash'>, step: EngineLog['step'], status: 'retried' | 'error', extra: Pick<EngineLog, 'latency_ms' | 'http_status'> = {}): EngineLog {
+export function interruptedEntry(
+  where: Pick<EngineLog, 'url' | 'url_hash' | 'host' | 'depth' | 'parent_url_hash'>,
+  step: EngineLog['step'],
+  status: 'retried' | 'error',
+  extra: Pick<EngineLog, 'latency_ms' | 'http_status'> = {},
+): EngineLog {
   return { ...where, step, status, error_reason: 'interrupted', error_detail: INTERRUPTED_DETAIL, ...extra }
 }
 
@@ -76,7 +81,12 @@ export async function sweepJournals(store: Store, blobs: BlobStore, log: Logger,
  */
 export async function dropBodies({ store, blobs, log }: Deps, journal: RunJournal, bodies: JournalBody[]): Promise<void> {
   if (!bodies.length) return
-  await deleteUnclaimed(blobs, bodies.map((b) => b.key), store.artifacts, log)
+  await deleteUnclaimed(
+    blobs,
+    bodies.map((b) => b.key),
+    store.artifacts,
+    log,
+  )
   for (const b of bodies) journal.logged(b.id)
 }
 
@@ -89,7 +99,9 @@ export async function dropBodies({ store, blobs, log }: Deps, journal: RunJourna
 export async function closeJournal(deps: Deps, run: { seq: number; id: string }, journal: RunJournal, lostLease: boolean): Promise<void> {
   const { store, blobs, log } = deps
   const gone = !store.frontier.run(run.seq)
-  await dropBodies(deps, journal, journal.openBodies()).catch((err) => log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: run.id, error: String(err) }))
+  await dropBodies(deps, journal, journal.openBodies()).catch((err) =>
+    log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: run.id, error: String(err) }),
+  )
   if (gone) await deleteRunBodies(blobs, run.id, store.artifacts, log).catch((err) => log.warn('the bodies of a deleted run could not all be deleted', { run: run.id, error: String(err) }))
   if (lostLease) return journal.abandon()
   // What dropBodies settled is written as settled, unless the run is gone (then the journal goes).

@@ -278,8 +278,7 @@ function find(text: string, piece: string, table: Int32Array | null, from: numbe
 
 const HEX = '0123456789ABCDEF'
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
-const isUnreserved = (c: number) =>
-  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 95 || c === 126
+const isUnreserved = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === 95 || c === 126
 
 /**
  * One spelling for paths and patterns before comparing (RFC 9309 §2.2.2, design.md §3): escapes

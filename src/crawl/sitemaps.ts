@@ -65,8 +65,7 @@ async function decompress(bytes: Uint8Array, maxBytes: number): Promise<Uint8Arr
   }
 }
 
-const tooLarge = (maxBytes: number) =>
-  new SitemapTooLarge(`sitemap is larger than ${maxBytes} bytes (decompressed); refused`)
+const tooLarge = (maxBytes: number) => new SitemapTooLarge(`sitemap is larger than ${maxBytes} bytes (decompressed); refused`)
 
 function textUrls(text: string, maxUrls: number): string[] {
   const urls: string[] = []

@@ -71,7 +71,11 @@ function unique(path: string, taken: Set<string>): string {
   }
 }
 
-const escapeLinkText = (s: string) => s.replace(/[[\]\\]/g, '\\$&').replace(/\s+/g, ' ').trim()
+const escapeLinkText = (s: string) =>
+  s
+    .replace(/[[\]\\]/g, '\\$&')
+    .replace(/\s+/g, ' ')
+    .trim()
 
 /**
  * Writes one `.md` per page with markdown, at pagePath (a later page whose path is taken gets
@@ -92,7 +96,11 @@ export async function writeOutDir(pages: AsyncIterable<PageRecord>, dir: string)
     for await (const page of pages) {
       count++
       if (page.markdown === null) {
-        const why = page.error ? `${page.error.reason}${page.error.detail ? `: ${page.error.detail}` : ''}` : page.status === null ? 'not fetched' : `no markdown (${page.content_type ?? 'no content type'})`
+        const why = page.error
+          ? `${page.error.reason}${page.error.detail ? `: ${page.error.detail}` : ''}`
+          : page.status === null
+            ? 'not fetched'
+            : `no markdown (${page.content_type ?? 'no content type'})`
         await index.write(`- ${escapeLinkText(page.title ?? page.url)}: ${page.url} (${escapeLinkText(why)})\n`)
         continue
       }

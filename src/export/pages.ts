@@ -58,9 +58,7 @@ const MAX_RENDER_BYTES = 256 * 1024 * 1024
 // Rendering names no data maps and no category guards: nothing to look up.
 const NO_CONTEXT: ParseContext = { patternSets: () => [], dataMap: () => null }
 
-const pipelineOf = (mainContent: boolean): Pipeline[] => [
-  { identifier: 'export', steps: [{ kind: 'markdown', main_content: mainContent }, { kind: 'metadata' }, { kind: 'links' }] },
-]
+const pipelineOf = (mainContent: boolean): Pipeline[] => [{ identifier: 'export', steps: [{ kind: 'markdown', main_content: mainContent }, { kind: 'metadata' }, { kind: 'links' }] }]
 
 /** What a parsed artifact holds (the engine writes it: src/crawl/execution.ts, store()). */
 type ParsedArtifact = { base_url?: string; content_type?: string; pipeline?: { steps?: StepResult[] } }
@@ -132,11 +130,20 @@ function* visitBatches(store: Store, tenant: string, runId: string, runSeq: numb
     const failed = page.data.filter((v) => v.status === null || v.status >= 400)
     // A URL's error entry is logged before its visit is recorded.
     const upTo = Math.max(...failed.map((v) => Date.parse(v.visited_at)))
-    const errors = failed.length ? store.crawlLogs.errorsOf(runSeq, failed.map((v) => v.hash), upTo) : new Map()
+    const errors = failed.length
+      ? store.crawlLogs.errorsOf(
+          runSeq,
+          failed.map((v) => v.hash),
+          upTo,
+        )
+      : new Map()
     yield page.data.map((v) => ({
       ...v,
       artifacts: artifacts.get(v.hash) ?? [],
-      error: v.status === null || v.status >= 400 ? (errors.get(v.hash) ?? (v.status === null ? { reason: 'unknown', detail: null } : { reason: 'http_status', detail: `the server answered ${v.status}` })) : null,
+      error:
+        v.status === null || v.status >= 400
+          ? (errors.get(v.hash) ?? (v.status === null ? { reason: 'unknown', detail: null } : { reason: 'http_status', detail: `the server answered ${v.status}` }))
+          : null,
     }))
   } while (cursor)
 }
@@ -170,7 +177,7 @@ async function render(deps: ExportDeps, tenant: string, v: Visit, pipelines: Pip
     final_url: finalUrl ?? v.url,
     status: v.status,
     depth: v.depth,
-    content_type: raw?.content_type ?? (parsed.find((p) => p?.content_type)?.content_type ?? null),
+    content_type: raw?.content_type ?? parsed.find((p) => p?.content_type)?.content_type ?? null,
     title: null,
     description: null,
     language: null,

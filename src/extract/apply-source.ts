@@ -33,7 +33,19 @@ export class PageRefused extends Error {
  */
 export async function fetchPage(fetcher: Fetcher, url: string, timeoutMs: number, lane: string): Promise<ApplyPage> {
   const r = await fetcher.fetch(
-    { url, method: 'GET', client: { kind: 'standard' }, middleware: [], user_agent: 'trawl', headers: [], cookies: [], proxies: [], timeout_ms: timeoutMs, max_redirects: MAX_REDIRECTS, max_retries: 1 },
+    {
+      url,
+      method: 'GET',
+      client: { kind: 'standard' },
+      middleware: [],
+      user_agent: 'trawl',
+      headers: [],
+      cookies: [],
+      proxies: [],
+      timeout_ms: timeoutMs,
+      max_redirects: MAX_REDIRECTS,
+      max_retries: 1,
+    },
     lane,
   )
   if (r.status >= 400) throw new PageRefused('http_status', `${r.final_url} answered HTTP ${r.status}`)
@@ -54,7 +66,8 @@ export async function artifactPage(store: Store, blobs: BlobStore, tenant: strin
   try {
     body = await readBlobBytes(blobs, artifact.blob_key, maxBytes)
   } catch (err) {
-    if (err instanceof BlobError && err.code === 'too_large') throw new PageRefused('too_large', `names an artifact of more than ${maxBytes} bytes; apply reads at most ${maxBytes} (TRAWL_MAX_BODY_BYTES)`)
+    if (err instanceof BlobError && err.code === 'too_large')
+      throw new PageRefused('too_large', `names an artifact of more than ${maxBytes} bytes; apply reads at most ${maxBytes} (TRAWL_MAX_BODY_BYTES)`)
     // A key no store accepts names no blob (a row written badly): missing, as /blob says.
     if (err instanceof BlobError && err.code === 'invalid_key') body = null
     else throw err

@@ -225,8 +225,7 @@ function build(selectors: Selector[][]): Entry {
           return Array.isArray(t.data) && t.name !== 'has' ? { ...t, data: mapScope(t.data) } : t
         }),
       )
-    const namesSubject = (t: Selector): boolean =>
-      t.type === SelectorType.Pseudo && (t.name === subject || (Array.isArray(t.data) && t.data.some((sequence) => sequence.some(namesSubject))))
+    const namesSubject = (t: Selector): boolean => t.type === SelectorType.Pseudo && (t.name === subject || (Array.isArray(t.data) && t.data.some((sequence) => sequence.some(namesSubject))))
     let nextSiblings = false
     const from = links.length // the links made from here on hold for one tested element
     const absolute = mapScope(list).map((sequence) => {

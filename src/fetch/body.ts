@@ -10,7 +10,7 @@ export async function readCapped(response: Response, cap: number, signal: AbortS
   const declared = Number(response.headers.get('content-length'))
   if (declared > cap) {
     await response.body?.cancel().catch(() => {})
-    throw new FetchError("too_large", `the response body declares ${declared} bytes, over the ${cap}-byte limit (TRAWL_MAX_BODY_BYTES)`)
+    throw new FetchError('too_large', `the response body declares ${declared} bytes, over the ${cap}-byte limit (TRAWL_MAX_BODY_BYTES)`)
   }
   if (!response.body) return new Uint8Array(0)
   // With a declared length within the cap and no chunked framing (which Bun follows instead of
@@ -59,7 +59,10 @@ const DECODERS: Record<string, Decoder> = {
  */
 export async function decodeContent(body: Uint8Array, contentEncoding: string | null, cap: number): Promise<Uint8Array> {
   if (!contentEncoding || body.byteLength === 0) return body
-  const codings = contentEncoding.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c && c !== 'identity')
+  const codings = contentEncoding
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity')
   let out = body
   for (const coding of codings.reverse()) {
     const decoder = DECODERS[coding]

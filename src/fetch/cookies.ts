@@ -77,7 +77,10 @@ export function parseSetCookie(line: string, url: URL, now = Date.now()): JarCoo
   const eq = pair!.indexOf('=')
   if (eq < 1) return null
   const name = pair!.slice(0, eq).trim()
-  const value = pair!.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1')
+  const value = pair!
+    .slice(eq + 1)
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
   if (!name || name.length > 256 || value.length > 4096) return null
   const cookie: JarCookie = { name, value }
   let maxAge: number | null = null

@@ -125,8 +125,7 @@ export class Fetcher {
     const proxy = proxyName === null ? null : (this.opts.proxies[proxyName] ?? null)
     if (proxyName !== null && proxy === null) return { error: new FetchError('proxy', `no proxy named "${proxyName}" is configured (TRAWL_PROXIES)`) }
     try {
-      const result =
-        req.client.kind === 'browser' ? await this.browserChain(req, plan, lane, proxy, signal, deadline) : await this.standardChain(req, plan, lane, proxy, signal, attempt, deadline)
+      const result = req.client.kind === 'browser' ? await this.browserChain(req, plan, lane, proxy, signal, deadline) : await this.standardChain(req, plan, lane, proxy, signal, attempt, deadline)
       return { result, retryAfter: retryableStatusOrListed(result.status, plan) ? retryAfterMs(headerValue(result.headers, 'retry-after')) : null }
     } catch (error) {
       return { error }
@@ -276,8 +275,7 @@ function hopHeaders(base: Headers, url: URL, first: URL, jar: CookieJar): Header
 
 const retryableStatusOrListed = (status: number, plan: MiddlewarePlan) => retryableStatus(status) || plan.retryStatuses.has(status)
 
-const redirectLimit = (max: number, from: string, to: string) =>
-  new FetchError('redirect_limit', `more than ${max} redirect${max === 1 ? '' : 's'} (max_redirects); ${from} redirects on to ${to}`)
+const redirectLimit = (max: number, from: string, to: string) => new FetchError('redirect_limit', `more than ${max} redirect${max === 1 ? '' : 's'} (max_redirects); ${from} redirects on to ${to}`)
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve()

@@ -35,7 +35,14 @@ const Status = Type.Integer({ minimum: 100, maximum: 599 })
 export const Middleware = Type.Union([
   Type.Object({ kind: Type.Literal('set_headers'), headers: HeaderPairs }, closed),
   Type.Object({ kind: Type.Literal('remove_headers'), names: Type.Array(HeaderName, { minItems: 1, maxItems: 100 }) }, closed),
-  Type.Object({ kind: Type.Literal('basic_auth'), username: Type.String({ maxLength: 1024, pattern: '^[\\t\\u0020-\\u0039\\u003b-\\u007e\\u0080-\\u00ff]*$', patternHint: 'Latin-1 text without colons or line breaks' }), password: Type.String({ maxLength: 1024, ...ONE_LINE }) }, closed),
+  Type.Object(
+    {
+      kind: Type.Literal('basic_auth'),
+      username: Type.String({ maxLength: 1024, pattern: '^[\\t\\u0020-\\u0039\\u003b-\\u007e\\u0080-\\u00ff]*$', patternHint: 'Latin-1 text without colons or line breaks' }),
+      password: Type.String({ maxLength: 1024, ...ONE_LINE }),
+    },
+    closed,
+  ),
   Type.Object({ kind: Type.Literal('bearer_auth'), token: Type.String({ minLength: 1, maxLength: 8192, ...ONE_LINE }) }, closed),
   Type.Object({ kind: Type.Literal('rate_limit'), per_second: Type.Number({ minimum: 0.001, maximum: 10000 }) }, closed),
   Type.Object(

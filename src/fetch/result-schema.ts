@@ -16,10 +16,7 @@ export const FetchResultSchema = Type.Object({
   timing: Type.Object({ total_ms: Type.Integer() }),
 })
 
-export const FetchBatchItem = Type.Union([
-  Type.Intersect([Type.Object({ ok: Type.Literal(true) }), FetchResultSchema]),
-  Type.Object({ ok: Type.Literal(false), url: Type.String(), error: ErrorBody }),
-])
+export const FetchBatchItem = Type.Union([Type.Intersect([Type.Object({ ok: Type.Literal(true) }), FetchResultSchema]), Type.Object({ ok: Type.Literal(false), url: Type.String(), error: ErrorBody })])
 
 /**
  * A result as JSON text, the body spliced in as base64 after the rest is stringified: a batch

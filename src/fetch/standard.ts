@@ -103,4 +103,16 @@ export function fetchFailure(err: unknown, x: Pick<Exchange, 'signal' | 'proxy' 
 }
 
 /** Failures of the connection itself, worth another try; anything else would fail the same way again. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ECONNRESET', 'ConnectionClosed', 'EPIPE', 'FailedToOpenSocket', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'ConnectionTimedOut'])
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ConnectionRefused',
+  'ECONNRESET',
+  'ConnectionClosed',
+  'EPIPE',
+  'FailedToOpenSocket',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'ConnectionTimedOut',
+])

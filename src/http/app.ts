@@ -102,11 +102,15 @@ export function createApp(opts: AppOptions) {
         references: () => refs as never,
       }),
     )
-    .get('/docs/assets/:file', ({ params }) => {
-      const asset = DOCS_ASSETS[params.file]
-      if (!asset) return errorResponse(new ApiError(404, 'not_found', 'no such asset'))
-      return new Response(Bun.file(asset.path), { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' } })
-    }, { detail: { hide: true } })
+    .get(
+      '/docs/assets/:file',
+      ({ params }) => {
+        const asset = DOCS_ASSETS[params.file]
+        if (!asset) return errorResponse(new ApiError(404, 'not_found', 'no such asset'))
+        return new Response(Bun.file(asset.path), { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' } })
+      },
+      { detail: { hide: true } },
+    )
   // An access line per request at debug level; the hook is not even installed otherwise.
   if (opts.log.debugEnabled) {
     app.onRequest(({ request }) => void starts.set(request, performance.now()))
@@ -117,7 +121,12 @@ export function createApp(opts: AppOptions) {
       // Our replies are Response objects; an error reply has no response here, only its code.
       const { response, code } = ctx as { response?: unknown; code?: string }
       const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? unrouted(request, allowed).status : (ctx.set.status ?? 200)
-      opts.log.debug('request', { method: request.method, path: url ? url.pathname + url.search : request.url, status, ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10 })
+      opts.log.debug('request', {
+        method: request.method,
+        path: url ? url.pathname + url.search : request.url,
+        status,
+        ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10,
+      })
     })
   }
   mount(app as unknown as Elysia, opts.routes, refs)

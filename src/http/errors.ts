@@ -32,8 +32,7 @@ export class ValidationError extends ApiError {
 
 export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`)
 export const conflict = (message: string) => new ApiError(409, 'conflict', message)
-export const payloadTooLarge = (limit: number) =>
-  new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`)
+export const payloadTooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`)
 
 /** Collects field errors from several checks and throws them together. */
 export class FieldErrors {

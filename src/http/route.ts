@@ -50,19 +50,16 @@ export type Route<P extends TObject = TObject, Q extends TObject = TObject, B ex
  * A refine that names every string item of `body[key]` that `normalize` rejects (the handler
  * then normalizes the items again, which cannot fail: a pure call on at most a few hundred).
  */
-export const itemsMust =
-  (key: string, normalize: (raw: string) => string | null, message: string) =>
-  (body: unknown, errors: FieldErrors) => {
-    const items = (body as Record<string, unknown>)[key]
-    if (Array.isArray(items)) items.forEach((raw, i) => typeof raw === 'string' && normalize(raw) === null && errors.add(`${key}[${i}]`, message))
-  }
+export const itemsMust = (key: string, normalize: (raw: string) => string | null, message: string) => (body: unknown, errors: FieldErrors) => {
+  const items = (body as Record<string, unknown>)[key]
+  if (Array.isArray(items)) items.forEach((raw, i) => typeof raw === 'string' && normalize(raw) === null && errors.add(`${key}[${i}]`, message))
+}
 
 /** Declares a route with its schema types flowing into the handler. */
 export const route = <P extends TObject, Q extends TObject, B extends TSchema>(r: Route<P, Q, B>) => r as unknown as Route
 
 /** A JSON answer from text already serialized. */
-export const jsonText = (status: number, text: string, headers: Record<string, string> = {}): Response =>
-  new Response(text, { status, headers: { ...headers, 'content-type': 'application/json' } })
+export const jsonText = (status: number, text: string, headers: Record<string, string> = {}): Response => new Response(text, { status, headers: { ...headers, 'content-type': 'application/json' } })
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): Response => jsonText(status, JSON.stringify(body), headers)
 
@@ -102,4 +99,3 @@ export function mount(app: Elysia, routes: Route[], refs: References) {
     ;(refs[r.path] ??= {})[r.method.toLowerCase()] = ref
   }
 }
-

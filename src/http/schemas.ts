@@ -22,8 +22,7 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
 
 export const MAX_FILTER_VALUES = 500
 /** A repeated query key: every value validated by the item schema (a string or a StringEnum). */
-export const QueryArray = <T extends TString | TUnion<TLiteral<string>[]>>(item: T, description?: string) =>
-  Type.Array(item, { maxItems: MAX_FILTER_VALUES, description })
+export const QueryArray = <T extends TString | TUnion<TLiteral<string>[]>>(item: T, description?: string) => Type.Array(item, { maxItems: MAX_FILTER_VALUES, description })
 
 export const PER_PAGE_DEFAULT = 10
 export const PageQuery = {

@@ -85,7 +85,10 @@ function literalOf(schema: TSchema, key: string): unknown {
 
 /** `/config/limits/max_depth` → `config.limits.max_depth`; `/items/3/url` → `items[3].url`. */
 export function fieldPath(pointer: string, source: Source): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
   if (parts.length === 0) return source
   let out = ''
   parts.forEach((part, i) => {

@@ -53,7 +53,7 @@ export type Tool<S extends TSchema = TSchema> = {
 const closed = { additionalProperties: false } as const
 const TargetUrl = Type.String({ minLength: 1, maxLength: 8192, description: 'absolute http(s) URL of the page' })
 const Render = StringEnum(RENDER_MODES, {
-  description: 'whether Chromium renders the page: `auto` only when the page needs script to show its content; omitted: the server\'s TRAWL_SCRAPE_RENDER',
+  description: "whether Chromium renders the page: `auto` only when the page needs script to show its content; omitted: the server's TRAWL_SCRAPE_RENDER",
 })
 const MainContent = Type.Boolean({ default: true, description: 'true: only the main content (navigation, headers, footers, sidebars and cookie banners removed); false: the whole page' })
 const TimeoutSeconds = Type.Number({ minimum: TIMEOUT_SECONDS.min, maximum: TIMEOUT_SECONDS.max, default: TIMEOUT_SECONDS.default, description: 'seconds the page may take to load' })
@@ -95,7 +95,10 @@ const RunInput = Type.Object({ run_id: { ...Uuid, description: 'the run id crawl
 const ExtractInput = Type.Object(
   {
     url: TargetUrl,
-    fields: Type.Optional({ ...Fields, description: 'what to extract, each {name, selector (CSS), attr? (text, html or an attribute), type? (string, number, integer, boolean, url, date), multiple?, fields?, required?}' }),
+    fields: Type.Optional({
+      ...Fields,
+      description: 'what to extract, each {name, selector (CSS), attr? (text, html or an attribute), type? (string, number, integer, boolean, url, date), multiple?, fields?, required?}',
+    }),
     data_map_id: Type.Optional({ ...Uuid, description: 'a data map saved in trawl (POST /v1/hosts/{hash}/data_maps), instead of fields' }),
     render: Type.Optional(Render),
     timeout_seconds: Type.Optional(TimeoutSeconds),
@@ -227,7 +230,7 @@ const crawlExport: Tool<typeof ExportInput> = {
   name: 'crawl_export',
   title: "Read a crawl's pages",
   description:
-    "The pages a crawl visited, as one markdown document (`llms`, default: a section per page with its URL and title) or as JSON lines (`jsonl`: url, status, title, markdown, … per page). " +
+    'The pages a crawl visited, as one markdown document (`llms`, default: a section per page with its URL and title) or as JSON lines (`jsonl`: url, status, title, markdown, … per page). ' +
     'Answers a bounded slice: at most max_pages pages and about max_chars characters. When more remain, the last text block gives next_offset: call again with offset set to it.',
   input: ExportInput,
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -230,10 +230,6 @@ function decoderFor(label: string | null): TextDecoder | null {
  */
 export function decodeDocument(bytes: Uint8Array, contentType: string | undefined): { text: string; charset: string } {
   const markup = contentType === undefined || documentKind(contentType) !== 'text'
-  const decoder =
-    decoderFor(bomCharset(bytes)) ??
-    decoderFor(charsetParam(contentType)) ??
-    (markup ? decoderFor(declaredCharset(bytes)) : null) ??
-    decoderOf('utf-8')
+  const decoder = decoderFor(bomCharset(bytes)) ?? decoderFor(charsetParam(contentType)) ?? (markup ? decoderFor(declaredCharset(bytes)) : null) ?? decoderOf('utf-8')
   return { text: decoder.decode(bytes), charset: decoder.encoding }
 }

@@ -15,8 +15,7 @@ export const decodeAttr = (raw: string): string => (raw.includes('&') ? decodeHT
 const NEEDS_COLLAPSE = /\s\s|[^\S ]|^ | $/
 
 /** Runs of whitespace (no-break space included) become one space; ends trimmed. */
-export const collapse = (text: string): string =>
-  NEEDS_COLLAPSE.test(text) ? text.replace(/\s+/g, ' ').trim() : text
+export const collapse = (text: string): string => (NEEDS_COLLAPSE.test(text) ? text.replace(/\s+/g, ' ').trim() : text)
 
 /** Decoded, whitespace-collapsed attribute value, or null when nothing is left. */
 export function attrOrNull(raw: string | null | undefined): string | null {

@@ -67,15 +67,15 @@ export type LinkSource = { url: string; rel: string | null; text: string; alt?: 
 
 /** LinkSources to LinkOut by the rules of `linkOuts`: one per URL, text collapsed, rel tokens once. */
 export function linkOutsFrom(records: readonly LinkSource[], robotsNofollow: boolean): LinkOut[] {
-  return deduplicated(records, robotsNofollow, (r) => collapse(r.text) || collapse(r.alt ?? ''), (r) => splitTokens(r.rel))
+  return deduplicated(
+    records,
+    robotsNofollow,
+    (r) => collapse(r.text) || collapse(r.alt ?? ''),
+    (r) => splitTokens(r.rel),
+  )
 }
 
-function deduplicated<R extends { url: string }>(
-  records: readonly R[],
-  allNofollow: boolean,
-  textOf: (record: R) => string,
-  relOf: (record: R) => string[],
-): LinkOut[] {
+function deduplicated<R extends { url: string }>(records: readonly R[], allNofollow: boolean, textOf: (record: R) => string, relOf: (record: R) => string[]): LinkOut[] {
   const byUrl = new Map<string, LinkOut>()
   for (const record of records) {
     const seen = byUrl.get(record.url)

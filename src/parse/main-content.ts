@@ -29,31 +29,84 @@ const TEXT = 3
 
 // Always chrome: these never carry the page's own content.
 const CHROME_TAGS = new Set(['nav', 'aside', 'dialog', 'select', 'textarea'])
-const CHROME_ROLES = new Set([
-  'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog',
-  'menu', 'menubar',
-])
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar'])
 // Class or id words that mark chrome when they appear as a dash/underscore-separated part of a
 // token ("cookie-banner", "share_bar", "top-ads"); "language-*" and "lang-*" are code classes,
 // so language pickers are matched by whole token only.
 const CHROME_PARTS = [
-  'cookie', 'cookies', 'consent', 'gdpr', 'onetrust', 'newsletter', 'subscribe', 'sidebar',
-  'breadcrumb', 'breadcrumbs', 'advert', 'adverts', 'advertisement', 'advertising', 'adsense',
-  'adslot', 'ad', 'ads', 'dfp', 'sponsor', 'sponsored', 'popup', 'modal', 'share', 'sharing',
-  'sharethis', 'addthis', 'social', 'socials', 'related', 'recommended', 'disqus', 'comments',
-  'announcement', 'pagination', 'pager', 'skiplink', 'navbar', 'megamenu',
+  'cookie',
+  'cookies',
+  'consent',
+  'gdpr',
+  'onetrust',
+  'newsletter',
+  'subscribe',
+  'sidebar',
+  'breadcrumb',
+  'breadcrumbs',
+  'advert',
+  'adverts',
+  'advertisement',
+  'advertising',
+  'adsense',
+  'adslot',
+  'ad',
+  'ads',
+  'dfp',
+  'sponsor',
+  'sponsored',
+  'popup',
+  'modal',
+  'share',
+  'sharing',
+  'sharethis',
+  'addthis',
+  'social',
+  'socials',
+  'related',
+  'recommended',
+  'disqus',
+  'comments',
+  'announcement',
+  'pagination',
+  'pager',
+  'skiplink',
+  'navbar',
+  'megamenu',
 ]
 // Whole-token matches only: as parts these name content too ("entry-header" holds the title).
 const CHROME_TOKENS = [
-  'header', 'site-header', 'global-header', 'masthead', 'footer', 'site-footer', 'global-footer',
-  'page-footer', 'topbar', 'top-bar', 'nav', 'navigation', 'site-nav', 'main-nav', 'menu',
-  'main-menu', 'skip-link', 'skip-to-content', 'sr-only', 'visually-hidden', 'screen-reader-text',
-  'language', 'lang-selector', 'language-selector', 'language-switcher', 'widget', 'widgets',
-  'overlay', 'toolbar',
+  'header',
+  'site-header',
+  'global-header',
+  'masthead',
+  'footer',
+  'site-footer',
+  'global-footer',
+  'page-footer',
+  'topbar',
+  'top-bar',
+  'nav',
+  'navigation',
+  'site-nav',
+  'main-nav',
+  'menu',
+  'main-menu',
+  'skip-link',
+  'skip-to-content',
+  'sr-only',
+  'visually-hidden',
+  'screen-reader-text',
+  'language',
+  'lang-selector',
+  'language-selector',
+  'language-switcher',
+  'widget',
+  'widgets',
+  'overlay',
+  'toolbar',
 ]
-const CHROME_WORDS = new RegExp(
-  `(?:^|[\\s_-])(?:${CHROME_PARTS.join('|')})(?=$|[\\s_-])|(?:^|\\s)(?:${CHROME_TOKENS.join('|')})(?=$|\\s)`,
-)
+const CHROME_WORDS = new RegExp(`(?:^|[\\s_-])(?:${CHROME_PARTS.join('|')})(?=$|[\\s_-])|(?:^|\\s)(?:${CHROME_TOKENS.join('|')})(?=$|\\s)`)
 const HIDDEN_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden/i
 // Ids that name the content container: their ancestors are never dropped (Firecrawl's #main).
 const CONTENT_IDS = new Set(['main', 'main-content', 'maincontent', 'content', 'primary'])
@@ -127,8 +180,7 @@ function trimmedLength(text: string): number {
 
 function isSpace(c: number): boolean {
   if (c > 32 && c < 127) return false
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
 }
 
 /** The text under root, read from the text nodes (the markdown step stands in for textContent). */
@@ -185,7 +237,13 @@ export function mainContent(body: DomNode, removed: (el: DomNode) => boolean = (
   const lengths = textLengths(body, removed)
   const prose = (el: DomNode) => lengths.prose.get(el) ?? proseLength(el)
   const text = (el: DomNode) => lengths.text.get(el) ?? 0
-  const root = largest(mains, prose) ?? dominant(articles.filter((a) => !within(a, 'article', body)), prose) ?? body
+  const root =
+    largest(mains, prose) ??
+    dominant(
+      articles.filter((a) => !within(a, 'article', body)),
+      prose,
+    ) ??
+    body
   const inRoot = (el: DomNode) => el !== root && contains(root, el)
   const lead = root.localName === 'article' ? null : largest(articles.filter(inRoot), prose)
   const keep = new Set<DomNode>()
@@ -210,7 +268,15 @@ export function mainContent(body: DomNode, removed: (el: DomNode) => boolean = (
     return (tag === 'form' || namedChrome(el)) && prose(el) * 2 <= rootProse
   }
   // Before the title moves in: a title block at the top of the root ends the leading chrome.
-  const edges = root.localName === 'article' ? new Set<DomNode>() : edgeChrome(root, (el) => removed(el) || marked(el), (el) => keep.has(el), text)
+  const edges =
+    root.localName === 'article'
+      ? new Set<DomNode>()
+      : edgeChrome(
+          root,
+          (el) => removed(el) || marked(el),
+          (el) => keep.has(el),
+          text,
+        )
   if (title) root.insertBefore(title, root.firstChild)
   const isChrome = (el: DomNode) => edges.has(el) || marked(el)
   return { root, isChrome }
@@ -267,7 +333,7 @@ function edgeChrome(root: DomNode, skipped: (el: DomNode) => boolean, kept: (el:
     if (!s) shaped.set(el, (s = shapeOf(el)))
     return s
   }
-  for (let level: DomNode | null = root; level; ) {
+  for (let level: DomNode | null = root; level;) {
     const blocks: DomNode[] = []
     let inContent = false
     for (let n = level.firstChild; n; n = n.nextSibling) {
@@ -281,8 +347,7 @@ function edgeChrome(root: DomNode, skipped: (el: DomNode) => boolean, kept: (el:
     const shapes = new Map<string, number>()
     for (const b of blocks) if (b.getAttribute('class')) shapes.set(seriesKey(b), (shapes.get(seriesKey(b)) ?? 0) + 1)
     const series = (el: DomNode) => el.getAttribute('class') && shapes.get(seriesKey(el))! > 1
-    const verdict = (el: DomNode, end: boolean) =>
-      kept(el) || NEVER_EDGE_CHROME.has(el.localName) || series(el) ? 'content' : edgeVerdict(el, total, text(el), end, end && inContent, shape)
+    const verdict = (el: DomNode, end: boolean) => (kept(el) || NEVER_EDGE_CHROME.has(el.localName) || series(el) ? 'content' : edgeVerdict(el, total, text(el), end, end && inContent, shape))
     let first = 0
     let last = blocks.length - 1
     for (;;) {
@@ -321,9 +386,45 @@ function edgeVerdict(el: DomNode, levelText: number, length: number, end: boolea
 
 // Where a block's text breaks into separate pieces: cells, items, paragraphs, lines.
 const SEGMENT_BREAKS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
-  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
-  'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'caption',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ])
 const BUTTON_INPUTS = new Set(['button', 'submit', 'reset'])
 

@@ -5,15 +5,56 @@ import { tableRules, type DomRule } from './markdown-tables'
 import { scriptText } from './text'
 
 const BLOCKS = new Set([
-  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'BODY', 'CENTER', 'DD', 'DIR', 'DIV', 'DL', 'DT',
-  'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HEADER',
-  'HGROUP', 'HR', 'HTML', 'LI', 'MAIN', 'MENU', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'TABLE', 'TBODY',
-  'TD', 'TFOOT', 'TH', 'THEAD', 'TR', 'UL',
+  'ADDRESS',
+  'ARTICLE',
+  'ASIDE',
+  'BLOCKQUOTE',
+  'BODY',
+  'CENTER',
+  'DD',
+  'DIR',
+  'DIV',
+  'DL',
+  'DT',
+  'FIELDSET',
+  'FIGCAPTION',
+  'FIGURE',
+  'FOOTER',
+  'FORM',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'HEADER',
+  'HGROUP',
+  'HR',
+  'HTML',
+  'LI',
+  'MAIN',
+  'MENU',
+  'NAV',
+  'OL',
+  'P',
+  'PRE',
+  'SECTION',
+  'TABLE',
+  'TBODY',
+  'TD',
+  'TFOOT',
+  'TH',
+  'THEAD',
+  'TR',
+  'UL',
 ])
 const always = () => true
 const HEADINGS = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6'])
 const STRUCK = new Set(['DEL', 'S', 'STRIKE'])
-const SCRIPT_MARKS = new Map<string, '^' | '_'>([['SUP', '^'], ['SUB', '_']])
+const SCRIPT_MARKS = new Map<string, '^' | '_'>([
+  ['SUP', '^'],
+  ['SUB', '_'],
+])
 const QUOTATIONS = new Set(['Q'])
 const LANGUAGE = /(?:^|\s)(?:lang(?:uage)?-|highlight-(?:text|source)-|brush:\s*)([\w#+.-]+)/i
 const LINE_NUMBERS = /(?:^|\s)(?:gutter|line-?numbers?|lineno|linenos)(?:\s|$)/i
@@ -21,10 +62,18 @@ const NO_LINK = new Set(['javascript:', 'data:', 'vbscript:'])
 const LAZY_SOURCES = ['src', 'data-src', 'data-lazy-src', 'data-original']
 // turndown's stock rules kept as they are, by the node names they handle.
 const STOCK: Record<string, string[]> = {
-  paragraph: ['P'], blockquote: ['BLOCKQUOTE'], list: ['UL', 'OL'], horizontalRule: ['HR'],
-  emphasis: ['EM', 'I'], strong: ['STRONG', 'B'], code: ['CODE'],
+  paragraph: ['P'],
+  blockquote: ['BLOCKQUOTE'],
+  list: ['UL', 'OL'],
+  horizontalRule: ['HR'],
+  emphasis: ['EM', 'I'],
+  strong: ['STRONG', 'B'],
+  code: ['CODE'],
 }
-const INLINE_STOCK = new Map([['emphasis', new Set(['EM', 'I'])], ['strong', new Set(['STRONG', 'B'])]])
+const INLINE_STOCK = new Map([
+  ['emphasis', new Set(['EM', 'I'])],
+  ['strong', new Set(['STRONG', 'B'])],
+])
 /**
  * Stands for one space of list indentation until the output is finished. turndown trims its
  * output with /[\t\r\n\s]+$/, which costs the square of each whitespace run's length: every
@@ -127,7 +176,10 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
       replacement: (c, n) => {
         // An unclosed heading swallows the blocks after it: its first block is the heading.
         const [, first = '', rest = ''] = /^\s*([\s\S]*?)(?:\n\n([\s\S]*))?$/.exec(c) ?? []
-        const text = first.replaceAll(INDENT, '').replace(/(?<!\s)\s*\n\s*/g, ' ').trim()
+        const text = first
+          .replaceAll(INDENT, '')
+          .replace(/(?<!\s)\s*\n\s*/g, ' ')
+          .trim()
         return `\n\n${text ? `${'#'.repeat(Number(n.nodeName[1]))} ${text}` : ''}\n\n${rest}\n\n`
       },
     },
@@ -155,7 +207,11 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
       names: ['PRE'],
       filter: always,
       replacement: (_c, n) => {
-        const code = preText(n).replace(/\u00a0/g, ' ').replace(TRAILING_SPACE, '').replace(/^\n+/, '').trimEnd()
+        const code = preText(n)
+          .replace(/\u00a0/g, ' ')
+          .replace(TRAILING_SPACE, '')
+          .replace(/^\n+/, '')
+          .trimEnd()
         if (!code) return ''
         let fence = '```'
         for (const run of code.match(/^`{3,}/gm) ?? []) if (run.length >= fence.length) fence = '`'.repeat(run.length + 1)
@@ -171,7 +227,10 @@ export function turndownRules(service: TurndownService, state: RenderState): voi
         if (!href) return c
         if (!BLOCKY.test(c)) return c.trim() ? `[${c}](${destination(href)})` : ''
         // Block content in a link (a card: heading, summary): link the heading, keep the rest.
-        const lines = c.split('\n').map((l) => l.replaceAll(INDENT, '').trim().replace(/\\$/, '')).filter(Boolean)
+        const lines = c
+          .split('\n')
+          .map((l) => l.replaceAll(INDENT, '').trim().replace(/\\$/, ''))
+          .filter(Boolean)
         const heading = /^(#{1,6}) (.*)$/.exec(lines[0] ?? '')
         if (heading) return `\n\n${heading[1]} [${heading[2]}](${destination(href)})\n\n${c.trim().replace(/^.*\n*/, '')}\n\n`
         return lines.length ? `\n\n[${lines.join(' ')}](${destination(href)})\n\n` : ''

@@ -90,7 +90,10 @@ function measure(table: DomNode, escape: (text: string) => string): Table {
   for (const r of rows) {
     const cells = rowCells(r)
     written += cells.length
-    columns = Math.max(columns, cells.reduce((sum, c) => sum + span(c), 0))
+    columns = Math.max(
+      columns,
+      cells.reduce((sum, c) => sum + span(c), 0),
+    )
   }
   const oversized = columns > MAX_COLUMNS || rows.length * columns > Math.max(MIN_GRID_BUDGET, written * GRID_PER_CELL)
   const cells = first ? rowCells(first) : []
@@ -130,7 +133,7 @@ function span(cell: DomNode): number {
 
 // Whether any node under root has one of the names.
 function contains(root: DomNode, names: Set<string>): boolean {
-  for (let n = root.firstChild; n && n !== root; ) {
+  for (let n = root.firstChild; n && n !== root;) {
     if (names.has(n.nodeName)) return true
     if (n.firstChild) n = n.firstChild
     else {

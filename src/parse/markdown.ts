@@ -11,10 +11,7 @@ const domino = require('@mixmark-io/domino') as { createDocument(html: string): 
 type DomDocument = DomNode & { body: DomNode | null; documentElement: DomNode; querySelector(selector: string): DomNode | null }
 
 // Never content, whatever the options: code, styling, embedded documents, media fallbacks.
-const ALWAYS_DROPPED = new Set([
-  'script', 'style', 'noscript', 'template', 'iframe', 'frame', 'object', 'embed', 'svg', 'canvas',
-  'video', 'audio', 'map', 'title', 'meta', 'link', 'base',
-])
+const ALWAYS_DROPPED = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'frame', 'object', 'embed', 'svg', 'canvas', 'video', 'audio', 'map', 'title', 'meta', 'link', 'base'])
 
 /**
  * Per-call state the rules read; set for the duration of one synchronous toMarkdown call.
@@ -94,7 +91,7 @@ function prune(root: DomNode, drop: (el: DomNode) => boolean, flat: Set<DomNode>
   let indent = 0 // list items and blockquotes around node
   let pre = 0 // <pre> elements around node
   const next = () => {
-    for (let n: DomNode | null = node; n && n !== root; ) {
+    for (let n: DomNode | null = node; n && n !== root;) {
       if (n.nextSibling) return n.nextSibling
       n = n.parentNode
       depth--
@@ -184,7 +181,6 @@ function edge(root: DomNode, first: 'firstChild' | 'lastChild', next: 'nextSibli
   return null
 }
 
-
 // The first <base href> in the document (anywhere, as in a browser) re-bases relative links,
 // itself resolved against the page URL; one that is not http(s) is ignored, as the scan does.
 function documentBase(doc: DomDocument, pageUrl: string, mayHaveBase: boolean): string | null {
@@ -208,7 +204,10 @@ function finish(markdown: string, codes: string[]): string {
     .trim()
   if (codes.length === 0) return out
   out = out.replace(/^([ \t>]*)\uE000(\d+)\uE001$/gm, (_, prefix: string, i: string) =>
-    (codes[Number(i)] ?? '').split('\n').map((line) => (line ? prefix + line : prefix.trimEnd())).join('\n'),
+    (codes[Number(i)] ?? '')
+      .split('\n')
+      .map((line) => (line ? prefix + line : prefix.trimEnd()))
+      .join('\n'),
   )
   return out.replace(/\uE000(\d+)\uE001/g, (_, i: string) => (codes[Number(i)] ?? '').replace(/\n/g, ' '))
 }

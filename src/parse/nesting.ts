@@ -46,7 +46,12 @@ const SPECIAL_NAMES =
   'noscript object ol p param plaintext pre script search section select source style summary table tbody td ' +
   'template textarea tfoot th thead title tr track ul wbr xmp'
 flag(SPECIAL, SPECIAL_NAMES)
-flag(LIST_STOP, SPECIAL_NAMES.split(' ').filter((n) => !['address', 'div', 'p', 'li', 'dd', 'dt'].includes(n)).join(' '))
+flag(
+  LIST_STOP,
+  SPECIAL_NAMES.split(' ')
+    .filter((n) => !['address', 'div', 'p', 'li', 'dd', 'dt'].includes(n))
+    .join(' '),
+)
 flag(SCOPE, 'applet caption html table td th marquee object template')
 flag(INTEGRATION, 'foreignobject desc title mi mo mn ms mtext annotation-xml')
 flag(
@@ -63,8 +68,7 @@ flag(
 flag(TABLE_PART, 'caption colgroup tbody thead tfoot tr td th')
 flag(
   BREAKOUT,
-  'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu ' +
-    'meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var',
+  'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu ' + 'meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var',
 )
 flag(ITEM, 'li dd dt')
 flag(SECTION, 'tbody thead tfoot')
@@ -77,10 +81,24 @@ type Kind = { name: string; flags: number; open: number[]; over: number }
 const KNOWN = new Map<string, Kind>([...FLAGS].map(([name, flags]) => [name, { name, flags, open: [], over: 0 }]))
 const known = (name: string) => KNOWN.get(name)!
 const K = {
-  p: known('p'), li: known('li'), dd: known('dd'), dt: known('dt'), button: known('button'), table: known('table'),
-  td: known('td'), th: known('th'), tr: known('tr'), tbody: known('tbody'), caption: known('caption'),
-  template: known('template'), form: known('form'), ol: known('ol'), ul: known('ul'), select: known('select'),
-  option: known('option'), optgroup: known('optgroup'),
+  p: known('p'),
+  li: known('li'),
+  dd: known('dd'),
+  dt: known('dt'),
+  button: known('button'),
+  table: known('table'),
+  td: known('td'),
+  th: known('th'),
+  tr: known('tr'),
+  tbody: known('tbody'),
+  caption: known('caption'),
+  template: known('template'),
+  form: known('form'),
+  ol: known('ol'),
+  ul: known('ul'),
+  select: known('select'),
+  option: known('option'),
+  optgroup: known('optgroup'),
 }
 const HEADING_KINDS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map(known)
 // The end tag of each raw-text element, searched for from lastIndex.
@@ -89,8 +107,15 @@ const RAW_END = new Map<string, RegExp>()
 // Start tags closing an element of these kinds that is on top of the stack, or, past the cap,
 // on top of the removed elements.
 const SIBLINGS = new Map<Kind, Kind[]>([
-  [K.p, [K.p]], [K.li, [K.li]], [K.dd, [K.dd, K.dt]], [K.dt, [K.dd, K.dt]], [K.option, [K.option]],
-  [K.optgroup, [K.option, K.optgroup]], [K.tr, [K.tr, K.td, K.th]], [K.td, [K.td, K.th]], [K.th, [K.td, K.th]],
+  [K.p, [K.p]],
+  [K.li, [K.li]],
+  [K.dd, [K.dd, K.dt]],
+  [K.dt, [K.dd, K.dt]],
+  [K.option, [K.option]],
+  [K.optgroup, [K.option, K.optgroup]],
+  [K.tr, [K.tr, K.td, K.th]],
+  [K.td, [K.td, K.th]],
+  [K.th, [K.td, K.th]],
   ...['rb', 'rp', 'rt'].map((n) => [known(n), ['rb', 'rp', 'rt'].map(known)] as [Kind, Kind[]]),
 ])
 
@@ -130,7 +155,10 @@ class Bounder {
   private formOpen = false
   private selfClosing = false
 
-  constructor(private readonly html: string, private readonly max: number) {}
+  constructor(
+    private readonly html: string,
+    private readonly max: number,
+  ) {}
 
   run(): string {
     try {

@@ -68,9 +68,7 @@ export class ParseFailure extends Error {
 }
 
 /** The ids of the data maps the steps of these pipelines name, each once. */
-export const dataMapIds = (pipelines: readonly Pipeline[]): string[] => [
-  ...new Set(pipelines.flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : [])))),
-]
+export const dataMapIds = (pipelines: readonly Pipeline[]): string[] => [...new Set(pipelines.flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : []))))]
 
 /**
  * The pipeline a parse request without pipelines runs (the interface: "a single extractor"): main-content
@@ -109,7 +107,12 @@ export async function parseDocument(input: ParseInput, ctx: ParseContext): Promi
   const pipelines = (input.pipelines.length ? input.pipelines : [DEFAULT_PIPELINE])
     .map((p, order) => ({ p, order, priority: p.priority ?? 0 }))
     .sort((a, b) => b.priority - a.priority || a.order - b.order)
-  const doc = new ParsedDocument(kind, text, baseUrl, pipelines.map(({ p }) => p))
+  const doc = new ParsedDocument(
+    kind,
+    text,
+    baseUrl,
+    pipelines.map(({ p }) => p),
+  )
 
   const results: PipelineResult[] = []
   let stopped = false

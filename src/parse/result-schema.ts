@@ -53,7 +53,8 @@ export const PipelineResult = Type.Object({
 export const ParseResult = Type.Object({
   url: Type.String(),
   base_url: Type.String({
-    description: "where the document is: the last redirect's location, else url, as WHATWG URL writes it without fragment; guards judge it and links resolve against it (a <base href> applies inside the document)",
+    description:
+      "where the document is: the last redirect's location, else url, as WHATWG URL writes it without fragment; guards judge it and links resolve against it (a <base href> applies inside the document)",
   }),
   content_type: Type.String({ description: 'the MIME type without parameters' }),
   charset: Type.String({ description: 'the encoding the body was decoded with' }),
@@ -63,7 +64,4 @@ export const ParseResult = Type.Object({
 })
 export type ParseResultShape = Static<typeof ParseResult>
 
-export const BatchItem = Type.Union([
-  Type.Intersect([Type.Object({ ok: Type.Literal(true) }), ParseResult]),
-  Type.Object({ ok: Type.Literal(false), url: Type.String(), error: ErrorBody }),
-])
+export const BatchItem = Type.Union([Type.Intersect([Type.Object({ ok: Type.Literal(true) }), ParseResult]), Type.Object({ ok: Type.Literal(false), url: Type.String(), error: ErrorBody })])

@@ -145,7 +145,11 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     robots_nofollow: nofollow,
     selected: navigators.map((found) => {
       if (found === undefined) return undefined
-      if (found === 'anchors') return linkOuts(kept(records).filter((r) => !r.area), nofollow)
+      if (found === 'anchors')
+        return linkOuts(
+          kept(records).filter((r) => !r.area),
+          nofollow,
+        )
       return linkOuts(kept(found.map(linkOf)), nofollow)
     }),
   }

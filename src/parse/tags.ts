@@ -174,8 +174,7 @@ function after(s: string, needle: string, from: number): number {
 }
 
 /** Whether `s` has the end tag `</name` (any case, then space, / or >) at `at`. */
-const isEndTagOf = (s: string, at: number, name: string) =>
-  s.charCodeAt(at + 1) === 47 && sameName(s, at + 2, at + 2 + name.length, name) && endsName(s.charCodeAt(at + 2 + name.length))
+const isEndTagOf = (s: string, at: number, name: string) => s.charCodeAt(at + 1) === 47 && sameName(s, at + 2, at + 2 + name.length, name) && endsName(s.charCodeAt(at + 2 + name.length))
 
 /** Index of the end tag `</name` closing raw text from `from`, or the end of `s`. */
 function endOfRawText(s: string, name: string, from: number): number {
@@ -196,7 +195,7 @@ function endOfScript(s: string, from: number): number {
   // While escaped: the next `-->`, kept until passed, so that the scan stays linear however
   // the markers are arranged (n when there is none).
   let dashes = n
-  for (let i = from; ; ) {
+  for (let i = from; ;) {
     const lt = s.indexOf('<', i)
     if (escaped) {
       if (dashes < i) {

@@ -12,13 +12,8 @@ import { collapse, decodeText } from './html-values'
 import { readStartTag } from './start-tag'
 
 // Paragraph-like blocks stand apart by a blank line; other blocks start a new line.
-const PARAGRAPHS = new Set(
-  'p h1 h2 h3 h4 h5 h6 blockquote pre ul ol dl table figure address fieldset details hr'.split(' '),
-)
-const LINES = new Set(
-  ('div li tr dt dd section article header footer nav aside main caption figcaption summary legend option ' +
-    'hgroup menu dialog form center br body').split(' '),
-)
+const PARAGRAPHS = new Set('p h1 h2 h3 h4 h5 h6 blockquote pre ul ol dl table figure address fieldset details hr'.split(' '))
+const LINES = new Set(('div li tr dt dd section article header footer nav aside main caption figcaption summary legend option ' + 'hgroup menu dialog form center br body').split(' '))
 const CELLS = new Set(['td', 'th'])
 const PREFORMATTED = new Set(['pre', 'listing', 'textarea'])
 // Not shown as text by a browser (the title is shown in the tab, not in the page).
@@ -32,7 +27,10 @@ const SPACES_BEFORE_BREAK = /(?<![ \t])[ \t]+\n/g
 // The end of a <textarea>: searched from a position (lastIndex), never on a copy of the rest.
 const TEXTAREA_END = /<\/textarea[\s/>]/gi
 // Inline elements whose meaning is in how they are shown: written with their marks here.
-const SCRIPTS = new Map<string, '^' | '_'>([['sup', '^'], ['sub', '_']])
+const SCRIPTS = new Map<string, '^' | '_'>([
+  ['sup', '^'],
+  ['sub', '_'],
+])
 const MARKED = new Set(['sup', 'sub', 'q'])
 // Deeper ones are read as plain text: each level re-reads its content once when it closes.
 const MAX_MARKED_DEPTH = 8
@@ -114,7 +112,11 @@ class TextBuilder {
   /** The text, trimmed, without trailing spaces on lines or runs of blank lines. */
   result(): string {
     this.endInline()
-    return this.parts.join('').replace(SPACES_BEFORE_BREAK, '\n').replace(/\n{3,}/g, '\n\n').trim()
+    return this.parts
+      .join('')
+      .replace(SPACES_BEFORE_BREAK, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
   }
 
   private put(text: string, leadingSpace: boolean, trailingSpace: boolean): void {

@@ -74,5 +74,7 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string }
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms`
   if (typeof e?.code === 'string') return e.code
-  return String(e?.message ?? err).split('\n')[0]!.slice(0, 200)
+  return String(e?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 200)
 }

@@ -13,7 +13,6 @@ import { AuthorizationVerifier } from './signature'
 import { verifyPayment, type Verified } from './verify'
 import { HEADERS, paymentHeader, type Version } from './wire'
 
-
 /** A payment that was verified and entered in the ledger as `accepted`; hand it back to `settle`. */
 export type Admitted = {
   readonly key: string
@@ -121,13 +120,13 @@ class Gate implements PaymentGate {
     const accepted = await this.writes.submit({
       kind: 'accept',
       payment: {
-      key: v.key,
-      payer: v.payer,
-      amount: v.value,
-      network: this.terms.network.v1,
-      version: v.version,
-      payload: v.payload,
-      requirements,
+        key: v.key,
+        payer: v.payer,
+        amount: v.value,
+        network: this.terms.network.v1,
+        version: v.version,
+        payload: v.payload,
+        requirements,
         validBefore: v.validBefore,
         resource,
       },

@@ -5,16 +5,23 @@
  */
 const REASONS = {
   // Not a refusal: the first challenge. Worded as the reference servers word it.
-  payment_required: { v1: 'X-PAYMENT header is required', v2: 'Payment required', message: 'this request must be paid: sign the challenge in `accepts` and send it in X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2)' },
+  payment_required: {
+    v1: 'X-PAYMENT header is required',
+    v2: 'Payment required',
+    message: 'this request must be paid: sign the challenge in `accepts` and send it in X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2)',
+  },
   invalid_payload: { v2: 'invalid_payload', message: 'the payment header is not a well-formed x402 payment payload' },
   invalid_x402_version: { v2: 'invalid_x402_version', message: 'X-PAYMENT carries x402Version 1 and PAYMENT-SIGNATURE x402Version 2' },
   unsupported_scheme: { v2: 'unsupported_scheme', message: 'only the "exact" scheme is accepted' },
   invalid_network: { v2: 'invalid_network', message: 'the payment is for another network than the one in the challenge' },
   invalid_payment_requirements: { v2: 'invalid_payment_requirements', message: 'the echoed requirements (asset, payTo, amount) are not the ones in the challenge' },
   invalid_exact_evm_payload_signature: { v2: 'invalid_exact_evm_payload_signature', message: 'the signature is not a 65-byte low-s ECDSA signature of this authorization by its `from` address' },
-  invalid_exact_evm_payload_recipient_mismatch: { v2: 'invalid_exact_evm_payload_recipient_mismatch', message: 'the authorization pays another address than the challenge\'s payTo' },
+  invalid_exact_evm_payload_recipient_mismatch: { v2: 'invalid_exact_evm_payload_recipient_mismatch', message: "the authorization pays another address than the challenge's payTo" },
   invalid_exact_evm_payload_authorization_value: { v2: 'invalid_exact_evm_payload_authorization_value_mismatch', message: 'the authorized value does not cover the price' },
-  invalid_exact_evm_payload_authorization_valid_before: { v2: 'invalid_exact_evm_payload_authorization_valid_before', message: 'the authorization expires too soon (validBefore must be at least half of maxTimeoutSeconds, and 6 s, ahead)' },
+  invalid_exact_evm_payload_authorization_valid_before: {
+    v2: 'invalid_exact_evm_payload_authorization_valid_before',
+    message: 'the authorization expires too soon (validBefore must be at least half of maxTimeoutSeconds, and 6 s, ahead)',
+  },
   // x402 has no name of its own for it: both generations' closest is the valid_before reason.
   authorization_valid_too_long: {
     v1: 'invalid_exact_evm_payload_authorization_valid_before',

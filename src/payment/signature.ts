@@ -75,7 +75,9 @@ export class AuthorizationVerifier {
     private readonly native: NativeSigner | null = nativeSigner(),
   ) {
     this.hash = native ? native.keccak256 : (bytes) => keccak256(bytes, 'bytes')
-    this.domain = toBytes(hashDomain({ domain: { name: network.name, version: network.version, chainId: BigInt(network.chainId), verifyingContract: network.asset }, types: { EIP712Domain: EIP712_DOMAIN } }))
+    this.domain = toBytes(
+      hashDomain({ domain: { name: network.name, version: network.version, chainId: BigInt(network.chainId), verifyingContract: network.asset }, types: { EIP712Domain: EIP712_DOMAIN } }),
+    )
   }
 
   /** The EIP-712 digest of `a` under our domain. */

@@ -92,7 +92,12 @@ export class Scheduler {
 
   private fire(d: DueFiring, now: number): Execution | null | 'retry' {
     try {
-      const execution = this.store.triggers.fire(d, now, (condition, after) => this.next(condition, after), (tenant, jobId) => this.createRun(tenant, jobId))
+      const execution = this.store.triggers.fire(
+        d,
+        now,
+        (condition, after) => this.next(condition, after),
+        (tenant, jobId) => this.createRun(tenant, jobId),
+      )
       if (execution) this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
       return execution
     } catch (err) {

@@ -33,7 +33,8 @@ export const SCRAPE_CORS = {
   exposeHeaders: ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', 'Retry-After', 'X-Scrape-Url', 'X-Scrape-Rendered'],
 } as const
 
-const ERROR_DOC = 'target failures (`timeout`, `dns`, `connect`, `tls`, `blocked_address`, `too_large`, `redirect_limit`, `proxy`, `http_status`, `parse_error`, …) and unexpected errors; never charged'
+const ERROR_DOC =
+  'target failures (`timeout`, `dns`, `connect`, `tls`, `blocked_address`, `too_large`, `redirect_limit`, `proxy`, `http_status`, `parse_error`, …) and unexpected errors; never charged'
 
 /**
  * POST /v1/scrape and GET /v1/scrape/{url} (SPEC "Scrape API", design.md §7). The order of checks:
@@ -54,20 +55,26 @@ export const scrapeRoutes = (deps: ScrapeDeps): Route[] => {
       refine: (body, errors) => refineBody(body, errors, proxyNames),
       response: { status: 200, schema: ScrapeResponse },
       handle: ({ body, request, url }) =>
-        serve(deps, request, url, {
-          url: body.url,
-          formats: body.formats ?? [{ kind: 'markdown' }],
-          proxy: body.proxy ?? null,
-          timeoutMs: Math.round((body.timeout_seconds ?? TIMEOUT_SECONDS.default) * 1000),
-          locale: body.locale ?? null,
-        }, (result, headers) => json(200, toAnswer(result), headers)),
+        serve(
+          deps,
+          request,
+          url,
+          {
+            url: body.url,
+            formats: body.formats ?? [{ kind: 'markdown' }],
+            proxy: body.proxy ?? null,
+            timeoutMs: Math.round((body.timeout_seconds ?? TIMEOUT_SECONDS.default) * 1000),
+            locale: body.locale ?? null,
+          },
+          (result, headers) => json(200, toAnswer(result), headers),
+        ),
     }),
     route({
       method: 'GET',
       path: `${SCRAPE_PATH_PREFIX}*`,
       summary: 'Scrape one URL into markdown (the URL is the rest of the path)',
       description:
-        'The rest of the path is the target: as written, with the request\'s own query string (`/v1/scrape/https://example.com/a?b=1`), or percent-encoded once when it starts with `http%3A` or `https%3A`. Answers `text/markdown`; content that is not text or HTML comes back as its own bytes and Content-Type. Headers `X-Scrape-Proxy`, `X-Scrape-Timeout-Seconds`, `X-Scrape-Locale`, `X-Scrape-Main-Content`. ' +
+        "The rest of the path is the target: as written, with the request's own query string (`/v1/scrape/https://example.com/a?b=1`), or percent-encoded once when it starts with `http%3A` or `https%3A`. Answers `text/markdown`; content that is not text or HTML comes back as its own bytes and Content-Type. Headers `X-Scrape-Proxy`, `X-Scrape-Timeout-Seconds`, `X-Scrape-Locale`, `X-Scrape-Main-Content`. " +
         `Order of checks: 422, 429, 402. Errors: 500 for ${ERROR_DOC}.`,
       tag: 'scrape',
       tenant: false,
@@ -76,10 +83,16 @@ export const scrapeRoutes = (deps: ScrapeDeps): Route[] => {
         path: '/v1/scrape/{url}',
         parameters: [
           { name: 'url', in: 'path', required: true, schema: { type: 'string' }, description: 'the target URL with its scheme, as written or percent-encoded once' },
-          { name: 'X-Scrape-Proxy', in: 'header', required: false, schema: { type: 'string' }, description: '`isp`: the operator\'s proxy of that name; omitted: direct' },
+          { name: 'X-Scrape-Proxy', in: 'header', required: false, schema: { type: 'string' }, description: "`isp`: the operator's proxy of that name; omitted: direct" },
           { name: 'X-Scrape-Timeout-Seconds', in: 'header', required: false, schema: { type: 'number', minimum: TIMEOUT_SECONDS.min, maximum: TIMEOUT_SECONDS.max, default: TIMEOUT_SECONDS.default } },
           { name: 'X-Scrape-Locale', in: 'header', required: false, schema: { type: 'string' }, description: 'a BCP 47 language tag, sent as Accept-Language' },
-          { name: 'X-Scrape-Main-Content', in: 'header', required: false, schema: { type: 'string', enum: ['true', 'false'], default: 'true' }, description: "`false`: the whole page's markdown, not only its main content" },
+          {
+            name: 'X-Scrape-Main-Content',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', enum: ['true', 'false'], default: 'true' },
+            description: "`false`: the whole page's markdown, not only its main content",
+          },
         ],
       },
       response: { status: 200, contentType: 'text/markdown', description: 'the page as markdown' },
@@ -172,7 +185,10 @@ export function addressKey(address: string): string {
   const left = head ? head.split(':') : []
   const right = tail ? tail.split(':') : []
   const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left
-  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`
 }
 
 /** The absolute URL a payment is for (x402 `resource`): under TRAWL_PUBLIC_URL when set, else the request's own origin. */
@@ -180,4 +196,3 @@ function resourceOf(config: Config, url: URL): string {
   // config.ts strips TRAWL_PUBLIC_URL's trailing slashes.
   return `${config.publicUrl ?? url.origin}${url.pathname}`
 }
-

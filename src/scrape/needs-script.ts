@@ -36,7 +36,8 @@ const EMPTY_CONTENT = /\s*<\/([a-zA-Z][\w:-]*)\s*>/y
 const SCRIPT_TYPE = /\btype\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i
 // Script types a browser runs; JSON-LD, templates and data blocks are not.
 const RUNS = /^(?:|module|(?:text|application)\/(?:x-)?(?:java|ecma)script(?:1\.\d)?|text\/jscript|text\/livescript)$/i
-const ASKS_FOR_JAVASCRIPT = /\b(?:enable|turn on|activate|allow)\b[^<]{0,40}\bjavascript\b|\bjavascript\b[^<]{0,40}\b(?:required|needed|disabled|must be (?:on|enabled|turned on)|is (?:off|not enabled))\b/i
+const ASKS_FOR_JAVASCRIPT =
+  /\b(?:enable|turn on|activate|allow)\b[^<]{0,40}\bjavascript\b|\bjavascript\b[^<]{0,40}\b(?:required|needed|disabled|must be (?:on|enabled|turned on)|is (?:off|not enabled))\b/i
 
 /** The reason `html` needs script to show its content, or null when it shows without. */
 export function needsScript(html: string): RenderReason | null {

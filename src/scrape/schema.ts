@@ -15,7 +15,12 @@ const MAX_FORMATS = 8
 const MarkdownFormat = Type.Object(
   {
     kind: Type.Literal('markdown'),
-    skip_tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9-]*$', patternHint: 'a tag name' }), { maxItems: 64, description: 'HTML tags removed, with their content, before conversion' })),
+    skip_tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9-]*$', patternHint: 'a tag name' }), {
+        maxItems: 64,
+        description: 'HTML tags removed, with their content, before conversion',
+      }),
+    ),
     main_content: Type.Optional(Type.Boolean({ default: true, description: "the page's main content only: navigation, headers, footers, sidebars and cookie banners removed; false: the whole page" })),
   },
   closed,
@@ -29,9 +34,14 @@ export const ScrapeBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 8192, description: 'absolute http(s) URL' }),
     formats: Type.Optional(Type.Array(Format, { minItems: 1, maxItems: MAX_FORMATS, description: 'default: one markdown entry' })),
-    proxy: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: '`isp`: the operator\'s proxy of that name (TRAWL_PROXIES); omitted: direct' })),
+    proxy: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "`isp`: the operator's proxy of that name (TRAWL_PROXIES); omitted: direct" })),
     timeout_seconds: Type.Optional(
-      Type.Number({ minimum: TIMEOUT_SECONDS.min, maximum: TIMEOUT_SECONDS.max, default: TIMEOUT_SECONDS.default, description: `seconds the page may take to load, ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}` }),
+      Type.Number({
+        minimum: TIMEOUT_SECONDS.min,
+        maximum: TIMEOUT_SECONDS.max,
+        default: TIMEOUT_SECONDS.default,
+        description: `seconds the page may take to load, ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}`,
+      }),
     ),
     locale: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a BCP 47 language tag, sent as Accept-Language' })),
   },
@@ -45,14 +55,20 @@ export type ScrapeRequest = { url: string; formats: Format[]; proxy: string | nu
 export const Result = Type.Union([
   Type.Object({ kind: Type.Literal('markdown'), content: Type.String() }),
   Type.Object({ kind: Type.Literal('html'), content: Type.String() }),
-  Type.Object({ kind: Type.Literal('json'), data: Type.Record(Type.String(), Type.Unknown()), errors: Type.Array(Type.Object({ field: Type.String(), error: Type.String(), message: Type.String() }), { description: 'fields that were required and missing, or could not be coerced' }) }),
+  Type.Object({
+    kind: Type.Literal('json'),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    errors: Type.Array(Type.Object({ field: Type.String(), error: Type.String(), message: Type.String() }), { description: 'fields that were required and missing, or could not be coerced' }),
+  }),
   Type.Object({ kind: Type.Literal('binary'), content: Type.String({ description: 'base64 of the raw bytes' }), content_type: Type.String() }),
 ])
 export const ScrapeResponse = Type.Object({
   url: Type.String({ description: 'the URL fetched, after redirects' }),
   rendered: Type.Boolean({ description: 'whether Chromium loaded and rendered the page (TRAWL_SCRAPE_RENDER; with `auto`, only pages that need script to show their content)' }),
   status: Type.Integer({ description: "the target's HTTP status" }),
-  metadata: Type.Union([Metadata, Type.Null()], { description: "the page's metadata (title, description, canonical, language, Open Graph, JSON-LD), as the parse metadata step gives it; null for content that is not HTML or text" }),
+  metadata: Type.Union([Metadata, Type.Null()], {
+    description: "the page's metadata (title, description, canonical, language, Open Graph, JSON-LD), as the parse metadata step gives it; null for content that is not HTML or text",
+  }),
   links: Type.Union([Type.Array(LinkOut), Type.Null()], { description: "the page's links, as the parse links step gives them; null for content that is not HTML or text" }),
   results: Type.Array(Result, { description: 'one per requested format, in order; content that is not text or HTML is a binary entry for each' }),
 })

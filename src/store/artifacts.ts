@@ -75,13 +75,9 @@ function keyed(q: ListQuery, column: string, values: string[] | undefined): List
  * `blob_key`; deleting a blob is the caller's job (SQL cannot), after asking `blobShared`.
  */
 export function artifactRepository(db: Database) {
-  const insert = db.query(
-    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  )
+  const insert = db.query('INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
   const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
-  const byUrls = db.query(
-    `SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.url_hash IN (SELECT value FROM json_each(${TEXT})) AND t.run_id = ${TEXT} ORDER BY t.seq`,
-  )
+  const byUrls = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.url_hash IN (SELECT value FROM json_each(${TEXT})) AND t.run_id = ${TEXT} ORDER BY t.seq`)
   // RETURNING cannot run the URL's subquery: the URL is looked up beside it.
   const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${STORED.replaceAll('t.', '')}`)
   const urlOf = db.query(`SELECT url FROM links WHERE tenant = ${TEXT} AND hash = ${TEXT}`)
@@ -142,10 +138,12 @@ export function artifactRepository(db: Database) {
      * run row still exists.
      */
     deleteForRun(tenant: string, runId: string): string[] {
-      return db.transaction(() => {
-        const keys = new Set((removeRun.all(tenant, runId) as { blob_key: string }[]).map((r) => r.blob_key))
-        return [...keys].filter((key) => anyUser.get(key) === null)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const keys = new Set((removeRun.all(tenant, runId) as { blob_key: string }[]).map((r) => r.blob_key))
+          return [...keys].filter((key) => anyUser.get(key) === null)
+        })
+        .immediate()
     },
     /** Which of these blob keys an artifact row (of any tenant) names: those bodies must stay. */
     claimed(keys: string[]): Set<string> {

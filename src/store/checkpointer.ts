@@ -1,10 +1,6 @@
 import { workerUrl } from '../util/worker-url'
 
-export type CheckpointerMessage =
-  | { kind: 'start'; paths: string[]; everyMs: number }
-  | { kind: 'stop' }
-  | { kind: 'stopped'; passes: number }
-  | { kind: 'failed'; message: string }
+export type CheckpointerMessage = { kind: 'start'; paths: string[]; everyMs: number } | { kind: 'stop' } | { kind: 'stopped'; passes: number } | { kind: 'failed'; message: string }
 
 // scripts/build.ts embeds the worker in the binary; test/e2e/crawl.test.ts checks it runs there.
 const WORKER_URL = workerUrl(import.meta.url, 'store', 'checkpoint-worker.ts')

@@ -9,8 +9,19 @@ import { epoch, formatIso } from './time'
 export const LOG_STEPS = ['schedule', 'robots', 'fetch', 'parse', 'extract', 'store', 'discover'] as const
 export const LOG_STATUSES = ['ok', 'error', 'skipped', 'retried'] as const
 export const ERROR_REASONS = [
-  'timeout', 'dns', 'connect', 'tls', 'http_status', 'too_large', 'redirect_limit', 'robots_disallowed',
-  'out_of_scope', 'unsupported_content_type', 'blocked_address', 'parse_error', 'store_error',
+  'timeout',
+  'dns',
+  'connect',
+  'tls',
+  'http_status',
+  'too_large',
+  'redirect_limit',
+  'robots_disallowed',
+  'out_of_scope',
+  'unsupported_content_type',
+  'blocked_address',
+  'parse_error',
+  'store_error',
   // design.md §5 marks the queued URLs of a host that failed 5 times in a row with this reason.
   'host_unreachable',
   // A fetch that was sent and never recorded: the process stopped (or was killed) first.
@@ -179,8 +190,7 @@ export function listStatement(runSeq: number, f: LogFilter, after: LogPosition |
   }
 }
 
-const hasEmptyList = (f: LogFilter | LatencyQuery) =>
-  Object.values(f).some((v) => Array.isArray(v) && v.length === 0)
+const hasEmptyList = (f: LogFilter | LatencyQuery) => Object.values(f).some((v) => Array.isArray(v) && v.length === 0)
 
 /** Crawl log entries of runs: the batched writer and the three read endpoints (SPEC "Crawl logs"). */
 export function crawlLogRepository(db: Database) {
@@ -255,7 +265,8 @@ export function crawlLogRepository(db: Database) {
       }
       const f = q.filters ?? {}
       const w = new Where().add(`t.run_seq = ${INT}`, run.seq).range(q)
-      const index = f.error_reason !== undefined ? 'crawl_logs_errors' : f.status !== undefined && f.status !== 'ok' ? 'crawl_logs_not_ok' : f.host !== undefined ? 'crawl_logs_by_host' : 'crawl_logs_by_time'
+      const index =
+        f.error_reason !== undefined ? 'crawl_logs_errors' : f.status !== undefined && f.status !== 'ok' ? 'crawl_logs_not_ok' : f.host !== undefined ? 'crawl_logs_by_host' : 'crawl_logs_by_time'
       if (index === 'crawl_logs_not_ok') w.add("t.status <> 'ok'")
       for (const [dim, value] of Object.entries(f)) {
         if (value === undefined) continue
@@ -335,8 +346,7 @@ export function crawlLogRepository(db: Database) {
   }
 }
 
-const tooManyGroups = () =>
-  ValidationError.of('window', `gives more than ${MAX_GROUPS} groups: use a wider window, a shorter occurred_after..occurred_before range, or fewer group_by dimensions`)
+const tooManyGroups = () => ValidationError.of('window', `gives more than ${MAX_GROUPS} groups: use a wider window, a shorter occurred_after..occurred_before range, or fewer group_by dimensions`)
 
 export type WriterOptions = {
   /** Entries buffered before add() flushes them itself (default 500). */
@@ -408,8 +418,21 @@ export class LogWriter {
     }
     const id = crypto.randomUUID()
     this.buffer.push([
-      e.run_seq, id, e.url, e.url_hash, e.host, e.step, e.status, e.pipeline_id ?? null, e.error_reason ?? null, e.error_detail ?? null,
-      e.http_status ?? null, e.latency_ms ?? null, e.depth ?? null, e.parent_url_hash ?? null, Math.trunc(e.occurred_at),
+      e.run_seq,
+      id,
+      e.url,
+      e.url_hash,
+      e.host,
+      e.step,
+      e.status,
+      e.pipeline_id ?? null,
+      e.error_reason ?? null,
+      e.error_detail ?? null,
+      e.http_status ?? null,
+      e.latency_ms ?? null,
+      e.depth ?? null,
+      e.parent_url_hash ?? null,
+      Math.trunc(e.occurred_at),
     ])
     if (this.manual) return id
     if (this.buffer.length >= this.batchSize) this.flush()
@@ -466,18 +489,18 @@ export class LogWriter {
 
   private write(batch: Tuple[]) {
     if (batch.length === 0) return
-    this.db.transaction(() => {
-      for (const row of batch) this.insert.run(...row)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        for (const row of batch) this.insert.run(...row)
+      })
+      .immediate()
     this.stats.flushes++
     this.stats.written += batch.length
   }
 
   private withoutDeletedRuns(batch: Tuple[]): Tuple[] {
     const seqs = [...new Set(batch.map((r) => r[0]))]
-    const live = new Set(
-      (this.db.query(`SELECT seq FROM runs WHERE seq IN (SELECT value FROM json_each(${TEXT}))`).all(JSON.stringify(seqs)) as { seq: number }[]).map((r) => r.seq),
-    )
+    const live = new Set((this.db.query(`SELECT seq FROM runs WHERE seq IN (SELECT value FROM json_each(${TEXT}))`).all(JSON.stringify(seqs)) as { seq: number }[]).map((r) => r.seq))
     const kept = batch.filter((r) => live.has(r[0]))
     this.stats.dropped += batch.length - kept.length
     return kept

@@ -23,9 +23,7 @@ const COLUMNS = 't.id, t.schema_id, t.map, t.host_seq, t.created_at, t.updated_a
 
 /** Data maps: per-host extraction definitions (design.md §6; docs/extract.md), owned by one tenant. */
 export function dataMapRepository(db: Database, hosts: ReturnType<typeof hostRepository>) {
-  const insert = db.query(
-    'INSERT INTO data_maps (tenant, id, host_seq, schema_id, map, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING',
-  )
+  const insert = db.query('INSERT INTO data_maps (tenant, id, host_seq, schema_id, map, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING')
   const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM data_maps t WHERE t.tenant = ? AND t.id = ?`)
   const update = db.query('UPDATE data_maps SET schema_id = ?, map = ?, updated_at = ? WHERE seq = ?')
   const remove = db.query('DELETE FROM data_maps WHERE tenant = ? AND id = ?')
@@ -63,14 +61,16 @@ export function dataMapRepository(db: Database, hosts: ReturnType<typeof hostRep
     },
     /** Replaces the supplied fields and moves updated_at; null when the map does not exist. */
     update(tenant: string, id: string, patch: DataMapPatch): DataMap | null {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return null
-        // Strictly later, so a client can tell an update happened even within one millisecond.
-        const now = Math.max(Date.now(), row.updated_at + 1)
-        update.run(patch.schema_id ?? row.schema_id, patch.map ? JSON.stringify(patch.map) : row.map, now, row.seq)
-        return toDataMap(getRow(tenant, id)!)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return null
+          // Strictly later, so a client can tell an update happened even within one millisecond.
+          const now = Math.max(Date.now(), row.updated_at + 1)
+          update.run(patch.schema_id ?? row.schema_id, patch.map ? JSON.stringify(patch.map) : row.map, now, row.seq)
+          return toDataMap(getRow(tenant, id)!)
+        })
+        .immediate()
     },
     /** Deletes; false when it did not exist. */
     delete(tenant: string, id: string): boolean {

@@ -52,13 +52,15 @@ export function migrateUnderLock(db: Database, m: { name: string; known: number;
   if (found >= m.target) return found
   let first: number | null = null
   for (;;) {
-    const applied = db.transaction(() => {
-      const version = checked(versionOf())
-      first ??= version
-      if (version >= m.target) return false
-      db.exec(`PRAGMA user_version = ${m.step(version)}`)
-      return true
-    }).immediate()
+    const applied = db
+      .transaction(() => {
+        const version = checked(versionOf())
+        first ??= version
+        if (version >= m.target) return false
+        db.exec(`PRAGMA user_version = ${m.step(version)}`)
+        return true
+      })
+      .immediate()
     if (!applied) return first!
   }
 }

@@ -21,9 +21,7 @@ export type RobotsRecord = { status: number | null; body: string | null }
  * calls them inside its own batched transactions.
  */
 export function frontierRepository(db: Database) {
-  const insert = db.query(
-    'INSERT OR IGNORE INTO frontier (run_seq, hash, url, host, depth, parent, kind, state, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)',
-  )
+  const insert = db.query('INSERT OR IGNORE INTO frontier (run_seq, hash, url, host, depth, parent, kind, state, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)')
   const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND seq = ?2')
   const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND seq = ?2')
   const reclaim = db.query('UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ?1 AND state = 1')
@@ -33,13 +31,9 @@ export function frontierRepository(db: Database) {
   const countState = db.query('SELECT state, count(*) AS n FROM frontier WHERE run_seq = ?1 GROUP BY state')
   const failQueued = db.query('UPDATE frontier SET state = 3, lease_until = NULL WHERE run_seq = ?1 AND state IN (0, 1)')
   const getRobots = db.query('SELECT robots_status AS status, robots_body AS body FROM run_hosts WHERE run_seq = ?1 AND host = ?2')
-  const putRobots = db.query(
-    'INSERT INTO run_hosts (run_seq, host, robots_status, robots_body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_seq, host) DO UPDATE SET robots_status = ?3, robots_body = ?4',
-  )
+  const putRobots = db.query('INSERT INTO run_hosts (run_seq, host, robots_status, robots_body) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_seq, host) DO UPDATE SET robots_status = ?3, robots_body = ?4')
   const hostFailures = db.query('SELECT host, failures FROM run_hosts WHERE run_seq = ?1 AND failures > 0')
-  const putHostFailures = db.query(
-    'INSERT INTO run_hosts (run_seq, host, failures) VALUES (?1, ?2, ?3) ON CONFLICT (run_seq, host) DO UPDATE SET failures = ?3',
-  )
+  const putHostFailures = db.query('INSERT INTO run_hosts (run_seq, host, failures) VALUES (?1, ?2, ?3) ON CONFLICT (run_seq, host) DO UPDATE SET failures = ?3')
   const counters = db.query('SELECT queued, visited, failed, bytes, fetched, depth_cut FROM runs WHERE seq = ?1')
   const saveCounters = db.query('UPDATE runs SET queued = ?2, visited = ?3, failed = ?4, bytes = ?5, fetched = ?6, depth_cut = ?7 WHERE seq = ?1')
   const claimable = db.query(
@@ -103,8 +97,7 @@ export function frontierRepository(db: Database) {
     /** Running runs whose lease is still current, with their holders (to spot holders that died). */
     heldRunning: (now: number) => heldRunning.all(now) as { seq: number; lease_owner: string }[],
     /** Takes a run for `owner`; `deadOwner` names a holder known to be dead whose lease may be taken early. */
-    claimRun: (seq: number, owner: string, now: number, until: number, deadOwner: string | null = null) =>
-      claimRun.run(seq, owner, now, until, deadOwner ?? '').changes === 1,
+    claimRun: (seq: number, owner: string, now: number, until: number, deadOwner: string | null = null) => claimRun.run(seq, owner, now, until, deadOwner ?? '').changes === 1,
     renew: (seq: number, owner: string, until: number) => renew.run(seq, owner, until).changes === 1,
     release: (seq: number, owner: string) => void release.run(seq, owner),
     /** Whether `owner` still holds the run's lease (a stalled process may have lost it to another). */

@@ -31,24 +31,22 @@ export function hostRepository(db: Database) {
     ensure,
     /** Inserts the normalized domains that are new; answers every one, in order. */
     upsert(tenant: string, domains: string[]): Host[] {
-      return db.transaction(() => {
-        const now = Date.now()
-        return domains.map((domain) => {
-          ensure(tenant, domain, now)
-          return toHost(byHash.get(tenant, hostHash(domain)) as HostRow)
+      return db
+        .transaction(() => {
+          const now = Date.now()
+          return domains.map((domain) => {
+            ensure(tenant, domain, now)
+            return toHost(byHash.get(tenant, hostHash(domain)) as HostRow)
+          })
         })
-      }).immediate()
+        .immediate()
     },
     get(tenant: string, hash: string): (Host & { seq: number }) | null {
       const row = byHash.get(tenant, hash) as (HostRow & { seq: number }) | null
       return row ? { ...toHost(row), seq: row.seq } : null
     },
     list(tenant: string, f: HostFilter, page: string | undefined, perPage: number): Page<Host> {
-      return new ListQuery('hosts', tenant, 'host')
-        .in('t.hash', f.host_hashes, true)
-        .in('t.domain', storedDomains(f.hosts), true)
-        .labels(f.labels)
-        .page(db, COLUMNS, page, perPage, toHost)
+      return new ListQuery('hosts', tenant, 'host').in('t.hash', f.host_hashes, true).in('t.domain', storedDomains(f.hosts), true).labels(f.labels).page(db, COLUMNS, page, perPage, toHost)
     },
     /**
      * Seqs of the hosts matching both lists (either may be absent), for filtering their links;

@@ -22,9 +22,7 @@ const toJob = (r: JobRow): Job => ({
 
 /** Crawl jobs: a name, labels and the crawl configuration as the user wrote it. */
 export function jobRepository(db: Database) {
-  const insert = db.query(
-    'INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING',
-  )
+  const insert = db.query('INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING')
   const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM jobs t WHERE tenant = ? AND id = ?`)
   const update = db.query('UPDATE jobs SET name = ?, config = ?, labels = ?, updated_at = ? WHERE seq = ?')
   const remove = db.query('DELETE FROM jobs WHERE seq = ?')
@@ -47,25 +45,29 @@ export function jobRepository(db: Database) {
     },
     /** Replaces the supplied fields; answers null when the job does not exist. */
     update(tenant: string, id: string, patch: JobPatch): Job | null {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return null
-        const labels = patch.labels ?? (JSON.parse(row.labels) as Labels)
-        update.run(patch.name ?? row.name, patch.config ? JSON.stringify(patch.config) : row.config, JSON.stringify(labels), Date.now(), row.seq)
-        if (patch.labels) indexLabels(db, 'job', tenant, row.seq, labels)
-        return toJob(getRow(tenant, id)!)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return null
+          const labels = patch.labels ?? (JSON.parse(row.labels) as Labels)
+          update.run(patch.name ?? row.name, patch.config ? JSON.stringify(patch.config) : row.config, JSON.stringify(labels), Date.now(), row.seq)
+          if (patch.labels) indexLabels(db, 'job', tenant, row.seq, labels)
+          return toJob(getRow(tenant, id)!)
+        })
+        .immediate()
     },
     /** Deletes the job and, by cascade, its runs; answers false when it did not exist. */
     delete(tenant: string, id: string): boolean {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return false
-        unindexLabels(db, 'run', 'SELECT seq FROM runs WHERE job_seq = ?', row.seq)
-        unindexLabels(db, 'job', '?', row.seq)
-        remove.run(row.seq)
-        return true
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return false
+          unindexLabels(db, 'run', 'SELECT seq FROM runs WHERE job_seq = ?', row.seq)
+          unindexLabels(db, 'job', '?', row.seq)
+          remove.run(row.seq)
+          return true
+        })
+        .immediate()
     },
     /** Seqs of this tenant's jobs with these ids (to list their runs). */
     seqsOf(tenant: string, ids: string[]): number[] {

@@ -35,14 +35,16 @@ export function labelRepository(db: Database, kind: LabelKind, table: 'hosts' | 
   const read = db.query(`SELECT seq, labels FROM ${table} WHERE tenant = ? AND hash = ?`)
   const write = db.query(`UPDATE ${table} SET labels = ? WHERE seq = ?`)
   const change = (tenant: string, hash: string, edit: (labels: Labels) => Labels): Labels | null =>
-    db.transaction(() => {
-      const row = read.get(tenant, hash) as { seq: number; labels: string } | null
-      if (!row) return null
-      const labels = edit(JSON.parse(row.labels) as Labels)
-      write.run(JSON.stringify(labels), row.seq)
-      indexLabels(db, kind, tenant, row.seq, labels)
-      return labels
-    }).immediate()
+    db
+      .transaction(() => {
+        const row = read.get(tenant, hash) as { seq: number; labels: string } | null
+        if (!row) return null
+        const labels = edit(JSON.parse(row.labels) as Labels)
+        write.run(JSON.stringify(labels), row.seq)
+        indexLabels(db, kind, tenant, row.seq, labels)
+        return labels
+      })
+      .immediate()
   return {
     get(tenant: string, hash: string): Labels | null {
       const row = read.get(tenant, hash) as { labels: string } | null
@@ -56,7 +58,6 @@ export function labelRepository(db: Database, kind: LabelKind, table: 'hosts' | 
         if (Object.keys(merged).length > max) throw ValidationError.of('labels', `would leave more than ${max} labels`)
         return merged
       }),
-    remove: (tenant: string, hash: string, keys: string[]) =>
-      change(tenant, hash, (labels) => Object.fromEntries(Object.entries(labels).filter(([k]) => !keys.includes(k)))),
+    remove: (tenant: string, hash: string, keys: string[]) => change(tenant, hash, (labels) => Object.fromEntries(Object.entries(labels).filter(([k]) => !keys.includes(k)))),
   }
 }

@@ -28,7 +28,11 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
     new ListQuery('links', tenant, 'link')
       .in('t.hash', f.url_hashes, true)
       // URLs are stored normalized and keyed by their hash, so `urls` uses the hash index too.
-      .in('t.hash', f.urls?.map((u) => linkHash(normalizeUrl(u) ?? u)), true)
+      .in(
+        't.hash',
+        f.urls?.map((u) => linkHash(normalizeUrl(u) ?? u)),
+        true,
+      )
       .parents('t.host_seq', hostSeqs)
       .labels(f.labels)
 

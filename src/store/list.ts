@@ -164,9 +164,7 @@ export class ListQuery {
    */
   private rarestFirst(db: Database, kind: number): [string, string][] | null {
     if (this.labelFilter.length < 2) return this.labelFilter
-    const probe = db.query(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM labels WHERE kind = ${INT} AND tenant = ${TEXT} AND key = ${TEXT} AND value = ${TEXT} LIMIT ${LABEL_PROBE})`,
-    )
+    const probe = db.query(`SELECT count(*) AS n FROM (SELECT 1 FROM labels WHERE kind = ${INT} AND tenant = ${TEXT} AND key = ${TEXT} AND value = ${TEXT} LIMIT ${LABEL_PROBE})`)
     const counted = this.labelFilter.map((pair) => ({ pair, n: (probe.get(kind, this.tenant, pair[0], pair[1]) as { n: number }).n }))
     if (counted.some((c) => c.n === 0)) return null
     return counted.sort((a, b) => a.n - b.n).map((c) => c.pair)

@@ -23,9 +23,7 @@ const COLUMNS = 't.id, t.category, t.format, t.patterns, t.host_seq, t.created_a
 
 /** Per-host pattern sets: a category and the regexes or URL patterns that put a URL in it. */
 export function patternRepository(db: Database, hosts: ReturnType<typeof hostRepository>) {
-  const insert = db.query(
-    'INSERT INTO pattern_sets (tenant, id, host_seq, category, format, patterns, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING',
-  )
+  const insert = db.query('INSERT INTO pattern_sets (tenant, id, host_seq, category, format, patterns, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING')
   const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM pattern_sets t WHERE t.tenant = ? AND t.id = ?`)
   const ofHost = db.query(`SELECT ${COLUMNS} FROM pattern_sets t WHERE t.host_seq = ? AND t.tenant = ? ORDER BY t.seq`)
   const replace = db.query('UPDATE pattern_sets SET format = ?, patterns = ?, updated_at = ? WHERE seq = ?')
@@ -62,12 +60,14 @@ export function patternRepository(db: Database, hosts: ReturnType<typeof hostRep
     },
     /** Replaces the definition (format and patterns); null when the set does not exist. */
     replace(tenant: string, id: string, patterns: PatternDef): PatternSet | null {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return null
-        replace.run(patterns.format, JSON.stringify(patterns.patterns), Date.now(), row.seq)
-        return toSet(getRow(tenant, id)!)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return null
+          replace.run(patterns.format, JSON.stringify(patterns.patterns), Date.now(), row.seq)
+          return toSet(getRow(tenant, id)!)
+        })
+        .immediate()
     },
     /** Answers false when the set did not exist. */
     delete(tenant: string, id: string): boolean {

@@ -124,9 +124,7 @@ export class RunGraphQuery {
  * must upsert a link before it records a visit or an edge naming it.
  */
 export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRepository>) {
-  const visit = db.query(
-    'INSERT OR IGNORE INTO visits (run_seq, hash, host_hash, depth, status, visited_at) VALUES (?, ?, ?, ?, ?, ?)',
-  )
+  const visit = db.query('INSERT OR IGNORE INTO visits (run_seq, hash, host_hash, depth, status, visited_at) VALUES (?, ?, ?, ?, ?, ?)')
   // One statement per page of children, however many: a bound JSON array instead of a call each.
   // Its rows take consecutive seqs, which edge_parents records as the parent's range.
   const edges = db.query('INSERT INTO edges (run_seq, parent, child, created_at) SELECT ?1, ?2, value, ?3 FROM json_each(?4)')
@@ -141,8 +139,7 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
     created_at: iso(r.created_at)!,
   })
   const toVisit = (r: VisitRow): VisitedLink => ({ ...toLink(r), depth: r.depth, visited_at: iso(r.visited_at)!, status: r.status })
-  const side = (r: EdgeRow, p: 'p' | 'c'): Link =>
-    toLink({ hash: r[`${p}_hash`], url: r[`${p}_url`], labels: r[`${p}_labels`], created_at: r[`${p}_created_at`], host_seq: r[`${p}_host_seq`] })
+  const side = (r: EdgeRow, p: 'p' | 'c'): Link => toLink({ hash: r[`${p}_hash`], url: r[`${p}_url`], labels: r[`${p}_labels`], created_at: r[`${p}_created_at`], host_seq: r[`${p}_host_seq`] })
   const toEdge = (r: EdgeRow): Edge => ({ parent: side(r, 'p'), child: side(r, 'c'), created_at: iso(r.created_at)! })
 
   const visitQuery = (tenant: string, run: number, f: VisitFilter) => {
@@ -150,23 +147,11 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
     // joined to its link by (tenant, hash).
     const q = new RunGraphQuery('visits v CROSS JOIN links l', 'v', run, false, `l.tenant = ${TEXT} AND l.hash = v.hash`, tenant)
     for (const hashes of [f.url_hashes, urlHashes(f.urls)]) q.lookup(hashes, `v.hash ${IN_LIST}`, json(hashes ?? []))
-    return q
-      .in('v.host_hash', f.host_hashes)
-      .in('v.host_hash', hostHashes(f.hosts))
-      .in('v.depth', f.depth)
-      .range('v.visited_at', f.visited_before, f.visited_after)
+    return q.in('v.host_hash', f.host_hashes).in('v.host_hash', hostHashes(f.hosts)).in('v.depth', f.depth).range('v.visited_at', f.visited_before, f.visited_after)
   }
 
   const edgeQuery = (tenant: string, run: number, f: EdgeFilter) => {
-    const q = new RunGraphQuery(
-      'edges e CROSS JOIN links p CROSS JOIN links c',
-      'e',
-      run,
-      true,
-      `p.tenant = ${TEXT} AND p.hash = e.parent AND c.tenant = ${TEXT} AND c.hash = e.child`,
-      tenant,
-      tenant,
-    )
+    const q = new RunGraphQuery('edges e CROSS JOIN links p CROSS JOIN links c', 'e', run, true, `p.tenant = ${TEXT} AND p.hash = e.parent AND c.tenant = ${TEXT} AND c.hash = e.child`, tenant, tenant)
     // "Touching" is parent or child: the seq ranges of the parents (edge_parents), and the run's
     // edges walked for children (no child index: children are random keys, and that index
     // cost the crawl about 0.3 ms a page). The IN set holds an edge matching at both ends once.

@@ -91,28 +91,26 @@ const MOVES: Record<RunMove, { sql: string; verb: string }> = {
 
 /** Runs of jobs: status, stop reason, resolved config and counters. */
 export function runRepository(db: Database) {
-  const insert = db.query(
-    "INSERT INTO runs (tenant, id, job_seq, job_id, status, labels, config, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING",
-  )
+  const insert = db.query("INSERT INTO runs (tenant, id, job_seq, job_id, status, labels, config, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING")
   const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM runs t WHERE tenant = ? AND id = ?`)
   const remove = db.query('DELETE FROM runs WHERE seq = ?')
   const idsOfJob = db.query('SELECT r.id FROM runs r JOIN jobs j ON j.seq = r.job_seq WHERE j.tenant = ? AND j.id = ?')
-  const moves = Object.fromEntries(
-    Object.entries(MOVES).map(([move, { sql }]) => [move, db.query(`UPDATE runs SET ${sql}`)]),
-  ) as Record<RunMove, ReturnType<Database['query']>>
+  const moves = Object.fromEntries(Object.entries(MOVES).map(([move, { sql }]) => [move, db.query(`UPDATE runs SET ${sql}`)])) as Record<RunMove, ReturnType<Database['query']>>
 
   const getRow = (tenant: string, id: string) => byId.get(tenant, id) as (RunRow & { seq: number }) | null
 
   return {
     /** A pending run of a job; labels are copied from the job. 409 when the id is taken. */
     create(tenant: string, job: { seq: number; id: string; labels: Labels }, run: { id: string; config: object }): Run {
-      return db.transaction(() => {
-        const { changes } = insert.run(tenant, run.id, job.seq, job.id, JSON.stringify(job.labels), JSON.stringify(run.config), Date.now())
-        if (changes === 0) throw conflict(`run ${run.id} already exists`)
-        const row = getRow(tenant, run.id)!
-        indexLabels(db, 'run', tenant, row.seq, job.labels)
-        return toRun(row)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const { changes } = insert.run(tenant, run.id, job.seq, job.id, JSON.stringify(job.labels), JSON.stringify(run.config), Date.now())
+          if (changes === 0) throw conflict(`run ${run.id} already exists`)
+          const row = getRow(tenant, run.id)!
+          indexLabels(db, 'run', tenant, row.seq, job.labels)
+          return toRun(row)
+        })
+        .immediate()
     },
     get(tenant: string, id: string): Run | null {
       const row = getRow(tenant, id)
@@ -121,23 +119,27 @@ export function runRepository(db: Database) {
     /** Ids of a job's runs (what a job's deletion takes with it). */
     idsOfJob: (tenant: string, jobId: string) => (idsOfJob.values(tenant, jobId) as [string][]).map((r) => r[0]),
     delete(tenant: string, id: string): boolean {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return false
-        unindexLabels(db, 'run', '?', row.seq)
-        remove.run(row.seq)
-        return true
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return false
+          unindexLabels(db, 'run', '?', row.seq)
+          remove.run(row.seq)
+          return true
+        })
+        .immediate()
     },
     /** Applies a state move; null when the run does not exist, 409 when its state does not fit. */
     move(tenant: string, id: string, move: RunMove): Run | null {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return null
-        const { changes } = moves[move].run(Date.now(), row.seq)
-        if (changes === 0) throw conflict(`cannot ${MOVES[move].verb} a ${row.status} run`)
-        return toRun(getRow(tenant, id)!)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return null
+          const { changes } = moves[move].run(Date.now(), row.seq)
+          if (changes === 0) throw conflict(`cannot ${MOVES[move].verb} a ${row.status} run`)
+          return toRun(getRow(tenant, id)!)
+        })
+        .immediate()
     },
     /** Runs of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs' runs. */
     list(tenant: string, f: RunFilter, page: string | undefined, perPage: number, jobSeqs?: number[]): Page<Run> {

@@ -80,16 +80,12 @@ export function triggerRepository(db: Database) {
   const dropFirings = db.query('DELETE FROM trigger_firings WHERE trigger_seq = ?')
   const dueTicks = db.query(`SELECT seq AS trigger_seq, next_at AS due_at FROM triggers WHERE next_at IS NOT NULL AND next_at <= ${INT} ORDER BY next_at LIMIT ${INT}`)
   const dueFirings = db.query(`SELECT seq AS firing_seq, trigger_seq, due_at FROM trigger_firings WHERE due_at <= ${INT} ORDER BY due_at LIMIT ${INT}`)
-  const nextDue = db.query(
-    'SELECT min(at) AS at FROM (SELECT min(next_at) AS at FROM triggers WHERE next_at IS NOT NULL UNION ALL SELECT min(due_at) FROM trigger_firings)',
-  )
+  const nextDue = db.query('SELECT min(at) AS at FROM (SELECT min(next_at) AS at FROM triggers WHERE next_at IS NOT NULL UNION ALL SELECT min(due_at) FROM trigger_firings)')
   const takeFiring = db.query('DELETE FROM trigger_firings WHERE seq = ?')
   const advance = db.query('UPDATE triggers SET next_at = ?3 WHERE seq = ?1 AND next_at = ?2')
   const executed = db.query('UPDATE triggers SET last_executed_at = ? WHERE seq = ?')
   const unfinished = db.query("SELECT 1 FROM runs WHERE job_seq = ? AND status <> 'finished' LIMIT 1")
-  const insertExecution = db.query(
-    'INSERT INTO trigger_executions (tenant, id, trigger_seq, trigger_id, run_id, outcome, scheduled_at, executed_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  )
+  const insertExecution = db.query('INSERT INTO trigger_executions (tenant, id, trigger_seq, trigger_id, run_id, outcome, scheduled_at, executed_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
 
   type Stored = TriggerRow & { seq: number; tenant: string; job_seq: number; next_at: number | null }
   const getRow = (tenant: string, id: string) => byId.get(tenant, id) as Stored | null
@@ -97,12 +93,14 @@ export function triggerRepository(db: Database) {
   return {
     /** Inserts a trigger of a job (seq and id of this tenant's job); 409 when the id is taken. */
     create(tenant: string, job: { seq: number; id: string }, t: NewTrigger): Trigger {
-      return db.transaction(() => {
-        const delayMs = t.condition.kind === 'on_finish' && t.condition.params.delay !== undefined ? parseDuration(t.condition.params.delay)! : 0
-        const { changes } = insert.run(tenant, t.id, job.seq, job.id, t.name, t.condition.kind, JSON.stringify(t.condition.params), delayMs, Date.now(), t.nextAt)
-        if (changes === 0) throw conflict(`trigger ${t.id} already exists`)
-        return toTrigger(getRow(tenant, t.id)!)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const delayMs = t.condition.kind === 'on_finish' && t.condition.params.delay !== undefined ? parseDuration(t.condition.params.delay)! : 0
+          const { changes } = insert.run(tenant, t.id, job.seq, job.id, t.name, t.condition.kind, JSON.stringify(t.condition.params), delayMs, Date.now(), t.nextAt)
+          if (changes === 0) throw conflict(`trigger ${t.id} already exists`)
+          return toTrigger(getRow(tenant, t.id)!)
+        })
+        .immediate()
     },
     get(tenant: string, id: string): (Trigger & { seq: number }) | null {
       const row = getRow(tenant, id)
@@ -118,17 +116,19 @@ export function triggerRepository(db: Database) {
      * tick and the on_finish firings waiting for their delay. Null when it does not exist.
      */
     setEnabled(tenant: string, id: string, enabled: boolean, nextAt: (schedule: ScheduleParams) => number | null): Trigger | null {
-      return db.transaction(() => {
-        const row = getRow(tenant, id)
-        if (!row) return null
-        const wasEnabled = row.enabled === 1
-        if (wasEnabled !== enabled) {
-          const condition = conditionOf(row)
-          setEnabled.run(row.seq, enabled ? 1 : 0, enabled && condition.kind === 'schedule' ? nextAt(condition.params) : null)
-          if (!enabled) dropFirings.run(row.seq)
-        }
-        return toTrigger(getRow(tenant, id)!)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = getRow(tenant, id)
+          if (!row) return null
+          const wasEnabled = row.enabled === 1
+          if (wasEnabled !== enabled) {
+            const condition = conditionOf(row)
+            setEnabled.run(row.seq, enabled ? 1 : 0, enabled && condition.kind === 'schedule' ? nextAt(condition.params) : null)
+            if (!enabled) dropFirings.run(row.seq)
+          }
+          return toTrigger(getRow(tenant, id)!)
+        })
+        .immediate()
     },
     /** Triggers of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs'. */
     list(tenant: string, f: TriggerFilter, page: string | undefined, perPage: number, jobSeqs?: number[]): Page<Trigger> {
@@ -175,22 +175,24 @@ export function triggerRepository(db: Database) {
      * trigger is disabled or gone (a disabled trigger never fires).
      */
     fire(d: DueFiring, now: number, next: (condition: Condition, after: number) => number | null, createRun: (tenant: string, jobId: string) => string): Execution | null {
-      return db.transaction(() => {
-        const row = bySeq.get(d.trigger_seq) as Stored | null
-        if (!row) return null
-        if (d.kind === 'schedule') {
-          if (row.next_at !== d.due_at) return null
-          advance.run(row.seq, d.due_at, next(conditionOf(row), now))
-        } else if (takeFiring.run(d.firing_seq).changes === 0) return null
-        if (row.enabled !== 1) return null
-        const busy = unfinished.get(row.job_seq) !== null
-        const runId = busy ? null : createRun(row.tenant, row.job_id)
-        const outcome: Outcome = busy ? 'skipped' : 'created_run'
-        const id = crypto.randomUUID()
-        insertExecution.run(row.tenant, id, row.seq, row.id, runId, outcome, d.due_at, now, now)
-        executed.run(now, row.seq)
-        return toExecution({ id, trigger_id: row.id, run_id: runId, outcome, scheduled_at: d.due_at, executed_at: now, created_at: now })
-      }).immediate()
+      return db
+        .transaction(() => {
+          const row = bySeq.get(d.trigger_seq) as Stored | null
+          if (!row) return null
+          if (d.kind === 'schedule') {
+            if (row.next_at !== d.due_at) return null
+            advance.run(row.seq, d.due_at, next(conditionOf(row), now))
+          } else if (takeFiring.run(d.firing_seq).changes === 0) return null
+          if (row.enabled !== 1) return null
+          const busy = unfinished.get(row.job_seq) !== null
+          const runId = busy ? null : createRun(row.tenant, row.job_id)
+          const outcome: Outcome = busy ? 'skipped' : 'created_run'
+          const id = crypto.randomUUID()
+          insertExecution.run(row.tenant, id, row.seq, row.id, runId, outcome, d.due_at, now, now)
+          executed.run(now, row.seq)
+          return toExecution({ id, trigger_id: row.id, run_id: runId, outcome, scheduled_at: d.due_at, executed_at: now, created_at: now })
+        })
+        .immediate()
     },
     /** Gives up a firing that failed: a schedule moves on to `next`, an on_finish firing goes. */
     discard(d: DueFiring, next: (condition: Condition) => number | null) {

@@ -22,9 +22,7 @@ export class PatternTooLarge extends Error {}
 
 /** The error for a pattern over `budget`, with its (estimated or real) size. */
 export const tooLarge = (size: number, budget: number) =>
-  new PatternTooLarge(
-    `is too large: it compiles to about ${size} RE2 instructions, more than the ${budget} a pattern may use (a repetition such as x{n} counts x n times)`,
-  )
+  new PatternTooLarge(`is too large: it compiles to about ${size} RE2 instructions, more than the ${budget} a pattern may use (a repetition such as x{n} counts x n times)`)
 
 /**
  * Compiles an RE2 pattern whose program fits `budget` instructions; throws PatternTooLarge when

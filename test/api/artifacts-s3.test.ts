@@ -64,8 +64,17 @@ describe('DELETE on the S3 server', () => {
     const blob_key = `runs/${runId}/${id}`
     const info = await api.blobs.put(blob_key, body, 'text/html')
     api.store.artifacts.insert({
-      tenant: 'acme', id, run_id: runId, url_hash: 'a'.repeat(32), blob_key, kind: 'raw', pipeline_id: null,
-      content_type: 'text/html', size: info.size, checksum: info.checksum, created_at: Date.now(),
+      tenant: 'acme',
+      id,
+      run_id: runId,
+      url_hash: 'a'.repeat(32),
+      blob_key,
+      kind: 'raw',
+      pipeline_id: null,
+      content_type: 'text/html',
+      size: info.size,
+      checksum: info.checksum,
+      created_at: Date.now(),
     })
     return { id, object: `${prefix}/${blob_key}` }
   }

@@ -15,9 +15,7 @@ const hashA = 'a'.repeat(32)
 const hashB = 'b'.repeat(32)
 
 // A 1x1 PNG, with bytes that are not valid UTF-8, so a text round trip would corrupt it.
-const PNG = Uint8Array.from(
-  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'),
-)
+const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'))
 
 /** Stores `body` as a blob and records its artifact, as the engine does. */
 async function record(over: Partial<NewArtifact> & { body?: Uint8Array } = {}): Promise<NewArtifact> {
@@ -96,24 +94,73 @@ describe('GET /v1/artifacts', () => {
 
   test('every filter', async () => {
     expect(await ids([])).toEqual([4, 3, 2, 1, 0])
-    expect(await ids([['include_ids', rows[1]!.id], ['include_ids', rows[3]!.id]])).toEqual([3, 1])
-    expect(await ids([['exclude_ids', rows[1]!.id], ['exclude_ids', rows[3]!.id]])).toEqual([4, 2, 0])
+    expect(
+      await ids([
+        ['include_ids', rows[1]!.id],
+        ['include_ids', rows[3]!.id],
+      ]),
+    ).toEqual([3, 1])
+    expect(
+      await ids([
+        ['exclude_ids', rows[1]!.id],
+        ['exclude_ids', rows[3]!.id],
+      ]),
+    ).toEqual([4, 2, 0])
     expect((await api.get(`/v1/artifacts${qs([['run_ids', runB]])}`)).body.data.map((a: any) => a.id)).toEqual([rows[4]!.id, rows[3]!.id])
     expect(await ids([['url_hashes', hashB]])).toEqual([3, 2])
-    expect(await ids([['url_hashes', hashB], ['url_hashes', hashA]])).toEqual([4, 3, 2, 1, 0])
-    expect(await ids([['blob_keys', rows[0]!.blob_key], ['blob_keys', rows[4]!.blob_key]])).toEqual([4, 0])
+    expect(
+      await ids([
+        ['url_hashes', hashB],
+        ['url_hashes', hashA],
+      ]),
+    ).toEqual([4, 3, 2, 1, 0])
+    expect(
+      await ids([
+        ['blob_keys', rows[0]!.blob_key],
+        ['blob_keys', rows[4]!.blob_key],
+      ]),
+    ).toEqual([4, 0])
     expect(await ids([['kinds', 'parsed']])).toEqual([2, 1])
-    expect(await ids([['kinds', 'raw'], ['kinds', 'asset']])).toEqual([4, 3, 0])
+    expect(
+      await ids([
+        ['kinds', 'raw'],
+        ['kinds', 'asset'],
+      ]),
+    ).toEqual([4, 3, 0])
     expect(await ids([['pipeline_ids', 'articles']])).toEqual([2])
     expect(await ids([['content_types', 'text/html']])).toEqual([4, 0])
-    expect(await ids([['content_types', 'image/png'], ['content_types', 'application/json']])).toEqual([3, 2, 1])
+    expect(
+      await ids([
+        ['content_types', 'image/png'],
+        ['content_types', 'application/json'],
+      ]),
+    ).toEqual([3, 2, 1])
     expect(await ids([['created_after', '2026-03-01T12:00:01Z']])).toEqual([4, 3, 2])
     expect(await ids([['created_before', '2026-03-01T12:00:01Z']])).toEqual([0])
     expect(await ids([['created_after', '2026-03-01T13:00:00+01:00']])).toEqual([4, 3, 2, 1])
     // filters combine with AND
-    expect(await ids([['kinds', 'parsed'], ['url_hashes', hashA]])).toEqual([1])
-    expect(await ids([['run_ids', runB], ['kinds', 'parsed']])).toEqual([2, 1])
-    expect((await api.get(`/v1/artifacts${qs([['run_ids', runB], ['kinds', 'parsed']])}`)).body.data).toEqual([])
+    expect(
+      await ids([
+        ['kinds', 'parsed'],
+        ['url_hashes', hashA],
+      ]),
+    ).toEqual([1])
+    expect(
+      await ids([
+        ['run_ids', runB],
+        ['kinds', 'parsed'],
+      ]),
+    ).toEqual([2, 1])
+    expect(
+      (
+        await api.get(
+          `/v1/artifacts${qs([
+            ['run_ids', runB],
+            ['kinds', 'parsed'],
+          ])}`,
+        )
+      ).body.data,
+    ).toEqual([])
     // another tenant's run, ids and keys match nothing here
     expect((await api.get(`/v1/artifacts${qs([['run_ids', otherRun]])}`)).body.data).toEqual([])
   })
@@ -124,7 +171,14 @@ describe('GET /v1/artifacts', () => {
     [[['page', 'nope']], 'page', 'is not a cursor this service issued'],
     [[['kinds', 'html']], 'kinds[0]', 'must be one of "raw", "parsed", "asset"'],
     [[['run_ids', 'r1']], 'run_ids[0]', 'must be a uuid'],
-    [[['include_ids', crypto.randomUUID()], ['include_ids', 'x']], 'include_ids[1]', 'must be a uuid'],
+    [
+      [
+        ['include_ids', crypto.randomUUID()],
+        ['include_ids', 'x'],
+      ],
+      'include_ids[1]',
+      'must be a uuid',
+    ],
     [[['url_hashes', 'XYZ']], 'url_hashes[0]', 'must be 32 lowercase hex characters'],
     [[['created_after', 'yesterday']], 'created_after', 'must be an RFC 3339 date-time'],
     [[['blob_keys', '']], 'blob_keys[0]', 'must not be empty'],
@@ -274,10 +328,32 @@ describe('pagination', () => {
         const id = crypto.randomUUID()
         made.push(id)
         api.store.artifacts.insert({
-          tenant: 'acme', id, run_id: run, url_hash: hashA, blob_key: `p/${id}`, kind: i % 2 ? 'parsed' : 'raw',
-          pipeline_id: i % 2 ? 'default' : null, content_type: 'text/html', size: 1, checksum: '0', created_at: T0 + i,
+          tenant: 'acme',
+          id,
+          run_id: run,
+          url_hash: hashA,
+          blob_key: `p/${id}`,
+          kind: i % 2 ? 'parsed' : 'raw',
+          pipeline_id: i % 2 ? 'default' : null,
+          content_type: 'text/html',
+          size: 1,
+          checksum: '0',
+          created_at: T0 + i,
         })
-        if (i % 25 === 0) api.store.artifacts.insert({ tenant: 'other', id, run_id: run, url_hash: hashA, blob_key: `q/${id}`, kind: 'raw', pipeline_id: null, content_type: 'text/html', size: 1, checksum: '0', created_at: T0 })
+        if (i % 25 === 0)
+          api.store.artifacts.insert({
+            tenant: 'other',
+            id,
+            run_id: run,
+            url_hash: hashA,
+            blob_key: `q/${id}`,
+            kind: 'raw',
+            pipeline_id: null,
+            content_type: 'text/html',
+            size: 1,
+            checksum: '0',
+            created_at: T0,
+          })
       }
     })
     const walk = async (extra: string, path = `/v1/artifacts?run_ids=${run}&per_page=9`) => {

@@ -84,7 +84,10 @@ async function walk(path: string, perPage: number, during?: () => void) {
 let main: Run
 beforeAll(async () => {
   main = await newRun()
-  write(main, Array.from({ length: 250 }, (_, i) => fixture(main, i)))
+  write(
+    main,
+    Array.from({ length: 250 }, (_, i) => fixture(main, i)),
+  )
 })
 
 describe('GET /v1/runs/{run_id}/logs', () => {
@@ -98,7 +101,23 @@ describe('GET /v1/runs/{run_id}/logs', () => {
     // Strict: absent fields are left out, never null, and nothing else is there.
     for (const [k, got] of r.body.data.entries()) expect(got).toStrictEqual(shape(main, expected[k]!))
     const full = r.body.data.find((e: any) => e.error_detail && e.http_status && e.depth !== undefined && e.parent_url_hash)
-    expect(Object.keys(full)).toEqual(['id', 'run_id', 'job_id', 'url', 'url_hash', 'host', 'step', 'status', 'error_reason', 'error_detail', 'http_status', 'latency_ms', 'depth', 'parent_url_hash', 'occurred_at'])
+    expect(Object.keys(full)).toEqual([
+      'id',
+      'run_id',
+      'job_id',
+      'url',
+      'url_hash',
+      'host',
+      'step',
+      'status',
+      'error_reason',
+      'error_detail',
+      'http_status',
+      'latency_ms',
+      'depth',
+      'parent_url_hash',
+      'occurred_at',
+    ])
   })
 
   test('walks 250 entries in pages of 20: each once, in order', async () => {
@@ -112,7 +131,10 @@ describe('GET /v1/runs/{run_id}/logs', () => {
 
   test('entries written mid-walk neither repeat nor hide the others', async () => {
     const run = await newRun()
-    write(run, Array.from({ length: 250 }, (_, i) => fixture(run, i)))
+    write(
+      run,
+      Array.from({ length: 250 }, (_, i) => fixture(run, i)),
+    )
     const before = newestFirst(run.entries).map((m) => m.id)
     let k = 250
     const late: string[] = []
@@ -138,20 +160,79 @@ describe('GET /v1/runs/{run_id}/logs', () => {
   test.each([
     ['hosts, one', [['hosts', 'a.example']], (m: Model) => m.host === 'a.example'],
     ['hosts, as spelled otherwise', [['hosts', 'B.Example.']], (m: Model) => m.host === 'b.example'],
-    ['hosts, several', [['hosts', 'a.example'], ['hosts', 'c.example']], (m: Model) => m.host !== 'b.example'],
+    [
+      'hosts, several',
+      [
+        ['hosts', 'a.example'],
+        ['hosts', 'c.example'],
+      ],
+      (m: Model) => m.host !== 'b.example',
+    ],
     ['steps', [['steps', 'fetch']], (m: Model) => m.step === 'fetch'],
-    ['steps, several', [['steps', 'fetch'], ['steps', 'parse']], (m: Model) => m.step === 'fetch' || m.step === 'parse'],
+    [
+      'steps, several',
+      [
+        ['steps', 'fetch'],
+        ['steps', 'parse'],
+      ],
+      (m: Model) => m.step === 'fetch' || m.step === 'parse',
+    ],
     ['statuses, one rare', [['statuses', 'error']], (m: Model) => m.status === 'error'],
-    ['statuses, rare ones', [['statuses', 'skipped'], ['statuses', 'retried']], (m: Model) => m.status === 'skipped' || m.status === 'retried'],
-    ['statuses with ok', [['statuses', 'ok'], ['statuses', 'retried']], (m: Model) => m.status === 'ok' || m.status === 'retried'],
+    [
+      'statuses, rare ones',
+      [
+        ['statuses', 'skipped'],
+        ['statuses', 'retried'],
+      ],
+      (m: Model) => m.status === 'skipped' || m.status === 'retried',
+    ],
+    [
+      'statuses with ok',
+      [
+        ['statuses', 'ok'],
+        ['statuses', 'retried'],
+      ],
+      (m: Model) => m.status === 'ok' || m.status === 'retried',
+    ],
     ['error_reasons', [['error_reasons', 'timeout']], (m: Model) => m.error_reason === 'timeout'],
-    ['error_reasons, several', [['error_reasons', 'timeout'], ['error_reasons', 'robots_disallowed']], (m: Model) => m.error_reason === 'timeout' || m.error_reason === 'robots_disallowed'],
+    [
+      'error_reasons, several',
+      [
+        ['error_reasons', 'timeout'],
+        ['error_reasons', 'robots_disallowed'],
+      ],
+      (m: Model) => m.error_reason === 'timeout' || m.error_reason === 'robots_disallowed',
+    ],
     ['pipeline_ids', [['pipeline_ids', 'main']], (m: Model) => m.pipeline_id === 'main'],
     ['occurred_after is strict', [['occurred_after', iso(t(200))]], (m: Model) => m.occurred_at > t(200)],
     ['occurred_before is strict', [['occurred_before', iso(t(40))]], (m: Model) => m.occurred_at < t(40)],
-    ['a range, in another zone', [['occurred_after', '2026-01-05T00:10:00+00:00'], ['occurred_before', '2026-01-05T02:00:00+01:00']], (m: Model) => m.occurred_at > BASE + HOUR + 10 * MIN && m.occurred_at < BASE + 2 * HOUR],
-    ['filters combine', [['hosts', 'b.example'], ['statuses', 'error'], ['steps', 'fetch'], ['steps', 'robots']], (m: Model) => m.host === 'b.example' && m.status === 'error' && (m.step === 'fetch' || m.step === 'robots')],
-    ['error reasons with a host and a range', [['error_reasons', 'http_status'], ['hosts', 'a.example'], ['occurred_after', iso(t(20))]], (m: Model) => m.error_reason === 'http_status' && m.host === 'a.example' && m.occurred_at > t(20)],
+    [
+      'a range, in another zone',
+      [
+        ['occurred_after', '2026-01-05T00:10:00+00:00'],
+        ['occurred_before', '2026-01-05T02:00:00+01:00'],
+      ],
+      (m: Model) => m.occurred_at > BASE + HOUR + 10 * MIN && m.occurred_at < BASE + 2 * HOUR,
+    ],
+    [
+      'filters combine',
+      [
+        ['hosts', 'b.example'],
+        ['statuses', 'error'],
+        ['steps', 'fetch'],
+        ['steps', 'robots'],
+      ],
+      (m: Model) => m.host === 'b.example' && m.status === 'error' && (m.step === 'fetch' || m.step === 'robots'),
+    ],
+    [
+      'error reasons with a host and a range',
+      [
+        ['error_reasons', 'http_status'],
+        ['hosts', 'a.example'],
+        ['occurred_after', iso(t(20))],
+      ],
+      (m: Model) => m.error_reason === 'http_status' && m.host === 'a.example' && m.occurred_at > t(20),
+    ],
     ['nothing matches', [['hosts', 'z.example']], () => false],
   ] as [string, [string, string][], (m: Model) => boolean][])('filter: %s', async (_name, pairs, keep) => {
     const expected = newestFirst(main.entries.filter(keep)).map((m) => m.id)
@@ -227,9 +308,26 @@ describe('GET /v1/runs/{run_id}/metrics', () => {
     ['a host as spelled otherwise', [['filters[host]', 'C.EXAMPLE']], ['step', 'http_status'], (m: Model) => m.host === 'c.example'],
     ['an error reason, by host', [['filters[error_reason]', 'timeout']], ['host'], (m: Model) => m.error_reason === 'timeout'],
     ['a rare status, by error reason', [['filters[status]', 'error']], ['error_reason'], (m: Model) => m.status === 'error'],
-    ['two dimensions', [['filters[step]', 'parse'], ['filters[pipeline_id]', 'main']], ['host'], (m: Model) => m.step === 'parse' && m.pipeline_id === 'main'],
+    [
+      'two dimensions',
+      [
+        ['filters[step]', 'parse'],
+        ['filters[pipeline_id]', 'main'],
+      ],
+      ['host'],
+      (m: Model) => m.step === 'parse' && m.pipeline_id === 'main',
+    ],
     ['as JSON', [['filters', '{"step":"robots","status":"ok"}']], ['host'], (m: Model) => m.step === 'robots' && m.status === 'ok'],
-    ['and a range', [['filters[status]', 'ok'], ['occurred_after', new Date(BASE + HOUR).toISOString()], ['occurred_before', new Date(BASE + 2 * HOUR).toISOString()]], ['pipeline_id'], (m: Model) => m.status === 'ok' && m.occurred_at > BASE + HOUR && m.occurred_at < BASE + 2 * HOUR],
+    [
+      'and a range',
+      [
+        ['filters[status]', 'ok'],
+        ['occurred_after', new Date(BASE + HOUR).toISOString()],
+        ['occurred_before', new Date(BASE + 2 * HOUR).toISOString()],
+      ],
+      ['pipeline_id'],
+      (m: Model) => m.status === 'ok' && m.occurred_at > BASE + HOUR && m.occurred_at < BASE + 2 * HOUR,
+    ],
   ] as [string, [string, string][], string[], (m: Model) => boolean][])('filters: %s', async (_name, pairs, dims, keep) => {
     for (const window of ['minute', 'hour']) {
       const r = await api.get(`/v1/runs/${main.id}/metrics${qs([['window', window], ...pairs, ...dims.map((d) => ['group_by', d] as [string, string])])}`)
@@ -281,7 +379,10 @@ describe('GET /v1/runs/{run_id}/latency', () => {
 
   test('with many values: p50 of 1..1000 is 500, p99 990, p95 950', async () => {
     const run = await newRun()
-    write(run, Array.from({ length: 1000 }, (_, i) => ({ ...fixture(run, 0), step: 'fetch' as const, latency_ms: 1000 - i, occurred_at: BASE + i })))
+    write(
+      run,
+      Array.from({ length: 1000 }, (_, i) => ({ ...fixture(run, 0), step: 'fetch' as const, latency_ms: 1000 - i, occurred_at: BASE + i })),
+    )
     write(run, [{ ...fixture(run, 1), step: 'parse', latency_ms: undefined }])
     const r = await api.get(`/v1/runs/${run.id}/latency?window=hour`)
     expect(r.body.buckets).toEqual([{ start: '2026-01-04T23:00:00.000Z', end: '2026-01-05T00:00:00.000Z', steps: [{ step: 'fetch', count: 1000, p50: 500, p90: 900, p95: 950, p99: 990, max: 1000 }] }])
@@ -289,10 +390,32 @@ describe('GET /v1/runs/{run_id}/latency', () => {
 
   test.each([
     ['steps', [['steps', 'fetch']], (m: Model) => m.step === 'fetch'],
-    ['steps, several', [['steps', 'fetch'], ['steps', 'robots']], (m: Model) => m.step === 'fetch' || m.step === 'robots'],
+    [
+      'steps, several',
+      [
+        ['steps', 'fetch'],
+        ['steps', 'robots'],
+      ],
+      (m: Model) => m.step === 'fetch' || m.step === 'robots',
+    ],
     ['hosts', [['hosts', 'A.example']], (m: Model) => m.host === 'a.example'],
-    ['hosts, several, with a step', [['hosts', 'a.example'], ['hosts', 'b.example'], ['steps', 'parse']], (m: Model) => m.host !== 'c.example' && m.step === 'parse'],
-    ['a range', [['occurred_after', new Date(BASE + 30 * MIN).toISOString()], ['occurred_before', new Date(BASE + 90 * MIN).toISOString()]], (m: Model) => m.occurred_at > BASE + 30 * MIN && m.occurred_at < BASE + 90 * MIN],
+    [
+      'hosts, several, with a step',
+      [
+        ['hosts', 'a.example'],
+        ['hosts', 'b.example'],
+        ['steps', 'parse'],
+      ],
+      (m: Model) => m.host !== 'c.example' && m.step === 'parse',
+    ],
+    [
+      'a range',
+      [
+        ['occurred_after', new Date(BASE + 30 * MIN).toISOString()],
+        ['occurred_before', new Date(BASE + 90 * MIN).toISOString()],
+      ],
+      (m: Model) => m.occurred_at > BASE + 30 * MIN && m.occurred_at < BASE + 90 * MIN,
+    ],
   ] as [string, [string, string][], (m: Model) => boolean][])('filter: %s', async (_name, pairs, keep) => {
     const r = await api.get(`/v1/runs/${main.id}/latency${qs([['window', 'hour'], ...pairs])}`)
     expect(r.status).toBe(200)
@@ -326,9 +449,12 @@ describe('tenancy and existence', () => {
     ])
   })
 
-  test("deleting a run deletes its log; the routes then answer 404", async () => {
+  test('deleting a run deletes its log; the routes then answer 404', async () => {
     const run = await newRun()
-    write(run, Array.from({ length: 30 }, (_, i) => fixture(run, i)))
+    write(
+      run,
+      Array.from({ length: 30 }, (_, i) => fixture(run, i)),
+    )
     const count = () => (api.db.query('SELECT count(*) AS n FROM crawl_logs WHERE run_seq = ?').get(run.seq) as { n: number }).n
     expect(count()).toBe(30)
     expect((await api.del(`/v1/runs/${run.id}`)).status).toBe(204)
@@ -343,31 +469,123 @@ describe('422', () => {
     ['logs', [['per_page', '0']], [{ field: 'per_page', errors: ['must be >= 1'] }]],
     ['logs', [['per_page', '101']], [{ field: 'per_page', errors: ['must be <= 100'] }]],
     ['logs', [['per_page', '2.5']], [{ field: 'per_page', errors: ['must be an integer'] }]],
-    ['logs', [['steps', 'fetch'], ['steps', 'fetching']], [{ field: 'steps[1]', errors: [STEPS] }]],
+    [
+      'logs',
+      [
+        ['steps', 'fetch'],
+        ['steps', 'fetching'],
+      ],
+      [{ field: 'steps[1]', errors: [STEPS] }],
+    ],
     ['logs', [['statuses', 'failed']], [{ field: 'statuses[0]', errors: ['must be one of "ok", "error", "skipped", "retried"'] }]],
     ['logs', [['error_reasons', 'nope']], [{ field: 'error_reasons[0]', errors: [expect.stringMatching(/^must be one of "timeout", "dns", .*"store_error", "host_unreachable", "interrupted"$/)] }]],
     ['logs', [['hosts', '']], [{ field: 'hosts[0]', errors: ['must not be empty'] }]],
-    ['logs', [['occurred_after', 'yesterday'], ['occurred_before', '2026-01-05']], [
-      { field: 'occurred_after', errors: ['must be an RFC 3339 date-time'] },
-      { field: 'occurred_before', errors: ['must be an RFC 3339 date-time'] },
-    ]],
+    [
+      'logs',
+      [
+        ['occurred_after', 'yesterday'],
+        ['occurred_before', '2026-01-05'],
+      ],
+      [
+        { field: 'occurred_after', errors: ['must be an RFC 3339 date-time'] },
+        { field: 'occurred_before', errors: ['must be an RFC 3339 date-time'] },
+      ],
+    ],
     ['logs', [['page', 'garbage!']], [{ field: 'page', errors: ['is not a cursor this service issued'] }]],
     ['logs', [['level', 'error']], [{ field: 'level', errors: ['is not a known query parameter'] }]],
     ['logs', [['window', 'day']], [{ field: 'window', errors: ['is not a known query parameter'] }]],
     ['metrics', [], [{ field: 'window', errors: ['is required'] }]],
     ['metrics', [['window', 'month']], [{ field: 'window', errors: ['must be one of "minute", "hour", "day", "week"'] }]],
-    ['metrics', [['window', 'day'], ['window', 'hour']], [{ field: 'window', errors: ['must be given once'] }]],
-    ['metrics', [['window', 'day'], ['group_by', 'url']], [{ field: 'group_by[0]', errors: ['must be one of "step", "status", "host", "error_reason", "pipeline_id", "http_status"'] }]],
-    ['metrics', [['window', 'day'], ['group_by', 'step'], ['group_by', 'step']], [{ field: 'group_by', errors: ['must not repeat items'] }]],
-    ['metrics', [['window', 'day'], ['filters[url]', 'x']], [{ field: 'filters[url]', errors: ['is not a known field'] }]],
-    ['metrics', [['window', 'day'], ['filters[step]', 'fetching']], [{ field: 'filters[step]', errors: [STEPS] }]],
-    ['metrics', [['window', 'day'], ['filters[http_status]', 'abc']], [{ field: 'filters[http_status]', errors: ['must be an HTTP status code (100..599)'] }]],
-    ['metrics', [['window', 'day'], ['filters', 'step=fetch']], [{ field: 'filters', errors: ['must be given as filters[name]=value'] }]],
-    ['metrics', [['window', 'day'], ['steps', 'fetch']], [{ field: 'steps', errors: ['is not a known query parameter'] }]],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['window', 'hour'],
+      ],
+      [{ field: 'window', errors: ['must be given once'] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['group_by', 'url'],
+      ],
+      [{ field: 'group_by[0]', errors: ['must be one of "step", "status", "host", "error_reason", "pipeline_id", "http_status"'] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['group_by', 'step'],
+        ['group_by', 'step'],
+      ],
+      [{ field: 'group_by', errors: ['must not repeat items'] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['filters[url]', 'x'],
+      ],
+      [{ field: 'filters[url]', errors: ['is not a known field'] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['filters[step]', 'fetching'],
+      ],
+      [{ field: 'filters[step]', errors: [STEPS] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['filters[http_status]', 'abc'],
+      ],
+      [{ field: 'filters[http_status]', errors: ['must be an HTTP status code (100..599)'] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['filters', 'step=fetch'],
+      ],
+      [{ field: 'filters', errors: ['must be given as filters[name]=value'] }],
+    ],
+    [
+      'metrics',
+      [
+        ['window', 'day'],
+        ['steps', 'fetch'],
+      ],
+      [{ field: 'steps', errors: ['is not a known query parameter'] }],
+    ],
     ['latency', [], [{ field: 'window', errors: ['is required'] }]],
-    ['latency', [['window', 'day'], ['steps', 'nope']], [{ field: 'steps[0]', errors: [STEPS] }]],
-    ['latency', [['window', 'day'], ['group_by', 'step']], [{ field: 'group_by', errors: ['is not a known query parameter'] }]],
-    ['latency', [['window', 'day'], ['filters[step]', 'fetch']], [{ field: 'filters[step]', errors: ['is not a known query parameter'] }]],
+    [
+      'latency',
+      [
+        ['window', 'day'],
+        ['steps', 'nope'],
+      ],
+      [{ field: 'steps[0]', errors: [STEPS] }],
+    ],
+    [
+      'latency',
+      [
+        ['window', 'day'],
+        ['group_by', 'step'],
+      ],
+      [{ field: 'group_by', errors: ['is not a known query parameter'] }],
+    ],
+    [
+      'latency',
+      [
+        ['window', 'day'],
+        ['filters[step]', 'fetch'],
+      ],
+      [{ field: 'filters[step]', errors: ['is not a known query parameter'] }],
+    ],
   ] as [string, [string, string][], unknown[]][])('%s %j', async (what, pairs, fields) => {
     const r = await api.get(`/v1/runs/${main.id}/${what}${qs(pairs)}`)
     expect(r.status).toBe(422)
@@ -412,7 +630,11 @@ describe('OpenAPI', () => {
     expect(metrics['query:filters']).toMatchObject({ style: 'deepObject', explode: true, schema: { type: 'object' } })
     expect(Object.keys(metrics['query:filters'].schema.properties).sort()).toEqual(['error_reason', 'host', 'http_status', 'pipeline_id', 'status', 'step'])
     const latency = params('/v1/runs/{run_id}/latency')
-    expect(Object.keys(latency).filter((k) => k.startsWith('query:')).sort()).toEqual(['query:hosts', 'query:occurred_after', 'query:occurred_before', 'query:steps', 'query:window'])
+    expect(
+      Object.keys(latency)
+        .filter((k) => k.startsWith('query:'))
+        .sort(),
+    ).toEqual(['query:hosts', 'query:occurred_after', 'query:occurred_before', 'query:steps', 'query:window'])
     // The response shapes are documented, not only the parameters.
     const body = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema
     const metricsBody = body('/v1/runs/{run_id}/metrics')

@@ -161,7 +161,7 @@ describe('apply by artifact_id', () => {
     expect(hits).toEqual([])
   })
 
-  test("an artifact whose link is not in the catalogue has no page URL: relative urls are errors (decision 84)", async () => {
+  test('an artifact whose link is not in the catalogue has no page URL: relative urls are errors (decision 84)', async () => {
     const id = await record()
     api.db.query('UPDATE artifacts SET url_hash = ? WHERE id = ?').run('f'.repeat(32), id)
     const r = await apply({ artifact_id: id })

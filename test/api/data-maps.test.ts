@@ -7,7 +7,12 @@ let shop: string // host hashes of tenant acme
 let blog: string
 const SCHEMA = '8a1f7c2e-4b3d-4e5f-9a6b-7c8d9e0f1a2b'
 const OTHER_SCHEMA = '1b2c3d4e-5f60-4718-9a0b-c1d2e3f40516'
-const MAP = { fields: [{ name: 'title', selector: 'h1', required: true }, { name: 'link', selector: 'a', attr: 'href', type: 'url' }] }
+const MAP = {
+  fields: [
+    { name: 'title', selector: 'h1', required: true },
+    { name: 'link', selector: 'a', attr: 'href', type: 'url' },
+  ],
+}
 const b64 = (html: string | Uint8Array) => Buffer.from(html).toString('base64')
 
 beforeAll(async () => {
@@ -187,26 +192,57 @@ describe('listing', () => {
         return r.body.data.map((m: { id: string }) => [m1, m2, m3, m4].findIndex((x) => x.id === m.id) + 1)
       }
       expect(await ids('/v1/data_maps')).toEqual([4, 3, 2, 1])
-      expect(await ids('/v1/data_maps', [['include_ids', m1.id], ['include_ids', m3.id]])).toEqual([3, 1])
-      expect(await ids('/v1/data_maps', [['exclude_ids', m4.id], ['exclude_ids', m1.id]])).toEqual([3, 2])
+      expect(
+        await ids('/v1/data_maps', [
+          ['include_ids', m1.id],
+          ['include_ids', m3.id],
+        ]),
+      ).toEqual([3, 1])
+      expect(
+        await ids('/v1/data_maps', [
+          ['exclude_ids', m4.id],
+          ['exclude_ids', m1.id],
+        ]),
+      ).toEqual([3, 2])
       expect(await ids('/v1/data_maps', [['host_hashes', a]])).toEqual([3, 1])
       expect(await ids('/v1/data_maps', [['hosts', 'B.Example']])).toEqual([4, 2])
-      expect(await ids('/v1/data_maps', [['hosts', 'a.example'], ['host_hashes', b]])).toEqual([])
+      expect(
+        await ids('/v1/data_maps', [
+          ['hosts', 'a.example'],
+          ['host_hashes', b],
+        ]),
+      ).toEqual([])
       expect(await ids('/v1/data_maps', [['hosts', 'nowhere.example']])).toEqual([])
       expect(await ids('/v1/data_maps', [['schema_ids', OTHER_SCHEMA]])).toEqual([4, 3])
       expect(await ids('/v1/data_maps', [['created_after', m2.created_at]])).toEqual([4, 3])
       expect(await ids('/v1/data_maps', [['created_before', m2.created_at]])).toEqual([1])
-      expect(await ids('/v1/data_maps', [['created_after', m1.created_at], ['created_before', m4.created_at], ['schema_ids', SCHEMA]])).toEqual([2])
+      expect(
+        await ids('/v1/data_maps', [
+          ['created_after', m1.created_at],
+          ['created_before', m4.created_at],
+          ['schema_ids', SCHEMA],
+        ]),
+      ).toEqual([2])
       expect(await ids(`/v1/hosts/${a}/data_maps`)).toEqual([3, 1])
       expect(await ids(`/v1/hosts/${b}/data_maps`, [['schema_ids', SCHEMA]])).toEqual([2])
-      expect(await ids(`/v1/hosts/${b}/data_maps`, [['include_ids', m2.id], ['include_ids', m3.id]])).toEqual([2])
+      expect(
+        await ids(`/v1/hosts/${b}/data_maps`, [
+          ['include_ids', m2.id],
+          ['include_ids', m3.id],
+        ]),
+      ).toEqual([2])
       expect(await ids(`/v1/hosts/${a}/data_maps`, [['exclude_ids', m3.id]])).toEqual([1])
       expect(await ids(`/v1/hosts/${a}/data_maps`, [['created_after', m1.created_at]])).toEqual([3])
       expect(await ids(`/v1/hosts/${a}/data_maps`, [['created_before', m3.created_at]])).toEqual([1])
 
       const first = await t.get(`/v1/data_maps${qs([['per_page', 3]])}`)
       expect(first.body.data.map((m: { id: string }) => m.id)).toEqual([m4.id, m3.id, m2.id])
-      const second = await t.get(`/v1/data_maps${qs([['per_page', 3], ['page', first.body.next_page]])}`)
+      const second = await t.get(
+        `/v1/data_maps${qs([
+          ['per_page', 3],
+          ['page', first.body.next_page],
+        ])}`,
+      )
       expect(second.body).toEqual({ data: [m1], next_page: null })
       const hostPage = await t.get(`/v1/hosts/${a}/data_maps${qs([['per_page', 1]])}`)
       expect(hostPage.body).toEqual({ data: [m3], next_page: expect.any(String) })
@@ -218,13 +254,30 @@ describe('listing', () => {
 
   test('bad filters are 422s naming the parameter; an unknown host is a 404', async () => {
     const fields = async (path: string) => (await api.get(path)).body.fields
-    expect(await fields(`/v1/data_maps${qs([['schema_ids', 'x'], ['host_hashes', 'y'], ['created_after', 'noon'], ['per_page', 0], ['page', '!!']])}`)).toEqual([
+    expect(
+      await fields(
+        `/v1/data_maps${qs([
+          ['schema_ids', 'x'],
+          ['host_hashes', 'y'],
+          ['created_after', 'noon'],
+          ['per_page', 0],
+          ['page', '!!'],
+        ])}`,
+      ),
+    ).toEqual([
       { field: 'per_page', errors: ['must be >= 1'] },
       { field: 'host_hashes[0]', errors: ['must be 32 lowercase hex characters'] },
       { field: 'schema_ids[0]', errors: ['must be a uuid'] },
       { field: 'created_after', errors: ['must be an RFC 3339 date-time'] },
     ])
-    expect(await fields(`/v1/hosts/${shop}/data_maps${qs([['hosts', 'shop.example'], ['labels[a]', 'b']])}`)).toEqual([
+    expect(
+      await fields(
+        `/v1/hosts/${shop}/data_maps${qs([
+          ['hosts', 'shop.example'],
+          ['labels[a]', 'b'],
+        ])}`,
+      ),
+    ).toEqual([
       { field: 'hosts', errors: ['is not a known query parameter'] },
       { field: 'labels[a]', errors: ['is not a known query parameter'] },
     ])
@@ -381,7 +434,16 @@ describe('POST /v1/data_maps/{map_id}/apply', () => {
   })
 
   test('bytes are decoded by their declared charset', async () => {
-    const { id } = (await create(shop, { map: { fields: [{ name: 'name', selector: 'h1.name' }, { name: 'dealer', selector: 'a.haendler', attr: 'href', type: 'url' }] } })).body
+    const { id } = (
+      await create(shop, {
+        map: {
+          fields: [
+            { name: 'name', selector: 'h1.name' },
+            { name: 'dealer', selector: 'a.haendler', attr: 'href', type: 'url' },
+          ],
+        },
+      })
+    ).body
     const bytes = new Uint8Array(await Bun.file(join(import.meta.dir, '../fixtures/extract/windows-1252.html')).arrayBuffer())
     const r = await api.post(`/v1/data_maps/${id}/apply`, { content: b64(bytes) })
     expect(r.body).toEqual({

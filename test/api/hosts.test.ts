@@ -56,16 +56,40 @@ describe('GET /v1/hosts', () => {
     const f2 = all.indexOf('f2.example')
     const f2hash = (await api.get('/v1/hosts?per_page=100')).body.data[f2].hash
     expect((await api.get(`/v1/hosts${qs([['host_hashes', f2hash]])}`)).body.data.map((h: any) => h.domain)).toEqual(['f2.example'])
-    expect((await api.get(`/v1/hosts${qs([['hosts', 'F1.example'], ['hosts', 'f3.example']])}`)).body.data.map((h: any) => h.domain)).toEqual([
-      'f3.example',
-      'f1.example',
-    ])
+    expect(
+      (
+        await api.get(
+          `/v1/hosts${qs([
+            ['hosts', 'F1.example'],
+            ['hosts', 'f3.example'],
+          ])}`,
+        )
+      ).body.data.map((h: any) => h.domain),
+    ).toEqual(['f3.example', 'f1.example'])
 
     await api.put(`/v1/hosts/${f2hash}/labels`, { labels: { env: 'prod', team: 'a' } })
     const byLabel = await api.get(`/v1/hosts${qs([['labels[env]', 'prod']])}`)
     expect(byLabel.body).toEqual({ data: [expect.objectContaining({ domain: 'f2.example', labels: { env: 'prod', team: 'a' } })], next_page: null })
-    expect((await api.get(`/v1/hosts${qs([['labels[env]', 'prod'], ['labels[team]', 'b']])}`)).body.data).toEqual([])
-    expect((await api.get(`/v1/hosts${qs([['labels[env]', 'prod'], ['labels[team]', 'a']])}`)).body.data).toHaveLength(1)
+    expect(
+      (
+        await api.get(
+          `/v1/hosts${qs([
+            ['labels[env]', 'prod'],
+            ['labels[team]', 'b'],
+          ])}`,
+        )
+      ).body.data,
+    ).toEqual([])
+    expect(
+      (
+        await api.get(
+          `/v1/hosts${qs([
+            ['labels[env]', 'prod'],
+            ['labels[team]', 'a'],
+          ])}`,
+        )
+      ).body.data,
+    ).toHaveLength(1)
   })
 })
 
@@ -103,7 +127,13 @@ describe('one host, its links and labels', () => {
     expect((await api.get(path)).body).toEqual({ labels: {} })
     expect((await api.put(path, { labels: { a: '1', b: '2' } })).body).toEqual({ labels: { a: '1', b: '2' } })
     expect((await api.put(path, { labels: { b: '3', c: '4' } })).body).toEqual({ labels: { a: '1', b: '3', c: '4' } })
-    const del = await api.del(`${path}${qs([['keys', 'a'], ['keys', 'c'], ['keys', 'absent']])}`)
+    const del = await api.del(
+      `${path}${qs([
+        ['keys', 'a'],
+        ['keys', 'c'],
+        ['keys', 'absent'],
+      ])}`,
+    )
     expect(del.status).toBe(200)
     expect(del.body).toEqual({ labels: { b: '3' } })
     expect((await api.get(`/v1/hosts/${EXAMPLE}`)).body.labels).toEqual({ b: '3' })

@@ -119,7 +119,16 @@ describe('GET/PUT/DELETE /v1/jobs/{id}', () => {
     expect(renamed.body.updated_at > created.updated_at).toBe(true)
     const relabelled = await api.put(`/v1/jobs/${created.id}`, { labels: { b: '2' }, config: { seeds: ['https://b.example/'] } })
     expect(relabelled.body).toMatchObject({ name: 'renamed', labels: { b: '2' }, config: { seeds: ['https://b.example/'] } })
-    expect((await api.get(`/v1/jobs${qs([['labels[a]', '1'], ['include_ids', created.id]])}`)).body.data).toEqual([])
+    expect(
+      (
+        await api.get(
+          `/v1/jobs${qs([
+            ['labels[a]', '1'],
+            ['include_ids', created.id],
+          ])}`,
+        )
+      ).body.data,
+    ).toEqual([])
     expect((await api.get(`/v1/jobs${qs([['labels[b]', '2']])}`)).body.data.map((j: any) => j.id)).toEqual([created.id])
     expect((await api.put(`/v1/jobs/${created.id}`, {})).body.name).toBe('renamed')
     const bad = await api.put(`/v1/jobs/${created.id}`, { name: '', config: { limits: { max_urls: 0 } } })
@@ -159,16 +168,41 @@ describe('GET /v1/jobs filters', () => {
       const c = await mk('gamma', { team: 'x', env: 'prod' })
       const names = async (q: [string, string][]) => (await t.get(`/v1/jobs${qs(q)}`)).body.data.map((j: any) => j.name)
       expect(await names([])).toEqual(['gamma', 'beta', 'alpha'])
-      expect(await names([['include_ids', a.id], ['include_ids', c.id]])).toEqual(['gamma', 'alpha'])
+      expect(
+        await names([
+          ['include_ids', a.id],
+          ['include_ids', c.id],
+        ]),
+      ).toEqual(['gamma', 'alpha'])
       expect(await names([['exclude_ids', b.id]])).toEqual(['gamma', 'alpha'])
-      expect(await names([['names', 'beta'], ['names', 'alpha']])).toEqual(['beta', 'alpha'])
+      expect(
+        await names([
+          ['names', 'beta'],
+          ['names', 'alpha'],
+        ]),
+      ).toEqual(['beta', 'alpha'])
       expect(await names([['names', 'Beta']])).toEqual([])
       expect(await names([['created_after', a.created_at]])).toEqual(['gamma', 'beta'])
       expect(await names([['created_before', c.created_at]])).toEqual(['beta', 'alpha'])
-      expect(await names([['created_after', a.created_at], ['created_before', c.created_at]])).toEqual(['beta'])
+      expect(
+        await names([
+          ['created_after', a.created_at],
+          ['created_before', c.created_at],
+        ]),
+      ).toEqual(['beta'])
       expect(await names([['labels[team]', 'x']])).toEqual(['gamma', 'alpha'])
-      expect(await names([['labels[team]', 'x'], ['labels[env]', 'prod']])).toEqual(['gamma'])
-      expect(await names([['labels[team]', 'x'], ['exclude_ids', c.id]])).toEqual(['alpha'])
+      expect(
+        await names([
+          ['labels[team]', 'x'],
+          ['labels[env]', 'prod'],
+        ]),
+      ).toEqual(['gamma'])
+      expect(
+        await names([
+          ['labels[team]', 'x'],
+          ['exclude_ids', c.id],
+        ]),
+      ).toEqual(['alpha'])
       expect(await names([['labels', '{"team":"y"}']])).toEqual(['beta'])
       expect(await names([['per_page', '1']])).toEqual(['gamma'])
     } finally {

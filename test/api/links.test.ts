@@ -60,16 +60,31 @@ describe('GET /v1/links and one link', () => {
     const f2 = await hashOf('https://f.example/2')
     const urls = async (q: [string, string][]) => (await api.get(`/v1/links${qs(q)}`)).body.data.map((l: any) => l.url)
 
-    expect((await urls([['per_page', '3']]))).toEqual(['https://g.example/1', 'https://f.example/2', 'https://f.example/1'])
-    expect(await urls([['url_hashes', g1], ['url_hashes', f2]])).toEqual(['https://g.example/1', 'https://f.example/2'])
+    expect(await urls([['per_page', '3']])).toEqual(['https://g.example/1', 'https://f.example/2', 'https://f.example/1'])
+    expect(
+      await urls([
+        ['url_hashes', g1],
+        ['url_hashes', f2],
+      ]),
+    ).toEqual(['https://g.example/1', 'https://f.example/2'])
     expect(await urls([['urls', 'HTTPS://F.example/1#x']])).toEqual(['https://f.example/1'])
     expect(await urls([['hosts', 'f.example']])).toEqual(['https://f.example/2', 'https://f.example/1'])
     const gHost = (await api.get(`/v1/links/${g1}`)).body.host.hash
     expect(await urls([['host_hashes', gHost]])).toEqual(['https://g.example/1'])
     await api.put(`/v1/links/${f2}/labels`, { labels: { type: 'article' } })
     expect(await urls([['labels[type]', 'article']])).toEqual(['https://f.example/2'])
-    expect(await urls([['labels[type]', 'article'], ['hosts', 'g.example']])).toEqual([])
-    expect(await urls([['hosts', 'f.example'], ['urls', 'https://g.example/1']])).toEqual([])
+    expect(
+      await urls([
+        ['labels[type]', 'article'],
+        ['hosts', 'g.example'],
+      ]),
+    ).toEqual([])
+    expect(
+      await urls([
+        ['hosts', 'f.example'],
+        ['urls', 'https://g.example/1'],
+      ]),
+    ).toEqual([])
   })
 
   test('GET one; 404 unknown; labels round trip', async () => {

@@ -63,7 +63,14 @@ describe('keyset pagination', () => {
     const { seen } = await walk(`/v1/jobs${qs([['labels[parity]', 'odd']])}`, 10)
     expect(seen).toHaveLength(125)
     expect(new Set(seen).size).toBe(125)
-    const names = (await api.get(`/v1/jobs${qs([['labels[parity]', 'odd'], ['per_page', 100]])}`)).body.data.map((j: any) => j.name)
+    const names = (
+      await api.get(
+        `/v1/jobs${qs([
+          ['labels[parity]', 'odd'],
+          ['per_page', 100],
+        ])}`,
+      )
+    ).body.data.map((j: any) => j.name)
     expect(names.slice(0, 3)).toEqual(['job-249', 'job-247', 'job-245'])
   })
 
@@ -72,7 +79,14 @@ describe('keyset pagination', () => {
     expect(all.seen).toHaveLength(250)
     expect(new Set(all.seen).size).toBe(250)
     expect(all.pages).toBe(3)
-    const p0 = (await api.get(`/v1/links${qs([['hosts', 'p0.example'], ['per_page', 1]])}`)).body.data[0]
+    const p0 = (
+      await api.get(
+        `/v1/links${qs([
+          ['hosts', 'p0.example'],
+          ['per_page', 1],
+        ])}`,
+      )
+    ).body.data[0]
     const ofHost = await walk(`/v1/hosts/${p0.host.hash}/links`, 4)
     expect(ofHost.seen).toHaveLength(36)
     expect(new Set(ofHost.seen).size).toBe(36)

@@ -288,7 +288,12 @@ describe('pattern-set categories and data maps in pipelines', () => {
     expect(set.status).toBe(201)
     const map = await api.post(`/v1/hosts/${hostHash}/data_maps`, {
       schema_id: crypto.randomUUID(),
-      map: { fields: [{ name: 'title', selector: 'h1' }, { name: 'links', selector: 'a', attr: 'href', type: 'url', multiple: true }] },
+      map: {
+        fields: [
+          { name: 'title', selector: 'h1' },
+          { name: 'links', selector: 'a', attr: 'href', type: 'url', multiple: true },
+        ],
+      },
     })
     expect(map.status).toBe(201)
     mapId = map.body.id
@@ -312,9 +317,7 @@ describe('pattern-set categories and data maps in pipelines', () => {
 
   test('a data_map step applies the map, resolving urls against the document', async () => {
     const r = await parse(doc({ url: 'https://www.shop.example/list', pipelines: [{ steps: [{ kind: 'data_map', id: mapId }] }] }))
-    expect(ranSteps(r)).toEqual([
-      { kind: 'data_map', id: mapId, data: { title: 'Products', links: ['https://www.shop.example/p/1', 'https://other.example/x#top'] }, errors: [] },
-    ])
+    expect(ranSteps(r)).toEqual([{ kind: 'data_map', id: mapId, data: { title: 'Products', links: ['https://www.shop.example/p/1', 'https://other.example/x#top'] }, errors: [] }])
   })
 
   test("an unknown data map, or another tenant's, is a 404 before any work", async () => {
@@ -364,33 +367,56 @@ describe('POST /v1/parse/batch', () => {
 
 describe('validation', () => {
   const cases: [string, unknown, { field: string; errors: string[] }[]][] = [
-    ['missing fields', {}, [
-      { field: 'url', errors: ['is required'] },
-      { field: 'body', errors: ['is required'] },
-      { field: 'content_type', errors: ['is required'] },
-    ]],
-    ['a relative url and bad base64', doc({ url: '/x', body: 'not base64!' }), [
-      { field: 'url', errors: ['must be an absolute http(s) URL'] },
-      { field: 'body', errors: ['must be base64-encoded'] },
-    ]],
+    [
+      'missing fields',
+      {},
+      [
+        { field: 'url', errors: ['is required'] },
+        { field: 'body', errors: ['is required'] },
+        { field: 'content_type', errors: ['is required'] },
+      ],
+    ],
+    [
+      'a relative url and bad base64',
+      doc({ url: '/x', body: 'not base64!' }),
+      [
+        { field: 'url', errors: ['must be an absolute http(s) URL'] },
+        { field: 'body', errors: ['must be base64-encoded'] },
+      ],
+    ],
     ['an ftp url', doc({ url: 'ftp://a.example/x' }), [{ field: 'url', errors: ['must be an absolute http(s) URL'] }]],
     ['an unknown key', doc({ extra: 1 }), [{ field: 'extra', errors: ['is not a known field'] }]],
-    ['a bad redirect location', doc({ redirects: [{ url: 'https://a.example/', location: 'http://[::1' }] }), [
-      { field: 'redirects[0].location', errors: ['must resolve to an http(s) URL (absolute, or relative to the redirect url)'] },
-    ]],
-    ['a redirect to mailto: (links would have no base)', doc({ redirects: [{ url: '/list', location: '/ok' }, { url: '/ok', location: 'mailto:x@y.example' }] }), [
-      { field: 'redirects[1].location', errors: ['must resolve to an http(s) URL (absolute, or relative to the redirect url)'] },
-    ]],
-    ['a bad guard regex and a bad navigator selector', doc({
-      pipelines: [{ guards: [{ kind: 'url', include: ['(unclosed'] }], navigator: { kind: 'links', selector: 'a[' } }],
-    }), [
-      { field: 'pipelines[0].guards[0].include[0]', errors: [expect.stringContaining('is not a valid RE2 regular expression')] as any },
-      { field: 'pipelines[0].navigator.selector', errors: [expect.any(String)] as any },
-    ]],
+    [
+      'a bad redirect location',
+      doc({ redirects: [{ url: 'https://a.example/', location: 'http://[::1' }] }),
+      [{ field: 'redirects[0].location', errors: ['must resolve to an http(s) URL (absolute, or relative to the redirect url)'] }],
+    ],
+    [
+      'a redirect to mailto: (links would have no base)',
+      doc({
+        redirects: [
+          { url: '/list', location: '/ok' },
+          { url: '/ok', location: 'mailto:x@y.example' },
+        ],
+      }),
+      [{ field: 'redirects[1].location', errors: ['must resolve to an http(s) URL (absolute, or relative to the redirect url)'] }],
+    ],
+    [
+      'a bad guard regex and a bad navigator selector',
+      doc({
+        pipelines: [{ guards: [{ kind: 'url', include: ['(unclosed'] }], navigator: { kind: 'links', selector: 'a[' } }],
+      }),
+      [
+        { field: 'pipelines[0].guards[0].include[0]', errors: [expect.stringContaining('is not a valid RE2 regular expression')] as any },
+        { field: 'pipelines[0].navigator.selector', errors: [expect.any(String)] as any },
+      ],
+    ],
     ['an unknown step kind', doc({ pipelines: [{ steps: [{ kind: 'pdf' }] }] }), [{ field: 'pipelines[0].steps[0].kind', errors: [expect.any(String)] as any }]],
-    ['a bad fields selector', doc({ pipelines: [{ steps: [{ kind: 'fields', fields: [{ name: 'x', selector: 'div >' }] }] }] }), [
-      { field: 'pipelines[0].steps[0].fields[0].selector', errors: [expect.any(String)] as any },
-    ]],
+    [
+      'a bad fields selector',
+      doc({ pipelines: [{ steps: [{ kind: 'fields', fields: [{ name: 'x', selector: 'div >' }] }] }] }),
+      [{ field: 'pipelines[0].steps[0].fields[0].selector', errors: [expect.any(String)] as any }],
+    ],
   ]
   for (const [name, body, fields] of cases) {
     test(`${name} → 422`, async () => {

@@ -59,13 +59,26 @@ describe('POST /v1/hosts/{host_hash}/patterns', () => {
 
   const long = 'a'.repeat(2049)
   test.each([
-    [{ category: 'products', patterns: regexDef('^/p/', '/x', '(', 'ok') }, [{ field: 'patterns.patterns[2]', errors: ['is not a valid RE2 regular expression: error parsing regexp: missing closing ): `(`'] }]],
+    [
+      { category: 'products', patterns: regexDef('^/p/', '/x', '(', 'ok') },
+      [{ field: 'patterns.patterns[2]', errors: ['is not a valid RE2 regular expression: error parsing regexp: missing closing ): `(`'] }],
+    ],
     [
       { category: 'products', patterns: urlDef('/p/:id', 'a.example/*') },
-      [{ field: 'patterns.patterns[1]', errors: ['is not a valid URL pattern: Relative constructor string must have additional baseURL argument. (start with / for a path pattern, or write a full URL pattern such as https://example.com/products/:id)'] }],
+      [
+        {
+          field: 'patterns.patterns[1]',
+          errors: [
+            'is not a valid URL pattern: Relative constructor string must have additional baseURL argument. (start with / for a path pattern, or write a full URL pattern such as https://example.com/products/:id)',
+          ],
+        },
+      ],
     ],
     [{ category: 'products', patterns: urlDef('/p/(') }, [{ field: 'patterns.patterns[0]', errors: ['is not a valid URL pattern: Current open token does not have a corresponding close token.'] }]],
-    [{ category: 'products', patterns: regexDef('a(?=b)') }, [{ field: 'patterns.patterns[0]', errors: ['is not a valid RE2 regular expression: error parsing regexp: invalid or unsupported Perl syntax: `(?=`'] }]],
+    [
+      { category: 'products', patterns: regexDef('a(?=b)') },
+      [{ field: 'patterns.patterns[0]', errors: ['is not a valid RE2 regular expression: error parsing regexp: invalid or unsupported Perl syntax: `(?=`'] }],
+    ],
     // a size budget: matching costs the URL's length times the program's size
     [
       { category: 'products', patterns: regexDef('^/p/', '.{1000}'.repeat(292)) },
@@ -129,7 +142,10 @@ describe('GET, PUT and DELETE /v1/patterns/{patterns_id}', () => {
   test.each([
     [{}, [{ field: 'patterns', errors: ['is required'] }]],
     [{ patterns: regexDef('ok', '(') }, [{ field: 'patterns.patterns[1]', errors: ['is not a valid RE2 regular expression: error parsing regexp: missing closing ): `(`'] }]],
-    [{ patterns: regexDef('.{999}') }, [{ field: 'patterns.patterns[0]', errors: ['is too large: it compiles to about 1001 RE2 instructions, more than the 1000 a pattern may use (a repetition such as x{n} counts x n times)'] }]],
+    [
+      { patterns: regexDef('.{999}') },
+      [{ field: 'patterns.patterns[0]', errors: ['is too large: it compiles to about 1001 RE2 instructions, more than the 1000 a pattern may use (a repetition such as x{n} counts x n times)'] }],
+    ],
     [{ patterns: urlDef('/p/:id'), category: 'blogs' }, [{ field: 'category', errors: ['is not a known field'] }]],
     [{ patterns: { format: 'xpath', patterns: ['//a'] } }, [{ field: 'patterns.format', errors: ['must be one of "regex", "url_pattern"'] }]],
   ])('PUT %j is a 422 and changes nothing', async (body, fields) => {
@@ -228,10 +244,13 @@ describe('POST /v1/patterns/{patterns_id}/match', () => {
   test.each([
     [{ paths: [] }, [{ field: 'paths', errors: ['must have at least 1 item'] }]],
     [{ paths: Array.from({ length: 256 }, (_, i) => `/${i}`) }, [{ field: 'paths', errors: ['must have at most 255 items'] }]],
-    [{ paths: ['/ok', 'mailto:a@b.example', '/fine', 'javascript:alert(1)'] }, [
-      { field: 'paths[1]', errors: ['must be a path or an absolute http(s) URL'] },
-      { field: 'paths[3]', errors: ['must be a path or an absolute http(s) URL'] },
-    ]],
+    [
+      { paths: ['/ok', 'mailto:a@b.example', '/fine', 'javascript:alert(1)'] },
+      [
+        { field: 'paths[1]', errors: ['must be a path or an absolute http(s) URL'] },
+        { field: 'paths[3]', errors: ['must be a path or an absolute http(s) URL'] },
+      ],
+    ],
     [{ paths: ['https://'] }, [{ field: 'paths[0]', errors: ['must be a path or an absolute http(s) URL'] }]],
     [{ paths: [''] }, [{ field: 'paths[0]', errors: ['must not be empty'] }]],
     [{ paths: [7] }, [{ field: 'paths[0]', errors: ['must be a string'] }]],
@@ -329,25 +348,74 @@ describe('GET /v1/patterns and /v1/hosts/{host_hash}/patterns', () => {
     expect(await ids('/v1/patterns')).toEqual(names('s5', 's4', 's3', 's2', 's1'))
     const first = await list('/v1/patterns', [['per_page', 2]])
     expect(first.data).toEqual([sets.s5, sets.s4])
-    const second = await list('/v1/patterns', [['per_page', 2], ['page', first.next_page]])
+    const second = await list('/v1/patterns', [
+      ['per_page', 2],
+      ['page', first.next_page],
+    ])
     expect(second.data).toEqual([sets.s3, sets.s2])
-    const third = await list('/v1/patterns', [['per_page', 2], ['page', second.next_page]])
+    const third = await list('/v1/patterns', [
+      ['per_page', 2],
+      ['page', second.next_page],
+    ])
     expect(third).toEqual({ data: [sets.s1], next_page: null })
     expect((await list('/v1/patterns')).next_page).toBeNull()
   })
 
   test.each([
-    ['include_ids', (): [string, string][] => [['include_ids', sets.s1.id], ['include_ids', sets.s4.id]], ['s4', 's1']],
-    ['exclude_ids', (): [string, string][] => [['exclude_ids', sets.s1.id], ['exclude_ids', sets.s4.id]], ['s5', 's3', 's2']],
-    ['categories', (): [string, string][] => [['categories', 'products'], ['categories', 'blogs']], ['s5', 's3', 's1']],
+    [
+      'include_ids',
+      (): [string, string][] => [
+        ['include_ids', sets.s1.id],
+        ['include_ids', sets.s4.id],
+      ],
+      ['s4', 's1'],
+    ],
+    [
+      'exclude_ids',
+      (): [string, string][] => [
+        ['exclude_ids', sets.s1.id],
+        ['exclude_ids', sets.s4.id],
+      ],
+      ['s5', 's3', 's2'],
+    ],
+    [
+      'categories',
+      (): [string, string][] => [
+        ['categories', 'products'],
+        ['categories', 'blogs'],
+      ],
+      ['s5', 's3', 's1'],
+    ],
     ['formats', (): [string, string][] => [['formats', 'url_pattern']], ['s4', 's1']],
-    ['host_hashes', (): [string, string][] => [['host_hashes', h['two.example']!], ['host_hashes', h['three.example']!]], ['s5', 's4', 's3']],
+    [
+      'host_hashes',
+      (): [string, string][] => [
+        ['host_hashes', h['two.example']!],
+        ['host_hashes', h['three.example']!],
+      ],
+      ['s5', 's4', 's3'],
+    ],
     ['hosts (normalized like stored domains)', (): [string, string][] => [['hosts', 'ONE.Example.']], ['s2', 's1']],
-    ['hosts and host_hashes together must both hold', (): [string, string][] => [['hosts', 'one.example'], ['host_hashes', h['two.example']!]], []],
+    [
+      'hosts and host_hashes together must both hold',
+      (): [string, string][] => [
+        ['hosts', 'one.example'],
+        ['host_hashes', h['two.example']!],
+      ],
+      [],
+    ],
     ['an unknown host', (): [string, string][] => [['hosts', 'nowhere.example']], []],
     ['created_after', (): [string, string][] => [['created_after', sets.s3.created_at]], ['s5', 's4']],
     ['created_before', (): [string, string][] => [['created_before', sets.s3.created_at]], ['s2', 's1']],
-    ['several filters at once', (): [string, string][] => [['categories', 'products'], ['formats', 'regex'], ['created_after', sets.s1.created_at]], ['s3']],
+    [
+      'several filters at once',
+      (): [string, string][] => [
+        ['categories', 'products'],
+        ['formats', 'regex'],
+        ['created_after', sets.s1.created_at],
+      ],
+      ['s3'],
+    ],
   ])('GET /v1/patterns filter: %s', async (_, pairs, expected) => {
     expect(await ids('/v1/patterns', pairs())).toEqual(names(...expected))
   })
@@ -357,8 +425,20 @@ describe('GET /v1/patterns and /v1/hosts/{host_hash}/patterns', () => {
     expect(await list(path())).toEqual({ data: [sets.s4, sets.s3], next_page: null })
     const page = await list(path(), [['per_page', 1]])
     expect(page.data).toEqual([sets.s4])
-    expect((await list(path(), [['per_page', 1], ['page', page.next_page]])).data).toEqual([sets.s3])
-    expect(await ids(path(), [['include_ids', sets.s3.id], ['include_ids', sets.s1.id]])).toEqual(names('s3'))
+    expect(
+      (
+        await list(path(), [
+          ['per_page', 1],
+          ['page', page.next_page],
+        ])
+      ).data,
+    ).toEqual([sets.s3])
+    expect(
+      await ids(path(), [
+        ['include_ids', sets.s3.id],
+        ['include_ids', sets.s1.id],
+      ]),
+    ).toEqual(names('s3'))
     expect(await ids(path(), [['exclude_ids', sets.s3.id]])).toEqual(names('s4'))
     expect(await ids(path(), [['categories', 'forums']])).toEqual(names('s4'))
     expect(await ids(path(), [['formats', 'regex']])).toEqual(names('s3'))
@@ -375,7 +455,15 @@ describe('GET /v1/patterns and /v1/hosts/{host_hash}/patterns', () => {
     ['/v1/patterns', [['per_page', 101]], 'per_page', 'must be <= 100'],
     ['/v1/patterns', [['page', 'garbage!']], 'page', 'is not a cursor this service issued'],
     ['/v1/patterns', [['include_ids', 'nope']], 'include_ids[0]', 'must be a uuid'],
-    ['/v1/patterns', [['exclude_ids', UUID], ['exclude_ids', 'nope']], 'exclude_ids[1]', 'must be a uuid'],
+    [
+      '/v1/patterns',
+      [
+        ['exclude_ids', UUID],
+        ['exclude_ids', 'nope'],
+      ],
+      'exclude_ids[1]',
+      'must be a uuid',
+    ],
     ['/v1/patterns', [['categories', 'recipes']], 'categories[0]', 'must be one of "articles", "blogs", "products", "forums", "sections", "others"'],
     ['/v1/patterns', [['formats', 'glob']], 'formats[0]', 'must be one of "regex", "url_pattern"'],
     ['/v1/patterns', [['host_hashes', 'ABC']], 'host_hashes[0]', 'must be 32 lowercase hex characters'],

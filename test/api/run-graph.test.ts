@@ -36,7 +36,12 @@ describe('the engine’s write API', () => {
     // Long lists too (a page of menus): each child once, in the order first met.
     const many = Array.from({ length: 80 }, (_, i) => Bun.SHA256.hash(`c${i % 70}`, 'hex').slice(0, 32))
     expect(g.recordEdges(run, c2!.hash, many, T0)).toBe(70)
-    expect(api.db.query('SELECT child FROM edges WHERE run_seq = ? AND parent = ? ORDER BY seq').all(run, c2!.hash).map((r) => (r as { child: string }).child)).toEqual(many.slice(0, 70))
+    expect(
+      api.db
+        .query('SELECT child FROM edges WHERE run_seq = ? AND parent = ? ORDER BY seq')
+        .all(run, c2!.hash)
+        .map((r) => (r as { child: string }).child),
+    ).toEqual(many.slice(0, 70))
   })
 
   test('both join the caller’s transaction', async () => {
@@ -103,21 +108,63 @@ describe('GET /v1/runs/{run_id}/links', () => {
   test('every filter', async () => {
     expect(await visited([])).toEqual([0, 1, 2, 3, 4])
     expect(await visited([['depth', 1]])).toEqual([1, 2])
-    expect(await visited([['depth', 0], ['depth', 2]])).toEqual([0, 3, 4])
+    expect(
+      await visited([
+        ['depth', 0],
+        ['depth', 2],
+      ]),
+    ).toEqual([0, 3, 4])
     expect(await visited([['visited_after', '2026-03-01T12:00:01Z']])).toEqual([2, 3, 4])
     expect(await visited([['visited_before', '2026-03-01T12:00:01Z']])).toEqual([0])
-    expect(await visited([['visited_after', '2026-03-01T12:00:00Z'], ['visited_before', '2026-03-01T12:00:03Z']])).toEqual([1, 2])
-    expect(await visited([['url_hashes', ls[3]!.hash], ['url_hashes', ls[0]!.hash]])).toEqual([0, 3])
+    expect(
+      await visited([
+        ['visited_after', '2026-03-01T12:00:00Z'],
+        ['visited_before', '2026-03-01T12:00:03Z'],
+      ]),
+    ).toEqual([1, 2])
+    expect(
+      await visited([
+        ['url_hashes', ls[3]!.hash],
+        ['url_hashes', ls[0]!.hash],
+      ]),
+    ).toEqual([0, 3])
     expect(await visited([['urls', `HTTPS://${B.toUpperCase()}:443/b?x=1#frag`]])).toEqual([3])
     expect(await visited([['host_hashes', hostHash(B)]])).toEqual([2, 3])
     expect(await visited([['hosts', A.toUpperCase()]])).toEqual([0, 1, 4])
-    expect(await visited([['hosts', A], ['hosts', B]])).toEqual([0, 1, 2, 3, 4])
+    expect(
+      await visited([
+        ['hosts', A],
+        ['hosts', B],
+      ]),
+    ).toEqual([0, 1, 2, 3, 4])
     expect(await visited([['hosts', 'nowhere.example']])).toEqual([])
     // filters combine with AND
-    expect(await visited([['hosts', A], ['depth', 2]])).toEqual([4])
-    expect(await visited([['url_hashes', ls[0]!.hash], ['url_hashes', ls[1]!.hash], ['depth', 1]])).toEqual([1])
-    expect(await visited([['urls', `https://${A}/`], ['hosts', B]])).toEqual([])
-    expect(await visited([['url_hashes', ls[2]!.hash], ['host_hashes', hostHash(B)], ['visited_after', '2026-03-01T12:00:01Z']])).toEqual([2])
+    expect(
+      await visited([
+        ['hosts', A],
+        ['depth', 2],
+      ]),
+    ).toEqual([4])
+    expect(
+      await visited([
+        ['url_hashes', ls[0]!.hash],
+        ['url_hashes', ls[1]!.hash],
+        ['depth', 1],
+      ]),
+    ).toEqual([1])
+    expect(
+      await visited([
+        ['urls', `https://${A}/`],
+        ['hosts', B],
+      ]),
+    ).toEqual([])
+    expect(
+      await visited([
+        ['url_hashes', ls[2]!.hash],
+        ['host_hashes', hostHash(B)],
+        ['visited_after', '2026-03-01T12:00:01Z'],
+      ]),
+    ).toEqual([2])
   })
 
   test('pages of a selective filter keep visit order', async () => {
@@ -188,21 +235,51 @@ describe('GET /v1/runs/{run_id}/edges', () => {
     expect(await pairs([['url_hashes', ls[3]!.hash]])).toEqual(['0>3', '1>3', '3>3'])
     expect(await pairs([['url_hashes', ls[1]!.hash]])).toEqual(['0>1', '1>0', '1>3'])
     // an edge matching at both ends comes once
-    expect(await pairs([['url_hashes', ls[0]!.hash], ['url_hashes', ls[1]!.hash]])).toEqual(['0>1', '0>2', '0>3', '1>0', '1>3'])
+    expect(
+      await pairs([
+        ['url_hashes', ls[0]!.hash],
+        ['url_hashes', ls[1]!.hash],
+      ]),
+    ).toEqual(['0>1', '0>2', '0>3', '1>0', '1>3'])
     expect(await pairs([['urls', `https://C.example`]])).toEqual(['2>4'])
     expect(await pairs([['host_hashes', hostHash(B)]])).toEqual(['0>2', '0>3', '1>3', '3>3', '2>4'])
     expect(await pairs([['hosts', 'c.example']])).toEqual(['2>4'])
-    expect(await pairs([['hosts', 'C.EXAMPLE'], ['hosts', A]])).toEqual(['0>1', '0>2', '0>3', '1>0', '1>3', '2>4'])
+    expect(
+      await pairs([
+        ['hosts', 'C.EXAMPLE'],
+        ['hosts', A],
+      ]),
+    ).toEqual(['0>1', '0>2', '0>3', '1>0', '1>3', '2>4'])
     expect(await pairs([['hosts', 'nowhere.example']])).toEqual([])
     expect(await pairs([['host_hashes', 'f'.repeat(32)]])).toEqual([])
     // several filters: each must hold, possibly at different ends (edges between A and B links)
-    expect(await pairs([['hosts', A], ['hosts', A], ['host_hashes', hostHash(B)]])).toEqual(['0>2', '0>3', '1>3'])
-    expect(await pairs([['url_hashes', ls[0]!.hash], ['urls', `https://${B}/b`]])).toEqual(['0>3'])
-    expect(await pairs([['url_hashes', ls[3]!.hash], ['hosts', A]])).toEqual(['0>3', '1>3'])
+    expect(
+      await pairs([
+        ['hosts', A],
+        ['hosts', A],
+        ['host_hashes', hostHash(B)],
+      ]),
+    ).toEqual(['0>2', '0>3', '1>3'])
+    expect(
+      await pairs([
+        ['url_hashes', ls[0]!.hash],
+        ['urls', `https://${B}/b`],
+      ]),
+    ).toEqual(['0>3'])
+    expect(
+      await pairs([
+        ['url_hashes', ls[3]!.hash],
+        ['hosts', A],
+      ]),
+    ).toEqual(['0>3', '1>3'])
   })
 
   test('pages of the url filter keep discovery order', async () => {
-    const q: [string, string | number][] = [['url_hashes', ls[0]!.hash], ['url_hashes', ls[3]!.hash], ['per_page', 2]]
+    const q: [string, string | number][] = [
+      ['url_hashes', ls[0]!.hash],
+      ['url_hashes', ls[3]!.hash],
+      ['per_page', 2],
+    ]
     const seen: string[] = []
     let page: string | null = null
     do {
@@ -257,7 +334,12 @@ describe('pagination and run deletion', () => {
     expect(visits.seen).toEqual(ls.slice(0, 250).map((l) => l.hash))
     expect(visits.pages).toBe(23)
     const deep = await walk(`/v1/runs/${run}/links?depth=3&hosts=p2.example`, (v) => v.hash)
-    expect(deep.seen).toEqual(ls.slice(0, 250).filter((_, i) => i % 4 === 3 && i % 7 === 2).map((l) => l.hash))
+    expect(deep.seen).toEqual(
+      ls
+        .slice(0, 250)
+        .filter((_, i) => i % 4 === 3 && i % 7 === 2)
+        .map((l) => l.hash),
+    )
     const edges = await walk(`/v1/runs/${run}/edges`, (e) => `${e.parent.hash}>${e.child.hash}`)
     expect(edges.seen).toEqual(ls.slice(0, 250).flatMap((l, i) => [`${l.hash}>${ls[(i + 1) % 250]!.hash}`, `${l.hash}>${ls[250]!.hash}`]))
     const touching = await walk(`/v1/runs/${run}/edges?url_hashes=${ls[250]!.hash}`, (e) => e.parent.hash)
@@ -331,7 +413,11 @@ describe('run graph query plans', () => {
 describe('OpenAPI', () => {
   test('documents every query parameter of both routes', async () => {
     const doc = (await api.get('/openapi.json', { tenant: null })).body
-    const names = (path: string) => doc.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort()
+    const names = (path: string) =>
+      doc.paths[path].get.parameters
+        .filter((p: any) => p.in === 'query')
+        .map((p: any) => p.name)
+        .sort()
     expect(names('/v1/runs/{run_id}/links')).toEqual(['depth', 'host_hashes', 'hosts', 'page', 'per_page', 'url_hashes', 'urls', 'visited_after', 'visited_before'])
     expect(names('/v1/runs/{run_id}/edges')).toEqual(['host_hashes', 'hosts', 'page', 'per_page', 'url_hashes', 'urls'])
     const depth = doc.paths['/v1/runs/{run_id}/links'].get.parameters.find((p: any) => p.name === 'depth')

@@ -46,7 +46,14 @@ describe('migration 012 on runs crawled before it', () => {
         status: 'finished',
         stop_reason: 'max_empty_evaluations',
         visits: [200, 404, null],
-        errors: [['/gone', 'http_status', 404], ['/x', 'dns', null], ['/y', 'dns', null], ['/z', 'connect', null], ['/z', 'connect', null], ['/w', 'interrupted', null]],
+        errors: [
+          ['/gone', 'http_status', 404],
+          ['/x', 'dns', null],
+          ['/y', 'dns', null],
+          ['/z', 'connect', null],
+          ['/z', 'connect', null],
+          ['/w', 'interrupted', null],
+        ],
       },
       { id: 'nothing-answered', status: 'finished', stop_reason: 'max_empty_evaluations', visits: [null], errors: [['/', 'connect', null]] },
       { id: 'only-404', status: 'finished', stop_reason: 'max_empty_evaluations', visits: [404], errors: [['/', 'http_status', 404]] },
@@ -73,7 +80,12 @@ describe('migration 012 on runs crawled before it', () => {
     expect(shown('broke')).toEqual(['unknown', 'failed', {}])
     // A run not finished has no outcome yet; its counts go on from these when it is crawled again.
     expect(shown('running')).toEqual([null, null, { http_500: 1 }])
-    expect(store.runs.list('t', { outcomes: ['failed'] }, undefined, 100).data.map((r) => r.id).sort()).toEqual(['broke', 'empty', 'nothing-answered', 'only-404'])
+    expect(
+      store.runs
+        .list('t', { outcomes: ['failed'] }, undefined, 100)
+        .data.map((r) => r.id)
+        .sort(),
+    ).toEqual(['broke', 'empty', 'nothing-answered', 'only-404'])
     db.close()
   })
 })

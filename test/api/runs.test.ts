@@ -87,7 +87,7 @@ describe('state moves', () => {
     await Bun.sleep(20)
     const resumed = await api.put(`/v1/runs/${run.id}/resume`)
     expect(resumed.body.status).toBe('running')
-    const pausedMs = (api.db.query('SELECT paused_ms, paused_at FROM runs WHERE id = ?').get(run.id) as any)
+    const pausedMs = api.db.query('SELECT paused_ms, paused_at FROM runs WHERE id = ?').get(run.id) as any
     expect(pausedMs.paused_ms).toBeGreaterThanOrEqual(15)
     expect(pausedMs.paused_at).toBeNull()
     const stopped = await api.put(`/v1/runs/${run.id}/stop`)
@@ -149,18 +149,43 @@ describe('list filters', () => {
       const all = '/v1/runs'
       expect(await ids(all, [])).toEqual([r4.id, r3.id, r2.id, r1.id])
       expect(await ids(all, [['job_ids', j1.id]])).toEqual([r2.id, r1.id])
-      expect(await ids(all, [['include_ids', r1.id], ['include_ids', r3.id]])).toEqual([r3.id, r1.id])
-      expect(await ids(all, [['exclude_ids', r1.id], ['exclude_ids', r3.id]])).toEqual([r4.id, r2.id])
-      expect(await ids(all, [['statuses', 'running'], ['statuses', 'paused']])).toEqual([r3.id, r2.id])
+      expect(
+        await ids(all, [
+          ['include_ids', r1.id],
+          ['include_ids', r3.id],
+        ]),
+      ).toEqual([r3.id, r1.id])
+      expect(
+        await ids(all, [
+          ['exclude_ids', r1.id],
+          ['exclude_ids', r3.id],
+        ]),
+      ).toEqual([r4.id, r2.id])
+      expect(
+        await ids(all, [
+          ['statuses', 'running'],
+          ['statuses', 'paused'],
+        ]),
+      ).toEqual([r3.id, r2.id])
       expect(await ids(all, [['statuses', 'finished']])).toEqual([r4.id, r1.id])
       expect(await ids(all, [['stop_reasons', 'manual']])).toEqual([r1.id])
-      expect(await ids(all, [['stop_reasons', 'max_urls'], ['stop_reasons', 'manual']])).toEqual([r4.id, r1.id])
+      expect(
+        await ids(all, [
+          ['stop_reasons', 'max_urls'],
+          ['stop_reasons', 'manual'],
+        ]),
+      ).toEqual([r4.id, r1.id])
       expect(await ids(all, [['created_after', r2.created_at]])).toEqual([r4.id, r3.id])
       expect(await ids(all, [['created_before', r2.created_at]])).toEqual([r1.id])
       expect(await ids(all, [['finished_after', s1.finished_at]])).toEqual([r4.id])
       expect(await ids(all, [['finished_before', s4.finished_at]])).toEqual([r1.id])
       expect(await ids(all, [['labels[team]', 'y']])).toEqual([r4.id, r3.id])
-      expect(await ids(all, [['labels[team]', 'y'], ['statuses', 'paused']])).toEqual([r3.id])
+      expect(
+        await ids(all, [
+          ['labels[team]', 'y'],
+          ['statuses', 'paused'],
+        ]),
+      ).toEqual([r3.id])
       const ofJob = `/v1/jobs/${j2.id}/runs`
       expect(await ids(ofJob, [])).toEqual([r4.id, r3.id])
       expect(await ids(ofJob, [['statuses', 'finished']])).toEqual([r4.id])

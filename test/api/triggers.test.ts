@@ -17,8 +17,7 @@ const HOUR = 3_600_000
 const newJob = async (tenant = 'acme') => (await api.post('/v1/jobs', job(), { tenant })).body as { id: string }
 const create = (jobId: string, body: unknown, tenant = 'acme') => api.post(`/v1/jobs/${jobId}/triggers`, body, { tenant })
 const hourly = (name: string) => ({ name, condition: { kind: 'schedule', params: { expression: '0 * * * *' } } })
-const counts = () =>
-  Object.fromEntries(['triggers', 'trigger_executions', 'trigger_firings', 'runs'].map((t) => [t, (api.db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]))
+const counts = () => Object.fromEntries(['triggers', 'trigger_executions', 'trigger_firings', 'runs'].map((t) => [t, (api.db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]))
 const names = async (path: string, pairs: [string, string | number | boolean][]) => {
   const r = await api.get(`${path}${qs([...pairs, ['per_page', 100]])}`)
   expect(r.status).toBe(200)
@@ -31,7 +30,13 @@ describe('POST /v1/jobs/{job_id}/triggers', () => {
     const r = await create(j.id, { name: 'nightly', condition: { kind: 'schedule', params: { expression: '30 2 * * *', timezone: 'Europe/Paris' } } })
     expect(r.status).toBe(201)
     expect(Object.keys(r.body).sort()).toEqual(['condition', 'created_at', 'enabled', 'id', 'job_id', 'last_executed_at', 'name'])
-    expect(r.body).toMatchObject({ job_id: j.id, name: 'nightly', condition: { kind: 'schedule', params: { expression: '30 2 * * *', timezone: 'Europe/Paris' } }, enabled: true, last_executed_at: null })
+    expect(r.body).toMatchObject({
+      job_id: j.id,
+      name: 'nightly',
+      condition: { kind: 'schedule', params: { expression: '30 2 * * *', timezone: 'Europe/Paris' } },
+      enabled: true,
+      last_executed_at: null,
+    })
     expect(Date.parse(r.body.created_at)).toBeGreaterThan(Date.now() - 60_000)
     expect((await api.get(`/v1/triggers/${r.body.id}`)).body).toEqual(r.body)
   })
@@ -173,7 +178,12 @@ describe('lists', () => {
     // gamma fires once, on a fake clock.
     const clock = (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(t3.id) as { next_at: number }).next_at
     api.db.query('UPDATE triggers SET next_at = NULL WHERE id = ?').run(t1.id)
-    new Scheduler(api.store, createLogger('info', () => {}), () => {}, () => clock).tick()
+    new Scheduler(
+      api.store,
+      createLogger('info', () => {}),
+      () => {},
+      () => clock,
+    ).tick()
     const executedAt = (await api.get(`/v1/triggers/${t3.id}`)).body.last_executed_at
     expect(executedAt).toBe(new Date(clock).toISOString())
 
@@ -181,9 +191,19 @@ describe('lists', () => {
     expect(await scope([])).toEqual(['gamma', 'beta', 'alpha'])
     expect(await names('/v1/triggers', [['job_ids', a.id]])).toEqual(['beta', 'alpha'])
     expect(await names('/v1/triggers', [['job_ids', crypto.randomUUID()]])).toEqual([])
-    expect(await scope([['include_ids', t1.id], ['include_ids', t3.id]])).toEqual(['gamma', 'alpha'])
+    expect(
+      await scope([
+        ['include_ids', t1.id],
+        ['include_ids', t3.id],
+      ]),
+    ).toEqual(['gamma', 'alpha'])
     expect(await scope([['exclude_ids', t1.id]])).toEqual(['gamma', 'beta'])
-    expect(await scope([['names', 'beta'], ['names', 'gamma']])).toEqual(['gamma', 'beta'])
+    expect(
+      await scope([
+        ['names', 'beta'],
+        ['names', 'gamma'],
+      ]),
+    ).toEqual(['gamma', 'beta'])
     expect(await scope([['names', 'BETA']])).toEqual([])
     expect(await scope([['enabled', true]])).toEqual(['gamma', 'alpha'])
     expect(await scope([['enabled', false]])).toEqual(['beta'])
@@ -226,7 +246,12 @@ describe('executions', () => {
     // Only this trigger ticks (the other tests' schedules share the database).
     api.db.query('UPDATE triggers SET next_at = NULL WHERE id <> ?').run(t.id)
     let clock = first
-    const scheduler = new Scheduler(api.store, createLogger('info', () => {}), () => {}, () => clock)
+    const scheduler = new Scheduler(
+      api.store,
+      createLogger('info', () => {}),
+      () => {},
+      () => clock,
+    )
     const made: Execution[] = []
     for (let i = 0; i < 3; i++) {
       clock = first + i * HOUR + 1000 // executed a second after each tick
@@ -246,13 +271,23 @@ describe('executions', () => {
     expect(all[2].run_id).toBe((await api.get(`/v1/jobs/${j.id}/runs`)).body.data[0].id)
     const at = (i: number, extra = 0) => new Date(first + i * HOUR + extra).toISOString()
     expect(await list([])).toEqual([2, 1, 0])
-    expect(await list([['include_ids', made[0]!.id], ['include_ids', made[2]!.id]])).toEqual([2, 0])
+    expect(
+      await list([
+        ['include_ids', made[0]!.id],
+        ['include_ids', made[2]!.id],
+      ]),
+    ).toEqual([2, 0])
     expect(await list([['exclude_ids', made[1]!.id]])).toEqual([2, 0])
     expect(await list([['scheduled_after', at(0)]])).toEqual([2, 1])
     expect(await list([['scheduled_before', at(1)]])).toEqual([0])
     expect(await list([['executed_after', at(1, 1000)]])).toEqual([2])
     expect(await list([['executed_before', at(1, 1001)]])).toEqual([1, 0])
-    expect(await list([['created_after', at(0, 1000)], ['created_before', at(2, 1000)]])).toEqual([1])
+    expect(
+      await list([
+        ['created_after', at(0, 1000)],
+        ['created_before', at(2, 1000)],
+      ]),
+    ).toEqual([1])
     expect((await api.get(`${path}?per_page=2`)).body.next_page).not.toBeNull()
     expect((await api.get(`${path}?outcome=skipped`)).body.fields).toEqual([{ field: 'outcome', errors: ['is not a known query parameter'] }])
   })

@@ -74,15 +74,19 @@ const openFds = () => readdirSync('/proc/self/fd').length
 describe('DiskBlobStore layout', () => {
   test('blobs.db is a separate WAL database in the data dir, created with it', async () => {
     const dir = join(tempDir(), 'nested', 'data')
-    await withStore({}, async (store) => {
-      const db = new Database(join(dir, 'blobs.db'), { readonly: true })
-      expect((db.query('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal')
-      db.close()
-      // Per connection, so asked of the store's own: the checkpoint that lets the WAL restart
-      // beside the checkpoint thread (decision 69).
-      const own = (store as unknown as { db: Database }).db
-      expect(own.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 16000 })
-    }, dir)
+    await withStore(
+      {},
+      async (store) => {
+        const db = new Database(join(dir, 'blobs.db'), { readonly: true })
+        expect((db.query('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal')
+        db.close()
+        // Per connection, so asked of the store's own: the checkpoint that lets the WAL restart
+        // beside the checkpoint thread (decision 69).
+        const own = (store as unknown as { db: Database }).db
+        expect(own.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 16000 })
+      },
+      dir,
+    )
   })
 
   test('a version-1 blobs.db (column sha256) opens with its rows, their hashes kept as checksums', async () => {
@@ -100,12 +104,16 @@ describe('DiskBlobStore layout', () => {
     const shard = join(dir, 'blobs', 'ab', 'cd')
     mkdirSync(shard, { recursive: true })
     writeFileSync(join(shard, '.tmp-0ldw0rk'), 'an old process writing')
-    await withStore({}, async (store) => {
-      expect(store.swept).toEqual({ temps: 0, orphans: 0 })
-      expect(await store.head('t/old')).toEqual({ size: 100, checksum: old, contentType: 'a/b' })
-      expect(await readAll((await store.get('t/old'))!.stream)).toEqual(body)
-      expect(await store.put('t/new', body, 'a/b')).toEqual({ size: 100, checksum: checksumOf(body), contentType: 'a/b' })
-    }, dir)
+    await withStore(
+      {},
+      async (store) => {
+        expect(store.swept).toEqual({ temps: 0, orphans: 0 })
+        expect(await store.head('t/old')).toEqual({ size: 100, checksum: old, contentType: 'a/b' })
+        expect(await readAll((await store.get('t/old'))!.stream)).toEqual(body)
+        expect(await store.put('t/new', body, 'a/b')).toEqual({ size: 100, checksum: checksumOf(body), contentType: 'a/b' })
+      },
+      dir,
+    )
     expect(rowOf(dir, 't/new')!.checksum).toBe(checksumOf(body))
     const db = new Database(join(dir, 'blobs.db'), { readonly: true })
     expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: 3 })
@@ -226,17 +234,25 @@ describe('DiskBlobStore reads', () => {
 describe('DiskBlobStore batching and durability', () => {
   test('200 concurrent small puts share a few transactions and are all there after reopen', async () => {
     const dir = tempDir()
-    await withStore({}, async (store) => {
-      const before = store.stats
-      const infos = await Promise.all(Array.from({ length: 200 }, (_, i) => store.put(`t/b/${i}`, bodyOf(i, 3000), 'text/html')))
-      const after = store.stats
-      expect(after.ops - before.ops).toBe(200)
-      expect(after.commits - before.commits).toBeLessThanOrEqual(8)
-      expect(infos.every((info, i) => info.checksum === checksumOf(bodyOf(i, 3000)))).toBe(true)
-    }, dir)
-    await withStore({}, async (store) => {
-      for (let i = 0; i < 200; i++) expect(await readAll((await store.get(`t/b/${i}`))!.stream)).toEqual(bodyOf(i, 3000))
-    }, dir)
+    await withStore(
+      {},
+      async (store) => {
+        const before = store.stats
+        const infos = await Promise.all(Array.from({ length: 200 }, (_, i) => store.put(`t/b/${i}`, bodyOf(i, 3000), 'text/html')))
+        const after = store.stats
+        expect(after.ops - before.ops).toBe(200)
+        expect(after.commits - before.commits).toBeLessThanOrEqual(8)
+        expect(infos.every((info, i) => info.checksum === checksumOf(bodyOf(i, 3000)))).toBe(true)
+      },
+      dir,
+    )
+    await withStore(
+      {},
+      async (store) => {
+        for (let i = 0; i < 200; i++) expect(await readAll((await store.get(`t/b/${i}`))!.stream)).toEqual(bodyOf(i, 3000))
+      },
+      dir,
+    )
   })
 
   test('puts arriving over several event-loop turns still batch; a lone awaited put commits at once', async () => {
@@ -289,10 +305,14 @@ describe('DiskBlobStore batching and durability', () => {
   test('opening removes temp files and files no row points at, and keeps referenced ones', async () => {
     const dir = tempDir()
     let kept = ''
-    await withStore({ inlineMax: 10 }, async (store) => {
-      await store.put('t/keep', bodyOf(1, 100), 'a/b')
-      kept = rowOf(dir, 't/keep')!.file!
-    }, dir)
+    await withStore(
+      { inlineMax: 10 },
+      async (store) => {
+        await store.put('t/keep', bodyOf(1, 100), 'a/b')
+        kept = rowOf(dir, 't/keep')!.file!
+      },
+      dir,
+    )
     plantOrphans(dir, 'partial', 'renamed, never committed')
     const store = new DiskBlobStore(dir, { inlineMax: 10 })
     expect(store.swept).toEqual({ temps: 1, orphans: 1 })

@@ -215,11 +215,7 @@ describe('S3BlobStore on the server', () => {
   test('puts and deletes of one key end in call order', async () => {
     const { store, prefix } = s3Store()
     try {
-      const ops = [
-        store.put('t/o', bodyOf(13, 6 * MiB), 'a/1'),
-        store.delete('t/o'),
-        store.put('t/o', bodyOf(14, 10), 'a/2'),
-      ]
+      const ops = [store.put('t/o', bodyOf(13, 6 * MiB), 'a/1'), store.delete('t/o'), store.put('t/o', bodyOf(14, 10), 'a/2')]
       await Promise.all(ops)
       expect(await store.head('t/o')).toEqual({ size: 10, checksum: checksumOf(bodyOf(14, 10)), contentType: 'a/2' })
       expect(await serverBytes(`${prefix}/t/o`)).toEqual(bodyOf(14, 10))
@@ -273,7 +269,10 @@ describe('S3 failures are io', () => {
     const hung = s3Store(prefix, { timeoutMs: 300 }, { ...server.env(prefix), TRAWL_S3_ENDPOINT: endpoint }, dir)
     const failure = async (p: Promise<unknown>) => {
       const started = performance.now()
-      const e = await p.then(() => null, (err: unknown) => err)
+      const e = await p.then(
+        () => null,
+        (err: unknown) => err,
+      )
       return { code: (e as BlobError | null)?.code, timedOut: /S3 did not answer within 0\.3 s/.test(String((e as Error | null)?.message)), ms: performance.now() - started }
     }
     try {

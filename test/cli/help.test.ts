@@ -23,8 +23,14 @@ async function listedCommands(): Promise<string[]> {
 /** The flags a help text lists in its `flags:` section, `--help`/`-h` left out. */
 function helpFlags(text: string): string[] {
   const section = text.split('\nflags:\n')[1]!.split('\n\n')[0]!
-  const labels = section.split('\n').filter((l) => /^ {2}-/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0]!)
-  return labels.flatMap((l) => l.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? []).filter((f) => f !== '--help' && f !== '-h').sort()
+  const labels = section
+    .split('\n')
+    .filter((l) => /^ {2}-/.test(l))
+    .map((l) => l.trim().split(/\s{2,}/)[0]!)
+  return labels
+    .flatMap((l) => l.match(/(?<![\w-])--?[a-z][\w-]*/g) ?? [])
+    .filter((f) => f !== '--help' && f !== '-h')
+    .sort()
 }
 
 /** The flags the parser of `command` takes, as its error for a flag it does not know lists them. */
@@ -33,7 +39,12 @@ async function parserFlags(command: string): Promise<string[]> {
   const m = new RegExp(`^trawl: unknown flag --zz-no-such-flag for ${command}; ${command} takes (.*) \\(trawl help ${command}\\)\\n$`).exec(r.stderr)
   // Anything else answers with what it said, for the comparison to show.
   if (!m || r.code !== 2 || r.stdout !== '') return [`exit ${r.code}: ${r.stderr.split('\n')[0]}`]
-  return m[1] === 'no flags' ? [] : m[1]!.split(', ').flatMap((f) => f.split('/')).sort()
+  return m[1] === 'no flags'
+    ? []
+    : m[1]!
+        .split(', ')
+        .flatMap((f) => f.split('/'))
+        .sort()
 }
 
 describe('trawl help', () => {
@@ -110,7 +121,11 @@ describe('each command has help', () => {
     for (const [i, command] of commands.entries()) {
       const help = helps[i]!
       // Every flag line says something.
-      for (const line of help.split('\nflags:\n')[1]!.split('\n\n')[0]!.split('\n').filter((l) => /^ {2}-/.test(l))) {
+      for (const line of help
+        .split('\nflags:\n')[1]!
+        .split('\n\n')[0]!
+        .split('\n')
+        .filter((l) => /^ {2}-/.test(l))) {
         if (!/^ {2}\S.*\S {2,}\S/.test(line)) throw new Error(`${command}: a flag line without its description: "${line}"`)
       }
     }
@@ -119,7 +134,10 @@ describe('each command has help', () => {
   test('no line of help is wider than 100 columns', async () => {
     for (const command of ['', ...(await listedCommands())]) {
       const text = (await runBinary(command ? ['help', command] : ['help'])).stdout
-      expect(text.split('\n').filter((l) => l.length > 100), command).toEqual([])
+      expect(
+        text.split('\n').filter((l) => l.length > 100),
+        command,
+      ).toEqual([])
     }
   })
 

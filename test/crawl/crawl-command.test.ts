@@ -47,7 +47,11 @@ const site = () =>
       'other.localhost': { pages: { '/oth': {} } },
     },
   })
-const fetched = (s: ReturnType<typeof crawlSite>) => s.requests.filter((r) => r.pathname !== '/robots.txt').map((r) => `${r.host}${r.path}`).sort()
+const fetched = (s: ReturnType<typeof crawlSite>) =>
+  s.requests
+    .filter((r) => r.pathname !== '/robots.txt')
+    .map((r) => `${r.host}${r.path}`)
+    .sort()
 
 describe('trawl crawl --same-domain', () => {
   test("without it: the seed's host only", () =>

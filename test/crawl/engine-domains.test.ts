@@ -31,14 +31,20 @@ describe('scope.domains', () => {
     crawlSite({
       pages: { '/': { links: ['/in', 'http://localhost:{port}/lh', 'http://b.site.localhost:{port}/sib', 'http://other.localhost:{port}/oth', 'http://site.localhost:{port}/apex'] }, '/in': {} },
       hosts: {
-        'a.site.localhost': { pages: { '/': { links: ['/in', 'http://b.site.localhost:{port}/sib', 'http://other.localhost:{port}/oth', 'http://site.localhost:{port}/apex', 'http://127.0.0.1:{port}/ip'] }, '/in': {} } },
+        'a.site.localhost': {
+          pages: { '/': { links: ['/in', 'http://b.site.localhost:{port}/sib', 'http://other.localhost:{port}/oth', 'http://site.localhost:{port}/apex', 'http://127.0.0.1:{port}/ip'] }, '/in': {} },
+        },
         localhost: { pages: { '/lh': {} } },
         'b.site.localhost': { pages: { '/sib': {} } },
         'other.localhost': { pages: { '/oth': {} } },
         'site.localhost': { pages: { '/apex': {} } },
       },
     })
-  const fetched = (site: CrawlSite) => site.requests.filter((r) => r.pathname !== '/robots.txt').map((r) => `${r.host}${r.path}`).sort()
+  const fetched = (site: CrawlSite) =>
+    site.requests
+      .filter((r) => r.pathname !== '/robots.txt')
+      .map((r) => `${r.host}${r.path}`)
+      .sort()
 
   test('same_host (the default) follows links of the seed host only', () =>
     withSite(hostsSite(), async (site) => {
@@ -66,4 +72,3 @@ describe('scope.domains', () => {
       for (const h of ['localhost', 'b.site.localhost', 'other.localhost', 'site.localhost']) expect(hosts).toContain(h)
     }))
 })
-

@@ -67,7 +67,7 @@ describe('slow and large pages', () => {
       const run = await env.crawl({ seeds: [site.url('/')], fetch: { timeout: '500ms' } })
       expect(Date.now() - t0).toBeLessThan(3_000)
       expect(site.hits('/ok')).toBe(1)
-      const err = (await env.logs(run.id, 'steps=fetch&statuses=error'))
+      const err = await env.logs(run.id, 'steps=fetch&statuses=error')
       expect(err.map((l) => [l.url, l.error_reason])).toEqual([[site.url('/slow'), 'timeout']])
       expect(run.stats).toMatchObject({ visited: 2, failed: 1, queued: 0 })
     }))
@@ -99,17 +99,29 @@ describe('hosts that cannot be reached', () => {
       // Seeds of their own hosts are in scope; robots.txt off, so the pages themselves are fetched.
       const run = await env.crawl({ seeds: [site.url('/'), noName, notTls], politeness: { respect_robots: false }, fetch: { max_retries: 0 } })
       const errors = await env.logs(run.id, 'steps=fetch&statuses=error')
-      expect(errors.map((l) => [l.url, l.error_reason]).sort()).toEqual([[noName, 'dns'], [notTls, 'tls']].sort())
+      expect(errors.map((l) => [l.url, l.error_reason]).sort()).toEqual(
+        [
+          [noName, 'dns'],
+          [notTls, 'tls'],
+        ].sort(),
+      )
       for (const l of errors) expect(l.error_detail).toBeTruthy()
       expect(run.stats).toMatchObject({ failed: 2, queued: 0 })
       // Failed fetches are visits with status null; the reachable pages are visits with 200.
       const visits = await env.visits(run.id)
-      expect(visits.map((v) => [v.url, v.status ?? null]).sort()).toEqual([[site.url('/'), 200], [site.url('/ok'), 200], [noName, null], [notTls, null]].sort())
+      expect(visits.map((v) => [v.url, v.status ?? null]).sort()).toEqual(
+        [
+          [site.url('/'), 200],
+          [site.url('/ok'), 200],
+          [noName, null],
+          [notTls, null],
+        ].sort(),
+      )
     }))
 })
 
 describe('a body the blob store cannot keep', () => {
-  test('store_error: the artifact the store refused is logged with why, the page\'s other artifact keeps its row, and the crawl goes on', () =>
+  test("store_error: the artifact the store refused is logged with why, the page's other artifact keeps its row, and the crawl goes on", () =>
     withSite(crawlSite({ pages: { '/': { links: ['/huge', '/ok'] }, '/huge': { html: 'x'.repeat(300_000) }, '/ok': {} } }), async (site) => {
       // Bodies over 256 KiB are files under <data>/blobs/; a file in the way of that directory
       // makes the disk store refuse them (as a full or read-only disk would), whoever runs the test.
@@ -133,7 +145,11 @@ describe('a body the blob store cannot keep', () => {
         // The page was fetched and parsed: a visit, its links followed, and its parsed artifact kept.
         expect(run.stats).toMatchObject({ visited: 3, failed: 0 })
         const artifacts = await env.artifacts(run.id)
-        const kinds = (path: string) => artifacts.filter((a) => a.url_hash === linkHash(site.url(path))).map((a) => a.kind).sort()
+        const kinds = (path: string) =>
+          artifacts
+            .filter((a) => a.url_hash === linkHash(site.url(path)))
+            .map((a) => a.kind)
+            .sort()
         expect(kinds('/huge')).toEqual(['parsed'])
         expect(kinds('/')).toEqual(['parsed', 'raw'])
         expect(kinds('/ok')).toEqual(['parsed', 'raw'])

@@ -115,7 +115,19 @@ describe('bodies a dead holder put and never catalogued', () => {
     const { id } = await plantedRun([], ['runs/<run>/lost-1', 'runs/<run>/lost-2', 'runs/<run>/kept'])
     // The crash came after the commit of this one's row.
     const info = (await env.api.blobs.head(`runs/${id}/kept`))!
-    env.api.store.artifacts.insert({ tenant: 'acme', id: crypto.randomUUID(), run_id: id, url_hash: 'h'.repeat(32), blob_key: `runs/${id}/kept`, kind: 'raw', pipeline_id: null, content_type: 'text/html', size: info.size, checksum: info.checksum, created_at: Date.now() })
+    env.api.store.artifacts.insert({
+      tenant: 'acme',
+      id: crypto.randomUUID(),
+      run_id: id,
+      url_hash: 'h'.repeat(32),
+      blob_key: `runs/${id}/kept`,
+      kind: 'raw',
+      pipeline_id: null,
+      content_type: 'text/html',
+      size: info.size,
+      checksum: info.checksum,
+      created_at: Date.now(),
+    })
     await env.restart()
     await env.finished(id)
     // The run's own crawl stored bodies too: every body under the run now has its row.
@@ -173,7 +185,12 @@ describe('fetches a shutdown cuts short', () => {
       // Each slow page: its interrupted fetch and the fetch that got it, and the server saw both.
       for (const p of ['/a', '/b']) {
         expect(slow.pageRequests().filter((r) => r.path === p)).toHaveLength(2)
-        expect((await env.logs(id, 'steps=fetch')).filter((e) => e.url === slow.url(p)).map((e) => e.status).sort()).toEqual(['ok', 'retried'])
+        expect(
+          (await env.logs(id, 'steps=fetch'))
+            .filter((e) => e.url === slow.url(p))
+            .map((e) => e.status)
+            .sort(),
+        ).toEqual(['ok', 'retried'])
       }
     } finally {
       await slow.close()

@@ -14,7 +14,12 @@ describe('max_depth', () => {
       const t = tree(2, 3)
       const run = await env.crawl({ seeds: [site.url('/')], limits: { max_depth: 1 } })
       expect(run.stop_reason).toBe('max_depth')
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual([...t.levels[0]!, ...t.levels[1]!].sort())
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual([...t.levels[0]!, ...t.levels[1]!].sort())
       expect(run.stats).toMatchObject({ visited: 3, queued: 0, failed: 0 })
       const edges = (await env.edges(run.id)).map((e) => `${pathOf(e.parent.url)} -> ${pathOf(e.child.url)}`)
       expect(edges).toContain('/n1 -> /n1-1')
@@ -26,7 +31,12 @@ describe('max_depth', () => {
     withSite(crawlSite({ pages: tree(2, 2).pages }), async (site) => {
       const run = await env.crawl({ seeds: [site.url('/'), site.url('/n2-1')], limits: { max_depth: 0 } })
       expect(run.stop_reason).toBe('max_depth')
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/n2-1'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/n2-1'])
     }))
 
   test('a leaf at the depth limit cuts nothing: the crawl completes with max_empty_evaluations', () =>
@@ -190,10 +200,7 @@ describe('max_empty_evaluations', () => {
       crawlSite({ pages: { '/': { links: ['/b', '/a'] }, '/a': { throttle: { times: 100, retryAfter: '30' } }, '/b': {} } }),
       async (site) => {
         const t0 = Date.now()
-        const run = await env.crawl(
-          { seeds: [site.url('/')], limits: { max_empty_evaluations: 2 }, politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } },
-          { timeoutMs: 8_000 },
-        )
+        const run = await env.crawl({ seeds: [site.url('/')], limits: { max_empty_evaluations: 2 }, politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } }, { timeoutMs: 8_000 })
         expect(run.stop_reason).toBe('max_empty_evaluations')
         expect(Date.now() - t0).toBeLessThan(6_000)
         expect(site.hits('/a')).toBe(1)
@@ -206,16 +213,13 @@ describe('max_empty_evaluations', () => {
     ))
 
   test('a stall after a depth cut reports max_depth', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/b', '/a'] }, '/a': { throttle: { times: 100, retryAfter: '30' } }, '/b': { links: ['/deep'] }, '/deep': {} } }),
-      async (site) => {
-        const run = await env.crawl(
-          { seeds: [site.url('/')], limits: { max_depth: 1, max_empty_evaluations: 2 }, politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } },
-          { timeoutMs: 8_000 },
-        )
-        expect(site.hits('/b')).toBe(1)
-        expect(site.hits('/deep')).toBe(0)
-        expect(run.stop_reason).toBe('max_depth')
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/b', '/a'] }, '/a': { throttle: { times: 100, retryAfter: '30' } }, '/b': { links: ['/deep'] }, '/deep': {} } }), async (site) => {
+      const run = await env.crawl(
+        { seeds: [site.url('/')], limits: { max_depth: 1, max_empty_evaluations: 2 }, politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } },
+        { timeoutMs: 8_000 },
+      )
+      expect(site.hits('/b')).toBe(1)
+      expect(site.hits('/deep')).toBe(0)
+      expect(run.stop_reason).toBe('max_depth')
+    }))
 })

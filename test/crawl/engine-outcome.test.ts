@@ -88,20 +88,14 @@ describe('outcome limited', () => {
 
 describe('outcome stalled', () => {
   test('max_empty_evaluations with a URL still waiting: stalled, though the stop reason is that of a complete crawl', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/b', '/a'] }, '/a': { throttle: { times: 100, retryAfter: '30' } }, '/b': {} } }),
-      async (site) => {
-        const run = await env.crawl(
-          { seeds: [site.url('/')], limits: { max_empty_evaluations: 2 }, politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } },
-          { timeoutMs: 8_000 },
-        )
-        expect([run.stop_reason, run.outcome]).toEqual(['max_empty_evaluations', 'stalled'])
-        // /a waited for its Retry-After when the run ended: failed, as a URL left in the queue.
-        expect(run.error_counts).toEqual({ left_queued: 1 })
-        expect(run.stats).toMatchObject({ visited: 2, failed: 1, queued: 0 })
-        expect(frontierState(env.api.db, run.id, site.url('/a'))).toBe(FAILED)
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/b', '/a'] }, '/a': { throttle: { times: 100, retryAfter: '30' } }, '/b': {} } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], limits: { max_empty_evaluations: 2 }, politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } }, { timeoutMs: 8_000 })
+      expect([run.stop_reason, run.outcome]).toEqual(['max_empty_evaluations', 'stalled'])
+      // /a waited for its Retry-After when the run ended: failed, as a URL left in the queue.
+      expect(run.error_counts).toEqual({ left_queued: 1 })
+      expect(run.stats).toMatchObject({ visited: 2, failed: 1, queued: 0 })
+      expect(frontierState(env.api.db, run.id, site.url('/a'))).toBe(FAILED)
+    }))
 })
 
 describe('outcome stopped', () => {
@@ -131,7 +125,7 @@ describe('outcome failed: no seed could be fetched', () => {
     const run = await env.crawl({ seeds: [seed], fetch: { max_retries: 0 } })
     expect(run.stop_reason).toBe('empty_seed')
     await expectFailedSeed(env, env.api.db, run, seed, 'connect')
-    expect((await env.logs(run.id, 'error_reasons=robots_disallowed'))).toEqual([])
+    expect(await env.logs(run.id, 'error_reasons=robots_disallowed')).toEqual([])
     // robots.txt's own failed fetch is still logged as before.
     const robots = await env.logs(run.id, 'steps=robots')
     expect(robots.map((l) => [l.status, l.error_reason])).toEqual([['error', 'connect']])

@@ -68,8 +68,7 @@ describe('concurrency', () => {
     }))
 
   // Both hosts are seeds, so each has its work from the start (and its robots.txt from its seed's origin).
-  const twoHosts = (delayMs: number) =>
-    crawlSite({ pages: star(6), delayMs, hosts: { localhost: { pages: star(6), delayMs } } })
+  const twoHosts = (delayMs: number) => crawlSite({ pages: star(6), delayMs, hosts: { localhost: { pages: star(6), delayMs } } })
 
   test('global concurrency caps requests across hosts', () =>
     withSite(twoHosts(150), async (site) => {
@@ -117,77 +116,62 @@ describe('delay', () => {
 
 describe('429 and 503', () => {
   test('429 with Retry-After: the URL is requeued and the host waits that long', () =>
-    withSite(
-      crawlSite({ pages: { ...star(3), '/p1': { throttle: { times: 1, retryAfter: '1' } } } }),
-      async (site) => {
-        const run = await env.crawl({ seeds: [site.url('/')], politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } })
-        expect(site.hits('/p1')).toBe(2)
-        const reqs = site.pageRequests()
-        const first = reqs.findIndex((r) => r.path === '/p1')
-        const throttled = reqs[first]!
-        // Nothing goes to the host until Retry-After has passed.
-        const next = reqs[first + 1]!
-        expect(next.at - throttled.end!).toBeGreaterThanOrEqual(1_000 - SLACK)
-        expect(run.stats).toMatchObject({ visited: 4, failed: 0, queued: 0 })
-        const logs = await env.logs(run.id, 'steps=fetch')
-        const p1 = logs.filter((l) => l.url === site.url('/p1')).reverse()
-        expect(p1.map((l) => [l.status, l.http_status])).toEqual([
-          ['retried', 429],
-          ['ok', 200],
-        ])
-        expect(p1[0].error_reason).toBe('http_status')
-        const visit = (await env.visits(run.id)).find((v) => v.url === site.url('/p1'))
-        expect(visit.status).toBe(200)
-      },
-    ))
+    withSite(crawlSite({ pages: { ...star(3), '/p1': { throttle: { times: 1, retryAfter: '1' } } } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], politeness: { per_host_concurrency: 1 }, fetch: { max_retries: 0 } })
+      expect(site.hits('/p1')).toBe(2)
+      const reqs = site.pageRequests()
+      const first = reqs.findIndex((r) => r.path === '/p1')
+      const throttled = reqs[first]!
+      // Nothing goes to the host until Retry-After has passed.
+      const next = reqs[first + 1]!
+      expect(next.at - throttled.end!).toBeGreaterThanOrEqual(1_000 - SLACK)
+      expect(run.stats).toMatchObject({ visited: 4, failed: 0, queued: 0 })
+      const logs = await env.logs(run.id, 'steps=fetch')
+      const p1 = logs.filter((l) => l.url === site.url('/p1')).reverse()
+      expect(p1.map((l) => [l.status, l.http_status])).toEqual([
+        ['retried', 429],
+        ['ok', 200],
+      ])
+      expect(p1[0].error_reason).toBe('http_status')
+      const visit = (await env.visits(run.id)).find((v) => v.url === site.url('/p1'))
+      expect(visit.status).toBe(200)
+    }))
 
   test('503 without Retry-After backs off 1 s, then 2 s', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/busy'] }, '/busy': { throttle: { times: 2, status: 503 } } } }),
-      async (site) => {
-        const run = await env.crawl({ seeds: [site.url('/')], fetch: { max_retries: 0 } }, { timeoutMs: 10_000 })
-        const busy = site.requests.filter((r) => r.path === '/busy')
-        expect(busy.map((r) => r.status)).toEqual([503, 503, 200])
-        expect(busy[1]!.at - busy[0]!.end!).toBeGreaterThanOrEqual(1_000 - SLACK)
-        expect(busy[2]!.at - busy[1]!.end!).toBeGreaterThanOrEqual(2_000 - SLACK)
-        expect(run.stats.visited).toBe(2)
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/busy'] }, '/busy': { throttle: { times: 2, status: 503 } } } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], fetch: { max_retries: 0 } }, { timeoutMs: 10_000 })
+      const busy = site.requests.filter((r) => r.path === '/busy')
+      expect(busy.map((r) => r.status)).toEqual([503, 503, 200])
+      expect(busy[1]!.at - busy[0]!.end!).toBeGreaterThanOrEqual(1_000 - SLACK)
+      expect(busy[2]!.at - busy[1]!.end!).toBeGreaterThanOrEqual(2_000 - SLACK)
+      expect(run.stats.visited).toBe(2)
+    }))
 
   test('a URL is tried at most 3 times; the last answer is recorded as an error', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/never'] }, '/never': { throttle: { times: 100, retryAfter: '0' } } } }),
-      async (site) => {
-        const run = await env.crawl({ seeds: [site.url('/')], fetch: { max_retries: 0 } })
-        expect(site.hits('/never')).toBe(3)
-        const logs = (await env.logs(run.id, 'steps=fetch')).filter((l) => l.url === site.url('/never'))
-        expect(logs.map((l) => l.status).sort()).toEqual(['error', 'retried', 'retried'])
-        const last = logs.find((l) => l.status === 'error')
-        expect(last.error_reason).toBe('http_status')
-        expect(last.http_status).toBe(429)
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/never'] }, '/never': { throttle: { times: 100, retryAfter: '0' } } } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], fetch: { max_retries: 0 } })
+      expect(site.hits('/never')).toBe(3)
+      const logs = (await env.logs(run.id, 'steps=fetch')).filter((l) => l.url === site.url('/never'))
+      expect(logs.map((l) => l.status).sort()).toEqual(['error', 'retried', 'retried'])
+      const last = logs.find((l) => l.status === 'error')
+      expect(last.error_reason).toBe('http_status')
+      expect(last.http_status).toBe(429)
+    }))
 
   test('with the crawl default max_retries a URL that keeps answering 429 is still requested at most 3 times', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/never'] }, '/never': { throttle: { times: 100, retryAfter: '0' } } } }),
-      async (site) => {
-        await env.crawl({ seeds: [site.url('/')] })
-        expect(site.hits('/never')).toBeLessThanOrEqual(3)
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/never'] }, '/never': { throttle: { times: 100, retryAfter: '0' } } } }), async (site) => {
+      await env.crawl({ seeds: [site.url('/')] })
+      expect(site.hits('/never')).toBeLessThanOrEqual(3)
+    }))
 
   test('Retry-After is capped at 60 s', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/slow-down'] }, '/slow-down': { throttle: { times: 100, retryAfter: '3600' } } } }),
-      async (site) => {
-        const run = await env.crawl({ seeds: [site.url('/')], limits: { max_empty_evaluations: 1 }, fetch: { max_retries: 0 } })
-        expect(run.stop_reason).toBe('max_empty_evaluations')
-        const retried = (await env.logs(run.id, 'statuses=retried'))[0]
-        expect(retried.error_detail).toContain('60000 ms')
-        expect(site.hits('/slow-down')).toBe(1)
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/slow-down'] }, '/slow-down': { throttle: { times: 100, retryAfter: '3600' } } } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], limits: { max_empty_evaluations: 1 }, fetch: { max_retries: 0 } })
+      expect(run.stop_reason).toBe('max_empty_evaluations')
+      const retried = (await env.logs(run.id, 'statuses=retried'))[0]
+      expect(retried.error_detail).toContain('60000 ms')
+      expect(site.hits('/slow-down')).toBe(1)
+    }))
 })
 
 describe('a host that keeps failing', () => {

@@ -236,7 +236,12 @@ describe('assets', () => {
     const site = crawlSite({ pages })
     try {
       const run = await env.crawl({ seeds: [site.url('/')] })
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/next'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/next'])
       expect((await env.artifacts(run.id, 'kinds=asset')).length).toBe(0)
     } finally {
       await site.close()
@@ -284,7 +289,12 @@ describe('user pipelines', () => {
         { identifier: 'guarded', navigator: { kind: 'links', selector: 'nav a[href]' }, guards: [{ kind: 'url', include: ['/in-nav$'] }], steps: [{ kind: 'metadata' }] },
       ]
       const run = await env.crawl({ seeds: [site.url('/')], pipelines })
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/in-nav'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/in-nav'])
       const parsed = await env.artifacts(run.id, 'kinds=parsed')
       const got = parsed.map((a) => `${a.url_hash === linkHash(site.url('/')) ? '/' : '/in-nav'} ${a.pipeline_id}`).sort()
       expect(got).toEqual(['/ nav', '/in-nav guarded', '/in-nav nav'])

@@ -30,7 +30,12 @@ describe('robots.txt', () => {
       const run = await env.crawl({ seeds: [site.url('/'), site.url('/', 'localhost')], politeness: { per_host_concurrency: 3 } })
       for (const host of ['127.0.0.1', 'localhost']) {
         expect(site.hits('/robots.txt', host)).toBe(1)
-        expect(site.pageRequests(host).map((r) => r.path).sort()).toEqual(['/', '/a', '/private/ok', '/star-only'])
+        expect(
+          site
+            .pageRequests(host)
+            .map((r) => r.path)
+            .sort(),
+        ).toEqual(['/', '/a', '/private/ok', '/star-only'])
       }
       const skipped = await env.logs(run.id, 'steps=robots&statuses=skipped')
       expect(skipped.length).toBe(8)
@@ -102,7 +107,12 @@ describe('sitemaps', () => {
   test('without sitemaps: true no sitemap is read', () =>
     withSite(crawlSite(spec()), async (site) => {
       await env.crawl({ seeds: [site.url('/')] })
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/linked'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/linked'])
       expect(site.hits('/sitemap.xml')).toBe(0)
       expect(site.hits('/maps/index.xml')).toBe(0)
     }))

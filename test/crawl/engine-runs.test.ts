@@ -74,7 +74,10 @@ describe('maxActive 2', () => {
       // Side by side: both runs asked for the seed before either had fetched half the site.
       const seeds = pages.filter((r) => r.path === '/').map((r) => r.at)
       expect(Math.max(...seeds)).toBeLessThan(pages[12]!.at)
-      for (const [id, run] of [[a, runA], [b, runB]] as const) {
+      for (const [id, run] of [
+        [a, runA],
+        [b, runB],
+      ] as const) {
         expect(run.stop_reason).toBe('max_empty_evaluations')
         expect(run.stats).toMatchObject({ visited: 13, failed: 0, queued: 0 })
         const visits = await env.visits(id)
@@ -311,7 +314,12 @@ describe('a run that cannot be resumed', () => {
       // The runner keeps working: the next run crawls normally.
       const next = await env.crawl({ seeds: [site.url('/')] })
       expect(next.stop_reason).toBe('max_empty_evaluations')
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/a'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/a'])
     } finally {
       await site.close()
       await env.close()

@@ -28,7 +28,12 @@ describe('include and exclude', () => {
       }),
       async (site) => {
         const run = await env.crawl({ seeds: [site.url('/docs/')], scope: { include: ['^http://127\\.0\\.0\\.1:\\d+/docs/'], exclude: ['[?&]print=\\d'] } })
-        expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/docs/', '/docs/a', '/docs/d', '/docs/f'])
+        expect(
+          site
+            .pageRequests()
+            .map((r) => r.path)
+            .sort(),
+        ).toEqual(['/docs/', '/docs/a', '/docs/d', '/docs/f'])
         const edges = await edgeList(run.id)
         expect(edges.some((e) => e.includes('/blog/'))).toBe(false)
         expect(edges.some((e) => e.includes('print'))).toBe(false)
@@ -49,7 +54,12 @@ describe('nofollow', () => {
   test('rel=nofollow links are recorded as edges but not followed', () =>
     withSite(crawlSite({ pages }), async (site) => {
       const run = await env.crawl({ seeds: [site.url('/')] })
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/both', '/f', '/meta'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/both', '/f', '/meta'])
       const edges = await edgeList(run.id)
       expect(edges).toContain(`${site.url('/')} -> ${site.url('/nf')}`)
       expect(edges).toContain(`${site.url('/meta')} -> ${site.url('/from-meta')}`)
@@ -58,7 +68,12 @@ describe('nofollow', () => {
   test('follow_nofollow follows them', () =>
     withSite(crawlSite({ pages }), async (site) => {
       await env.crawl({ seeds: [site.url('/')], scope: { follow_nofollow: true } })
-      expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/both', '/f', '/from-meta', '/meta', '/nf'])
+      expect(
+        site
+          .pageRequests()
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(['/', '/both', '/f', '/from-meta', '/meta', '/nf'])
     }))
 })
 
@@ -136,19 +151,16 @@ describe('redirects', () => {
     ))
 
   test('a redirect loop ends as a fetch error redirect_limit', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/loop/a', '/fine'] }, '/loop/a': { redirect: '/loop/b' }, '/loop/b': { redirect: '/loop/a' }, '/fine': {} } }),
-      async (site) => {
-        const run = await env.crawl({ seeds: [site.url('/')] })
-        const err = (await env.logs(run.id, 'steps=fetch&statuses=error'))
-        expect(err.length).toBe(1)
-        expect(err[0].url).toBe(site.url('/loop/a'))
-        expect(err[0].error_reason).toBe('redirect_limit')
-        expect(site.hits('/loop/a') + site.hits('/loop/b')).toBe(6)
-        expect(site.hits('/fine')).toBe(1)
-        expect(run.stats).toMatchObject({ visited: 2, failed: 1, queued: 0 })
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/loop/a', '/fine'] }, '/loop/a': { redirect: '/loop/b' }, '/loop/b': { redirect: '/loop/a' }, '/fine': {} } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')] })
+      const err = await env.logs(run.id, 'steps=fetch&statuses=error')
+      expect(err.length).toBe(1)
+      expect(err[0].url).toBe(site.url('/loop/a'))
+      expect(err[0].error_reason).toBe('redirect_limit')
+      expect(site.hits('/loop/a') + site.hits('/loop/b')).toBe(6)
+      expect(site.hits('/fine')).toBe(1)
+      expect(run.stats).toMatchObject({ visited: 2, failed: 1, queued: 0 })
+    }))
 
   test('a chain within fetch.max_redirects ends at its last page; every hop counts as seen, so links to them fetch nothing', () =>
     withSite(
@@ -174,15 +186,12 @@ describe('redirects', () => {
     ))
 
   test('a chain longer than fetch.max_redirects ends as redirect_limit', () =>
-    withSite(
-      crawlSite({ pages: { '/': { links: ['/r1'] }, '/r1': { redirect: '/r2' }, '/r2': { redirect: '/r3' }, '/r3': { redirect: '/end' }, '/end': {} } }),
-      async (site) => {
-        const run = await env.crawl({ seeds: [site.url('/')], fetch: { max_redirects: 2 } })
-        expect(site.hits('/end')).toBe(0)
-        const err = await env.logs(run.id, 'error_reasons=redirect_limit')
-        expect(err.map((l) => l.url)).toEqual([site.url('/r1')])
-      },
-    ))
+    withSite(crawlSite({ pages: { '/': { links: ['/r1'] }, '/r1': { redirect: '/r2' }, '/r2': { redirect: '/r3' }, '/r3': { redirect: '/end' }, '/end': {} } }), async (site) => {
+      const run = await env.crawl({ seeds: [site.url('/')], fetch: { max_redirects: 2 } })
+      expect(site.hits('/end')).toBe(0)
+      const err = await env.logs(run.id, 'error_reasons=redirect_limit')
+      expect(err.map((l) => l.url)).toEqual([site.url('/r1')])
+    }))
 })
 
 describe('categories', () => {
@@ -205,7 +214,12 @@ describe('categories', () => {
         expect((await env.api.post(`/v1/hosts/${hash}/patterns`, { category: 'blogs', patterns: { format: 'regex', patterns: ['/blog/'] } })).status).toBe(201)
         const run = await env.crawl({ seeds: [site.url('/')], scope: { categories: ['products'] } })
         expect(run.status).toBe('finished')
-        expect(site.pageRequests().map((r) => r.path).sort()).toEqual(['/', '/products/1', '/products/2', '/products/3'])
+        expect(
+          site
+            .pageRequests()
+            .map((r) => r.path)
+            .sort(),
+        ).toEqual(['/', '/products/1', '/products/2', '/products/3'])
         const edges = await edgeList(run.id)
         expect(edges.some((e) => e.includes('/blog/') || e.includes('/about'))).toBe(false)
       },

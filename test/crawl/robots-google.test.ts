@@ -35,7 +35,7 @@ interface Departure {
 const URL_ENCODED =
   "The engine matches the URL as WHATWG URL parsing leaves it, percent-encoded: `ツ` in a URL is `%E3%83%84`, as RFC 9309 §2.2.2's examples encode it. Google's library leaves encoding to its caller."
 const UNRESERVED_DECODED =
-  'Escaped unreserved characters equal the characters (RFC 3986 §6.2.2.2), in rules and URLs alike, as RFC 9309 §2.2.2\'s example `/foo/bar/%62%61%7A` → `/foo/bar/baz` does. Google compares the escapes literally.'
+  "Escaped unreserved characters equal the characters (RFC 3986 §6.2.2.2), in rules and URLs alike, as RFC 9309 §2.2.2's example `/foo/bar/%62%61%7A` → `/foo/bar/baz` does. Google compares the escapes literally."
 const LEADING_TOKEN =
   "trawl's agent is a whole User-Agent string (`MyBot/1.0 (+https://…)`), so it matches by the product token the string starts with. Google takes the agent as a bare token and obeys no group for one that is not."
 
@@ -60,7 +60,7 @@ const cases = GOOGLE_TESTS.flatMap(({ name, blocks }) =>
   blocks.flatMap((block) => block.checks.map((check) => ({ name, robots: block.robots, check }))).map((c, i) => ({ ...c, id: `${c.name} #${i + 1}` })),
 )
 
-describe("google/robotstxt robots_test.cc: is the URL allowed", () => {
+describe('google/robotstxt robots_test.cc: is the URL allowed', () => {
   test('all 145 of its allow/disallow assertions are here', () => {
     expect(cases.length).toBe(145)
   })
@@ -123,7 +123,11 @@ describe('google/robotstxt robots_test.cc: Sitemap lines', () => {
 describe('departures', () => {
   test('each names an existing case, its input, and the opposite of Google', () => {
     const all = new Map<string, { input: string; google: boolean }>()
-    for (const { id, check: [agent, url, google] } of cases) all.set(id, { input: `${agent} ${url}`, google })
+    for (const {
+      id,
+      check: [agent, url, google],
+    } of cases)
+      all.set(id, { input: `${agent} ${url}`, google })
     for (const { id, agent, google } of VALIDITY) all.set(id, { input: agent, google })
     for (const [id, departure] of Object.entries(DEPARTURES)) {
       expect([id, all.get(id)]).toEqual([id, { input: departure.input, google: !departure.trawl }])

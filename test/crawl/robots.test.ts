@@ -102,24 +102,14 @@ describe('wildcards and anchors (Google examples)', () => {
   }
 
   test('/fish*', () =>
-    check(
-      '/fish*',
-      ['/fish', '/fish.html', '/fish/salmon.html', '/fishheads', '/fishheads/yummy.html', '/fish.php?id=anything'],
-      ['/Fish.asp', '/catfish', '/?id=fish', '/desert/fish'],
-    ))
+    check('/fish*', ['/fish', '/fish.html', '/fish/salmon.html', '/fishheads', '/fishheads/yummy.html', '/fish.php?id=anything'], ['/Fish.asp', '/catfish', '/?id=fish', '/desert/fish']))
 
-  test('/fish/', () =>
-    check('/fish/', ['/fish/', '/fish/?id=anything', '/fish/salmon.htm'], ['/fish', '/fish.html', '/animals/fish/', '/Fish/Salmon.asp']))
+  test('/fish/', () => check('/fish/', ['/fish/', '/fish/?id=anything', '/fish/salmon.htm'], ['/fish', '/fish.html', '/animals/fish/', '/Fish/Salmon.asp']))
 
   test('/*.php', () =>
-    check(
-      '/*.php',
-      ['/index.php', '/filename.php', '/folder/filename.php', '/folder/filename.php?parameters', '/folder/any.php.file.html', '/filename.php/'],
-      ['/', '/windows.PHP'],
-    ))
+    check('/*.php', ['/index.php', '/filename.php', '/folder/filename.php', '/folder/filename.php?parameters', '/folder/any.php.file.html', '/filename.php/'], ['/', '/windows.PHP']))
 
-  test('/*.php$', () =>
-    check('/*.php$', ['/filename.php', '/folder/filename.php'], ['/filename.php?parameters', '/filename.php/', '/filename.php5', '/windows.PHP']))
+  test('/*.php$', () => check('/*.php$', ['/filename.php', '/folder/filename.php'], ['/filename.php?parameters', '/filename.php/', '/filename.php5', '/windows.PHP']))
 
   test('/fish*.php', () => check('/fish*.php', ['/fish.php', '/fishheads/catfish.php?parameters'], ['/Fish.PHP']))
 
@@ -157,9 +147,7 @@ describe('groups', () => {
   })
 
   test('groups naming the same agent are merged', () => {
-    const rules = parseRobots(
-      ['User-agent: trawl', 'Disallow: /a', '', 'User-agent: other', 'Disallow: /b', '', 'User-agent: TRAWL', 'Disallow: /c'].join('\n'),
-    ).forAgent(UA)
+    const rules = parseRobots(['User-agent: trawl', 'Disallow: /a', '', 'User-agent: other', 'Disallow: /b', '', 'User-agent: TRAWL', 'Disallow: /c'].join('\n')).forAgent(UA)
     expect(rules.allowed('/a')).toBe(false)
     expect(rules.allowed('/b')).toBe(true)
     expect(rules.allowed('/c')).toBe(false)
@@ -325,11 +313,7 @@ describe('Sitemap lines', () => {
         'Sitemap: https://cdn.example.com/maps/index.xml',
       ].join('\n'),
     )
-    expect(robots.sitemaps).toEqual([
-      'https://example.com/sitemap.xml',
-      'http://example.com/news.xml.gz',
-      'https://cdn.example.com/maps/index.xml',
-    ])
+    expect(robots.sitemaps).toEqual(['https://example.com/sitemap.xml', 'http://example.com/news.xml.gz', 'https://cdn.example.com/maps/index.xml'])
     // A Sitemap line between user-agent lines does not split their group.
     expect(parseRobots('User-agent: a\nSitemap: https://e.com/s.xml\nUser-agent: b\nDisallow: /\n').forAgent('a').allowed('/x')).toBe(false)
   })

@@ -111,9 +111,7 @@ describe('parseSitemap', () => {
 
   test('broken gzip and non-sitemap XML are clear errors', async () => {
     await expect(parseSitemap(new Uint8Array([0x1f, 0x8b, 1, 2, 3]))).rejects.toThrow(/not valid gzip/)
-    await expect(parseSitemap(bytes('<!doctype html><html><body><a href="https://e.com/">x</a></body></html>'))).rejects.toThrow(
-      /root element is <html>/,
-    )
+    await expect(parseSitemap(bytes('<!doctype html><html><body><a href="https://e.com/">x</a></body></html>'))).rejects.toThrow(/root element is <html>/)
   })
 
   test('a large sitemap scans in linear time', async () => {

@@ -126,7 +126,7 @@ describe('one server', () => {
     const lines = second.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toStartWith('trawl: cannot listen on 127.0.0.1')
-    expect((await t.api.get("/v1/jobs")).status).toBe(200)
+    expect((await t.api.get('/v1/jobs')).status).toBe(200)
   })
 
   test('a body over the limit is our JSON 413, not an empty one (both surfaces)', async () => {
@@ -177,7 +177,13 @@ describe('one server', () => {
     })
 
     test('a bad value in a repeated query array is a 422 on the parameter', async () => {
-      const r = await t.api.get(`/v1/runs${qs([['statuses', 'running'], ['statuses', 'sleeping']])}`, { tenant })
+      const r = await t.api.get(
+        `/v1/runs${qs([
+          ['statuses', 'running'],
+          ['statuses', 'sleeping'],
+        ])}`,
+        { tenant },
+      )
       expect(r.status).toBe(422)
       expect(r.body.error).toBe('validation')
       expect(r.body.fields[0].field).toMatch(/^statuses/)
@@ -234,7 +240,11 @@ describe('one server', () => {
     })
 
     test('a non-uuid run id is a 422 on run_id, before any existence check', async () => {
-      for (const [method, path] of [['GET', '/v1/runs/not-a-uuid'], ['PUT', '/v1/runs/not-a-uuid/stop'], ['DELETE', '/v1/runs/not-a-uuid']] as const) {
+      for (const [method, path] of [
+        ['GET', '/v1/runs/not-a-uuid'],
+        ['PUT', '/v1/runs/not-a-uuid/stop'],
+        ['DELETE', '/v1/runs/not-a-uuid'],
+      ] as const) {
         const r = await t.api.call(method, path, { tenant })
         expect({ method, status: r.status }).toEqual({ method, status: 422 })
         expect(r.body).toEqual({ error: 'validation', fields: [{ field: 'run_id', errors: ['must be a uuid'] }] })
@@ -312,8 +322,18 @@ describe('one server', () => {
       }
       expect(await names([['labels[env]', 'prod']])).toEqual([job.id])
       expect(await names([['labels[env]', 'dev']])).toEqual([other.id])
-      expect(await names([['labels[env]', 'prod'], ['labels[team]', 'search']])).toEqual([job.id])
-      expect(await names([['labels[env]', 'prod'], ['labels[team]', 'ads']])).toEqual([])
+      expect(
+        await names([
+          ['labels[env]', 'prod'],
+          ['labels[team]', 'search'],
+        ]),
+      ).toEqual([job.id])
+      expect(
+        await names([
+          ['labels[env]', 'prod'],
+          ['labels[team]', 'ads'],
+        ]),
+      ).toEqual([])
       expect(await names([])).toEqual([other.id, job.id]) // newest first
       // unencoded brackets, as curl -g sends them
       const raw = await t.api.get('/v1/jobs?labels[env]=dev', { tenant: A })
@@ -329,9 +349,22 @@ describe('one server', () => {
       expect(ofJob.body.data[0]).toMatchObject({ ...same, status: 'running' })
       expect(ofJob.body.data[0].started_at).toMatch(ISO)
       expect(ofJob.body.next_page).toBeNull()
-      const byFilter = await t.api.get(`/v1/runs${qs([['job_ids', job.id], ['statuses', 'pending'], ['statuses', 'running']])}`, { tenant: A })
+      const byFilter = await t.api.get(
+        `/v1/runs${qs([
+          ['job_ids', job.id],
+          ['statuses', 'pending'],
+          ['statuses', 'running'],
+        ])}`,
+        { tenant: A },
+      )
       expect(byFilter.body.data.map((r: any) => r.id)).toEqual([run.id])
-      const finished = await t.api.get(`/v1/runs${qs([['job_ids', job.id], ['statuses', 'finished']])}`, { tenant: A })
+      const finished = await t.api.get(
+        `/v1/runs${qs([
+          ['job_ids', job.id],
+          ['statuses', 'finished'],
+        ])}`,
+        { tenant: A },
+      )
       expect(finished.body).toEqual({ data: [], next_page: null })
       const none = await t.api.get(`/v1/jobs/${other.id}/runs`, { tenant: A })
       expect(none.body).toEqual({ data: [], next_page: null })
@@ -347,7 +380,13 @@ describe('one server', () => {
       expect(again.body).toEqual({ error: 'conflict', message: expect.any(String) })
       const got = await t.api.get(`/v1/runs/${run.id}`, { tenant: A })
       expect(got.body).toEqual(r.body)
-      const finished = await t.api.get(`/v1/runs${qs([['statuses', 'finished'], ['stop_reasons', 'manual']])}`, { tenant: A })
+      const finished = await t.api.get(
+        `/v1/runs${qs([
+          ['statuses', 'finished'],
+          ['stop_reasons', 'manual'],
+        ])}`,
+        { tenant: A },
+      )
       expect(finished.body.data.map((x: { id: string }) => x.id)).toEqual([run.id])
       run = r.body
     })

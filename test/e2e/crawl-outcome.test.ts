@@ -71,51 +71,67 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
     expect(storedRun(dataDir)).toMatchObject({ outcome: 'failed', error_counts: { dns: 1 }, failed: 1 })
   }, 30_000)
 
-  test('TRAWL_ALLOW_PRIVATE_NETWORKS=false and a 127.0.0.1 seed: blocked_address, nothing reached', () =>
-    withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
-      const dataDir = tempDir()
-      const r = await runBinary(['crawl', site.url('/'), '--data-dir', dataDir], { TRAWL_ALLOW_PRIVATE_NETWORKS: 'false' }, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(1)
-      expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  blocked_address  1\n')
-      expect(site.requests).toEqual([])
-    }), 30_000)
+  test(
+    'TRAWL_ALLOW_PRIVATE_NETWORKS=false and a 127.0.0.1 seed: blocked_address, nothing reached',
+    () =>
+      withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
+        const dataDir = tempDir()
+        const r = await runBinary(['crawl', site.url('/'), '--data-dir', dataDir], { TRAWL_ALLOW_PRIVATE_NETWORKS: 'false' }, 20_000)
+        expect(r.code, r.stdout + r.stderr).toBe(1)
+        expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  blocked_address  1\n')
+        expect(site.requests).toEqual([])
+      }),
+    30_000,
+  )
 })
 
 describe('trawl serve: a seed the address guard blocks', () => {
-  test('private networks not allowed (the default), seed 127.0.0.1: a failed URL with blocked_address, outcome failed', () =>
-    withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
-      const trawl = await startTrawl()
-      const id = await createRun(trawl.api, site.url('/'))
-      const run = await finished(trawl.api, id, 15_000)
-      expect([run.status, run.outcome, run.error_counts, run.stats.failed, run.stats.visited]).toEqual(['finished', 'failed', { blocked_address: 1 }, 1, 0])
-      const logs = await trawl.api.get(`/v1/runs/${id}/logs?steps=fetch`)
-      expect(logs.body.data.map((l: any) => [l.url, l.status, l.error_reason])).toEqual([[site.url('/'), 'error', 'blocked_address']])
-      const failedRuns = await trawl.api.get('/v1/runs?outcomes=failed')
-      expect(failedRuns.body.data.map((x: any) => x.id)).toEqual([id])
-      expect(site.requests).toEqual([])
-      await trawl.stop()
-    }), 30_000)
+  test(
+    'private networks not allowed (the default), seed 127.0.0.1: a failed URL with blocked_address, outcome failed',
+    () =>
+      withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
+        const trawl = await startTrawl()
+        const id = await createRun(trawl.api, site.url('/'))
+        const run = await finished(trawl.api, id, 15_000)
+        expect([run.status, run.outcome, run.error_counts, run.stats.failed, run.stats.visited]).toEqual(['finished', 'failed', { blocked_address: 1 }, 1, 0])
+        const logs = await trawl.api.get(`/v1/runs/${id}/logs?steps=fetch`)
+        expect(logs.body.data.map((l: any) => [l.url, l.status, l.error_reason])).toEqual([[site.url('/'), 'error', 'blocked_address']])
+        const failedRuns = await trawl.api.get('/v1/runs?outcomes=failed')
+        expect(failedRuns.body.data.map((x: any) => x.id)).toEqual([id])
+        expect(site.requests).toEqual([])
+        await trawl.stop()
+      }),
+    30_000,
+  )
 })
 
 describe('trawl crawl: a site crawled to its end exits 0', () => {
-  test('outcome complete, the 404 counted by status', () =>
-    withSite(crawlSite({ pages: { '/': { links: ['/a', '/b', '/missing'] }, '/a': { links: ['/b'] }, '/b': {} } }), async (site) => {
-      const dataDir = tempDir()
-      const r = await runBinary(['crawl', site.url('/'), '--data-dir', dataDir], {}, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(0)
-      const m = SUMMARY.exec(r.stdout)!
-      expect([m[1], m[3], m[4]]).toEqual(['max_empty_evaluations', '4', '0'])
-      expect(tail(r.stdout)).toBe('outcome: complete (nothing was left to visit)\nerrors by reason:\n  http_404  1\n')
-      expect(storedRun(dataDir)).toMatchObject({ outcome: 'complete', error_counts: { http_404: 1 } })
-    }), 30_000)
+  test(
+    'outcome complete, the 404 counted by status',
+    () =>
+      withSite(crawlSite({ pages: { '/': { links: ['/a', '/b', '/missing'] }, '/a': { links: ['/b'] }, '/b': {} } }), async (site) => {
+        const dataDir = tempDir()
+        const r = await runBinary(['crawl', site.url('/'), '--data-dir', dataDir], {}, 20_000)
+        expect(r.code, r.stdout + r.stderr).toBe(0)
+        const m = SUMMARY.exec(r.stdout)!
+        expect([m[1], m[3], m[4]]).toEqual(['max_empty_evaluations', '4', '0'])
+        expect(tail(r.stdout)).toBe('outcome: complete (nothing was left to visit)\nerrors by reason:\n  http_404  1\n')
+        expect(storedRun(dataDir)).toMatchObject({ outcome: 'complete', error_counts: { http_404: 1 } })
+      }),
+    30_000,
+  )
 
-  test('a depth limit that cut links: limited, exit 0, and no error lines', () =>
-    withSite(crawlSite({ pages: { '/': { links: ['/a'] }, '/a': { links: ['/b'] }, '/b': {} } }), async (site) => {
-      const r = await runBinary(['crawl', site.url('/'), '--max-depth', '1', '--data-dir', tempDir()], {}, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(0)
-      expect(tail(r.stdout)).toBe('outcome: limited (max_depth kept links out of the crawl)\n')
-      expect(site.hits('/b')).toBe(0)
-    }), 30_000)
+  test(
+    'a depth limit that cut links: limited, exit 0, and no error lines',
+    () =>
+      withSite(crawlSite({ pages: { '/': { links: ['/a'] }, '/a': { links: ['/b'] }, '/b': {} } }), async (site) => {
+        const r = await runBinary(['crawl', site.url('/'), '--max-depth', '1', '--data-dir', tempDir()], {}, 20_000)
+        expect(r.code, r.stdout + r.stderr).toBe(0)
+        expect(tail(r.stdout)).toBe('outcome: limited (max_depth kept links out of the crawl)\n')
+        expect(site.hits('/b')).toBe(0)
+      }),
+    30_000,
+  )
 })
 
 describe('trawl crawl: the scope and politeness flags', () => {
@@ -131,67 +147,91 @@ describe('trawl crawl: the scope and politeness flags', () => {
         '/blog/y': {},
       },
     })
-  const fetched = (site: ReturnType<typeof crawlSite>) => site.pageRequests().map((r) => r.path).sort()
+  const fetched = (site: ReturnType<typeof crawlSite>) =>
+    site
+      .pageRequests()
+      .map((r) => r.path)
+      .sort()
 
-  test('without flags every page is crawled', () =>
-    withSite(docsSite(), async (site) => {
-      const r = await runBinary(['crawl', site.url('/'), '--data-dir', tempDir()], {}, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(0)
-      expect(fetched(site)).toEqual(['/', '/blog/x', '/blog/y', '/docs/a', '/docs/a2', '/docs/b', '/docs/private/c'])
-    }), 30_000)
-
-  test('--include (repeated) keeps the URLs one pattern matches, --exclude (repeated) drops those any matches', () =>
-    withSite(docsSite(), async (site) => {
-      const dataDir = tempDir()
-      const r = await runBinary(['crawl', site.url('/'), '--include', '/docs/', '--include', ':\\d+/$', '--exclude', '/private/', '--exclude', '/a2$', '--data-dir', dataDir], {}, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(0)
-      expect(fetched(site)).toEqual(['/', '/docs/a', '/docs/b'])
-      expect(SUMMARY.exec(r.stdout)![3]).toBe('3')
-      expect(storedRun(dataDir).config.scope).toMatchObject({ domains: 'same_host', include: ['/docs/', ':\\d+/$'], exclude: ['/private/', '/a2$'] })
-    }), 30_000)
-
-  test('--sitemaps: a page only the sitemap names is crawled too', () =>
-    withSite(
-      crawlSite({
-        pages: { '/': { links: ['/linked'] }, '/linked': {}, '/hidden': {} },
-        robots: 'User-agent: *\nAllow: /\n',
-        sitemaps: { '/sitemap.xml': { urls: ['http://127.0.0.1:{port}/hidden'] } },
-      }),
-      async (site) => {
-        const without = await runBinary(['crawl', site.url('/'), '--data-dir', tempDir()], {}, 20_000)
-        expect(without.code).toBe(0)
-        expect(site.hits('/hidden')).toBe(0)
-        expect(site.hits('/sitemap.xml')).toBe(0)
-        const dataDir = tempDir()
-        const r = await runBinary(['crawl', site.url('/'), '--sitemaps', '--data-dir', dataDir], {}, 20_000)
+  test(
+    'without flags every page is crawled',
+    () =>
+      withSite(docsSite(), async (site) => {
+        const r = await runBinary(['crawl', site.url('/'), '--data-dir', tempDir()], {}, 20_000)
         expect(r.code, r.stdout + r.stderr).toBe(0)
-        expect(site.hits('/hidden')).toBe(1)
-        expect(site.hits('/sitemap.xml')).toBe(1)
-        expect(storedRun(dataDir).config.sitemaps).toBe(true)
-      },
-    ), 40_000)
+        expect(fetched(site)).toEqual(['/', '/blog/x', '/blog/y', '/docs/a', '/docs/a2', '/docs/b', '/docs/private/c'])
+      }),
+    30_000,
+  )
+
+  test(
+    '--include (repeated) keeps the URLs one pattern matches, --exclude (repeated) drops those any matches',
+    () =>
+      withSite(docsSite(), async (site) => {
+        const dataDir = tempDir()
+        const r = await runBinary(['crawl', site.url('/'), '--include', '/docs/', '--include', ':\\d+/$', '--exclude', '/private/', '--exclude', '/a2$', '--data-dir', dataDir], {}, 20_000)
+        expect(r.code, r.stdout + r.stderr).toBe(0)
+        expect(fetched(site)).toEqual(['/', '/docs/a', '/docs/b'])
+        expect(SUMMARY.exec(r.stdout)![3]).toBe('3')
+        expect(storedRun(dataDir).config.scope).toMatchObject({ domains: 'same_host', include: ['/docs/', ':\\d+/$'], exclude: ['/private/', '/a2$'] })
+      }),
+    30_000,
+  )
+
+  test(
+    '--sitemaps: a page only the sitemap names is crawled too',
+    () =>
+      withSite(
+        crawlSite({
+          pages: { '/': { links: ['/linked'] }, '/linked': {}, '/hidden': {} },
+          robots: 'User-agent: *\nAllow: /\n',
+          sitemaps: { '/sitemap.xml': { urls: ['http://127.0.0.1:{port}/hidden'] } },
+        }),
+        async (site) => {
+          const without = await runBinary(['crawl', site.url('/'), '--data-dir', tempDir()], {}, 20_000)
+          expect(without.code).toBe(0)
+          expect(site.hits('/hidden')).toBe(0)
+          expect(site.hits('/sitemap.xml')).toBe(0)
+          const dataDir = tempDir()
+          const r = await runBinary(['crawl', site.url('/'), '--sitemaps', '--data-dir', dataDir], {}, 20_000)
+          expect(r.code, r.stdout + r.stderr).toBe(0)
+          expect(site.hits('/hidden')).toBe(1)
+          expect(site.hits('/sitemap.xml')).toBe(1)
+          expect(storedRun(dataDir).config.sitemaps).toBe(true)
+        },
+      ),
+    40_000,
+  )
 
   test.each([
     ['300ms', '300ms'],
     ['0.3', '300ms'],
-  ])('--delay %s: requests to the host start at least 300 ms apart', (flag, stored) =>
-    withSite(crawlSite({ pages: { '/': { links: ['/a', '/b', '/c'] }, '/a': {}, '/b': {}, '/c': {} } }), async (site) => {
-      const dataDir = tempDir()
-      const r = await runBinary(['crawl', site.url('/'), '--delay', flag, '--data-dir', dataDir], {}, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(0)
-      expect(site.pageRequests()).toHaveLength(4)
-      // A few ms of timer slack either way.
-      for (const gap of site.gaps()) expect(gap).toBeGreaterThanOrEqual(290)
-      expect(storedRun(dataDir).config.politeness.delay).toBe(stored)
-    }), 30_000)
+  ])(
+    '--delay %s: requests to the host start at least 300 ms apart',
+    (flag, stored) =>
+      withSite(crawlSite({ pages: { '/': { links: ['/a', '/b', '/c'] }, '/a': {}, '/b': {}, '/c': {} } }), async (site) => {
+        const dataDir = tempDir()
+        const r = await runBinary(['crawl', site.url('/'), '--delay', flag, '--data-dir', dataDir], {}, 20_000)
+        expect(r.code, r.stdout + r.stderr).toBe(0)
+        expect(site.pageRequests()).toHaveLength(4)
+        // A few ms of timer slack either way.
+        for (const gap of site.gaps()) expect(gap).toBeGreaterThanOrEqual(290)
+        expect(storedRun(dataDir).config.politeness.delay).toBe(stored)
+      }),
+    30_000,
+  )
 
-  test('--same-domain: the run takes the seed\'s registrable domain as its scope (subdomains followed: test/crawl/crawl-command.test.ts)', () =>
-    withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
-      const dataDir = tempDir()
-      const r = await runBinary(['crawl', site.url('/'), '--same-domain', '--data-dir', dataDir], {}, 20_000)
-      expect(r.code, r.stdout + r.stderr).toBe(0)
-      expect(storedRun(dataDir).config.scope.domains).toBe('same_domain')
-    }), 30_000)
+  test(
+    "--same-domain: the run takes the seed's registrable domain as its scope (subdomains followed: test/crawl/crawl-command.test.ts)",
+    () =>
+      withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
+        const dataDir = tempDir()
+        const r = await runBinary(['crawl', site.url('/'), '--same-domain', '--data-dir', dataDir], {}, 20_000)
+        expect(r.code, r.stdout + r.stderr).toBe(0)
+        expect(storedRun(dataDir).config.scope.domains).toBe('same_domain')
+      }),
+    30_000,
+  )
 
   test.each([
     [['--delay', 'soon'], /^trawl: --delay: must be a duration such as 500ms or 2s, or a number of seconds, got "soon"$/],

@@ -296,16 +296,20 @@ describe('trawl serve settings', () => {
     await finished(trawl.api, runId, 20_000)
     for (const file of ['trawl.db', 'blobs.db']) {
       const path = join(trawl.dataDir, file)
-      await waitFor(`${file} to hold every page of its WAL`, () => {
-        const reader = new Database(path, { readonly: true })
-        try {
-          const { page_count } = reader.query('PRAGMA page_count').get() as { page_count: number }
-          const { page_size } = reader.query('PRAGMA page_size').get() as { page_size: number }
-          return statSync(path).size === page_count * page_size && page_count > 10
-        } finally {
-          reader.close()
-        }
-      }, 5_000)
+      await waitFor(
+        `${file} to hold every page of its WAL`,
+        () => {
+          const reader = new Database(path, { readonly: true })
+          try {
+            const { page_count } = reader.query('PRAGMA page_count').get() as { page_count: number }
+            const { page_size } = reader.query('PRAGMA page_size').get() as { page_size: number }
+            return statSync(path).size === page_count * page_size && page_count > 10
+          } finally {
+            reader.close()
+          }
+        },
+        5_000,
+      )
     }
     await trawl.stop()
   }, 30_000)
@@ -439,39 +443,43 @@ describe('trawl crawl', () => {
     ['SIGINT', 'Ctrl-C'],
     ['SIGTERM', 'a supervisor'],
     ['SIGHUP', 'a closed terminal'],
-  ] as const)('%s (%s) stops the run with stop reason manual; nothing is fetched after it', async (signal) => {
-    const s = site(400, 50)
-    const dataDir = tempDir()
-    const c = spawnCrawl(['crawl', s.url(0), '--max-depth', '50', '--data-dir', dataDir])
-    await waitFor('the crawl to be under way', () => s.pageHits() >= 10, 15_000, 10)
-    c.proc.kill(signal)
-    const sentAt = Date.now()
-    const r = await c.done
-    expect(Date.now() - sentAt).toBeLessThan(10_000) // exits promptly on a loaded machine too
-    // 128 + the signal's number, as a shell reports it: 130 for Ctrl-C (docs/crawl.md).
-    expect(r.code).toBe(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal])
-    expect(r.stdout).toContain('\noutcome: stopped (stopped before the end)\n')
-    const m = SUMMARY.exec(r.stdout)
-    expect(m, r.stdout + r.stderr).not.toBeNull()
-    expect(m![1]).toBe('manual')
-    // Fetches started before the signal may still arrive a moment later; none start after it.
-    // (A crawl that kept going would show arrivals every few tens of ms; a second covers the
-    // signal's delivery and the child's turn on a loaded machine.)
-    expect(s.arrivals.filter((a) => a.at > sentAt + 1000)).toEqual([])
-    expect(s.pageHits()).toBeLessThan(s.n)
+  ] as const)(
+    '%s (%s) stops the run with stop reason manual; nothing is fetched after it',
+    async (signal) => {
+      const s = site(400, 50)
+      const dataDir = tempDir()
+      const c = spawnCrawl(['crawl', s.url(0), '--max-depth', '50', '--data-dir', dataDir])
+      await waitFor('the crawl to be under way', () => s.pageHits() >= 10, 15_000, 10)
+      c.proc.kill(signal)
+      const sentAt = Date.now()
+      const r = await c.done
+      expect(Date.now() - sentAt).toBeLessThan(10_000) // exits promptly on a loaded machine too
+      // 128 + the signal's number, as a shell reports it: 130 for Ctrl-C (docs/crawl.md).
+      expect(r.code).toBe(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal])
+      expect(r.stdout).toContain('\noutcome: stopped (stopped before the end)\n')
+      const m = SUMMARY.exec(r.stdout)
+      expect(m, r.stdout + r.stderr).not.toBeNull()
+      expect(m![1]).toBe('manual')
+      // Fetches started before the signal may still arrive a moment later; none start after it.
+      // (A crawl that kept going would show arrivals every few tens of ms; a second covers the
+      // signal's delivery and the child's turn on a loaded machine.)
+      expect(s.arrivals.filter((a) => a.at > sentAt + 1000)).toEqual([])
+      expect(s.pageHits()).toBeLessThan(s.n)
 
-    const trawl = await startTrawl({ dataDir, env: OPEN })
-    const runs = await trawl.api.get('/v1/runs', { tenant: 'local' })
-    expect(runs.body.data).toHaveLength(1)
-    const run = runs.body.data[0]
-    expect(run.status).toBe('finished')
-    expect(run.stop_reason).toBe('manual')
-    expect(Number(m![3])).toBe(run.stats.visited)
-    const before = s.pageHits()
-    await Bun.sleep(700)
-    expect(s.pageHits()).toBe(before) // serve does not pick a stopped run up
-    await trawl.stop()
-  }, 40_000)
+      const trawl = await startTrawl({ dataDir, env: OPEN })
+      const runs = await trawl.api.get('/v1/runs', { tenant: 'local' })
+      expect(runs.body.data).toHaveLength(1)
+      const run = runs.body.data[0]
+      expect(run.status).toBe('finished')
+      expect(run.stop_reason).toBe('manual')
+      expect(Number(m![3])).toBe(run.stats.visited)
+      const before = s.pageHits()
+      await Bun.sleep(700)
+      expect(s.pageHits()).toBe(before) // serve does not pick a stopped run up
+      await trawl.stop()
+    },
+    40_000,
+  )
 
   test.each([
     [[], 'no URL'],

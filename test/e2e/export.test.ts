@@ -45,7 +45,9 @@ afterAll(async () => {
 function visits(): { url: string; status: number | null; depth: number; visited_at: number }[] {
   const db = new Database(join(dataDir, 'trawl.db'), { readonly: true })
   try {
-    return db.query('SELECT l.url, v.status, v.depth, v.visited_at FROM visits v JOIN runs r ON r.seq = v.run_seq JOIN links l ON l.tenant = r.tenant AND l.hash = v.hash WHERE r.id = ? ORDER BY v.seq').all(runId) as never
+    return db
+      .query('SELECT l.url, v.status, v.depth, v.visited_at FROM visits v JOIN runs r ON r.seq = v.run_seq JOIN links l ON l.tenant = r.tenant AND l.hash = v.hash WHERE r.id = ? ORDER BY v.seq')
+      .all(runId) as never
   } finally {
     db.close()
   }
@@ -57,7 +59,10 @@ describe('trawl export', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout.endsWith('\n')).toBe(true)
-    records = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
+    records = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const rows = visits()
     expect(rows.length).toBe(5)
     expect(records.map((x) => [x.url, x.status, x.depth, x.visited_at])).toEqual(rows.map((v) => [v.url, v.status, v.depth, new Date(v.visited_at).toISOString()]))
@@ -100,7 +105,14 @@ describe('trawl export', () => {
     expect(none.code).toBe(1)
     expect(none.stderr).toContain('no data dir at')
     expect(existsSync(join(dataDir, 'nope'))).toBe(false)
-    for (const args of [['export'], ['export', 'not-a-run'], ['export', runId, '--format', 'csv'], ['export', runId, '--out-dir', 'x', '-o', 'y'], ['export', runId, '--main-content', 'maybe'], ['export', runId, '--formt', 'llms']]) {
+    for (const args of [
+      ['export'],
+      ['export', 'not-a-run'],
+      ['export', runId, '--format', 'csv'],
+      ['export', runId, '--out-dir', 'x', '-o', 'y'],
+      ['export', runId, '--main-content', 'maybe'],
+      ['export', runId, '--formt', 'llms'],
+    ]) {
       const bad = await runBinary([...args, '--data-dir', dataDir])
       expect(bad.code, args.join(' ')).toBe(2)
       expect(bad.stdout).toBe('')
@@ -119,7 +131,10 @@ describe('trawl crawl -o / --out-dir', () => {
     expect(r.stdout).toMatch(/outcome: complete \(nothing was left to visit\)\nerrors by reason:\n  http_404  1\nexported 5 pages to .*pages\.jsonl\n$/)
     const exported = await runBinary(['export', run, '--data-dir', join(dir, 'data')])
     expect(readFileSync(file, 'utf8')).toBe(exported.stdout)
-    const lines = exported.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
+    const lines = exported.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines.map((x) => x.url).sort()).toEqual(['/', '/about', '/guide', '/missing', '/ref'].map((p) => site.url(p)).sort())
   })
 
@@ -175,11 +190,7 @@ describe('over HTTP, and the same default everywhere', () => {
   test("a page's default markdown is one string from the crawl export, /v1/parse and /v1/scrape", async () => {
     const url = site.url('/guide')
     const exported = records.find((x) => x.url === url).markdown as string
-    const parsed = await trawl.api.post(
-      '/v1/parse',
-      { url, content_type: 'text/html; charset=utf-8', body: Buffer.from(site.bodyOf('/guide')).toString('base64') },
-      { tenant: 'local' },
-    )
+    const parsed = await trawl.api.post('/v1/parse', { url, content_type: 'text/html; charset=utf-8', body: Buffer.from(site.bodyOf('/guide')).toString('base64') }, { tenant: 'local' })
     expect(parsed.status).toBe(200)
     const scraped = await trawl.scrape.post('/v1/scrape', { url }, { tenant: null })
     expect(scraped.status).toBe(200)

@@ -110,7 +110,10 @@ describe('trawl extract', () => {
     const before = hits
     const cases: [string[], string][] = [
       [[`${origin}/ferry`], 'trawl: extract needs one of --fields FILE and --data-map ID\n'],
-      [[`${origin}/ferry`, '--fields', file('bad-selector.json', [{ name: 'x', selector: 'li[' }])], 'trawl: --fields: fields[0].selector is not a valid CSS selector: expected a name, found the end of the selector\n'],
+      [
+        [`${origin}/ferry`, '--fields', file('bad-selector.json', [{ name: 'x', selector: 'li[' }])],
+        'trawl: --fields: fields[0].selector is not a valid CSS selector: expected a name, found the end of the selector\n',
+      ],
       [[`${origin}/ferry`, '--fields', file('not-json.json', '[{"name":')], `trawl: --fields: cannot read ${join(dir, 'not-json.json')}: JSON Parse error: Unexpected EOF\n`],
       [[`${origin}/ferry`, '--fields', join(dir, 'absent.json')], `trawl: --fields: cannot read ${join(dir, 'absent.json')}: ENOENT: no such file or directory, open '${join(dir, 'absent.json')}'\n`],
       [['ftp://127.0.0.1/', '--fields', file('ok.json', [{ name: 'x', selector: 'h1' }])], 'trawl: extract: the URL must be an absolute http or https URL, got "ftp://127.0.0.1/"\n'],

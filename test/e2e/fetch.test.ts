@@ -30,7 +30,10 @@ beforeAll(async () => {
         })
       }
       if (url.pathname === '/big') return new Response('x'.repeat(5000))
-      if (url.pathname === '/js') return new Response('<html><body><div id="out">static</div><script>document.getElementById("out").textContent = "rendered by " + "script"</script></body></html>', { headers: { 'content-type': 'text/html' } })
+      if (url.pathname === '/js')
+        return new Response('<html><body><div id="out">static</div><script>document.getElementById("out").textContent = "rendered by " + "script"</script></body></html>', {
+          headers: { 'content-type': 'text/html' },
+        })
       if (url.pathname === '/echo') return Response.json({ method: req.method, body: await req.text(), ua: req.headers.get('user-agent') })
       return new Response('not here', { status: 404 })
     },
@@ -47,10 +50,7 @@ beforeAll(async () => {
     },
   })
   await ensureBinary()
-  ;[guarded, open] = await Promise.all([
-    startTrawl(),
-    startTrawl({ env: { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_PROXIES: `isp=http://127.0.0.1:${proxy.port}`, TRAWL_MAX_BODY_BYTES: '4096' } }),
-  ])
+  ;[guarded, open] = await Promise.all([startTrawl(), startTrawl({ env: { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_PROXIES: `isp=http://127.0.0.1:${proxy.port}`, TRAWL_MAX_BODY_BYTES: '4096' } })])
 }, 120_000)
 afterAll(async () => {
   await Promise.all([guarded?.stop(), open?.stop()])

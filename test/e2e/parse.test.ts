@@ -87,7 +87,10 @@ describe('pattern sets', () => {
     const d = await match(sets.D.id, [`/${'a'.repeat(300)}`, `/${'a'.repeat(300)}b`])
     expect(performance.now() - started).toBeLessThan(2000)
     expect(r.body.results).toEqual([row(`/${as}`, `https://news.example/${as}`, ['(a+)+$'], 'others'), row(`/${as}b`, `https://news.example/${as}b`, [], 'others')])
-    expect(d.body.results.map((x: any) => [x.matched, x.patterns, x.category])).toEqual([[false, [], null], [true, ['/*a*a*a*a*a*a*b'], 'sections']])
+    expect(d.body.results.map((x: any) => [x.matched, x.patterns, x.category])).toEqual([
+      [false, [], null],
+      [true, ['/*a*a*a*a*a*a*b'], 'sections'],
+    ])
   })
 
   test('a pattern that does not compile is a 422 at its index, and nothing is stored', async () => {
@@ -99,7 +102,10 @@ describe('pattern sets', () => {
     ]
     expect(bad.body).toEqual({ error: 'validation', fields })
     const url = await t.api.post(`/v1/hosts/${host['shop.example']!.hash}/patterns`, { category: 'products', patterns: { format: 'url_pattern', patterns: ['/p/('] } })
-    expect(url.body).toEqual({ error: 'validation', fields: [{ field: 'patterns.patterns[0]', errors: ['is not a valid URL pattern: Current open token does not have a corresponding close token.'] }] })
+    expect(url.body).toEqual({
+      error: 'validation',
+      fields: [{ field: 'patterns.patterns[0]', errors: ['is not a valid URL pattern: Current open token does not have a corresponding close token.'] }],
+    })
     expect((await t.api.get('/v1/patterns')).body.data).toHaveLength(4)
   })
 
@@ -107,11 +113,21 @@ describe('pattern sets', () => {
     const page = async (pairs: [string, string][]) => (await t.api.get(`/v1/patterns${qs(pairs)}`)).body
     const of = (...keys: (keyof typeof sets)[]) => ({ data: keys.map((k) => sets[k]), next_page: null })
     expect(await page([])).toEqual(of('D', 'C', 'B', 'A'))
-    expect(await page([['categories', 'products'], ['categories', 'others']])).toEqual(of('C', 'A'))
+    expect(
+      await page([
+        ['categories', 'products'],
+        ['categories', 'others'],
+      ]),
+    ).toEqual(of('C', 'A'))
     expect(await page([['formats', 'url_pattern']])).toEqual(of('D', 'A'))
     expect(await page([['hosts', 'NEWS.example.']])).toEqual(of('D', 'C'))
     expect(await page([['host_hashes', host['shop.example']!.hash]])).toEqual(of('B', 'A'))
-    expect(await page([['formats', 'regex'], ['hosts', 'shop.example']])).toEqual(of('B'))
+    expect(
+      await page([
+        ['formats', 'regex'],
+        ['hosts', 'shop.example'],
+      ]),
+    ).toEqual(of('B'))
     const bad = await t.api.get(`/v1/patterns${qs([['formats', 'glob']])}`)
     expect(bad.body).toEqual({ error: 'validation', fields: [{ field: 'formats[0]', errors: ['must be one of "regex", "url_pattern"'] }] })
   })
@@ -125,7 +141,14 @@ const LISTING_MAP = {
     { name: 'url', selector: 'a.card', attr: 'href', type: 'url' },
     { name: 'price', selector: '.price', type: 'number' },
     { name: 'released', selector: 'time', type: 'date' },
-    { name: 'seller', selector: '.seller', fields: [{ name: 'name', selector: '.name' }, { name: 'rating', selector: '.rating', type: 'integer' }] },
+    {
+      name: 'seller',
+      selector: '.seller',
+      fields: [
+        { name: 'name', selector: '.name' },
+        { name: 'rating', selector: '.rating', type: 'integer' },
+      ],
+    },
     { name: 'tags', selector: '.tags > li', multiple: true },
   ],
 }
@@ -136,12 +159,20 @@ const LISTING = `<html><body><ul class="grid">
 <li class="product"><h2>Mug</h2><a class="card" href="../p/2">x</a><span class="price">1.234,50 €</span><time>March 3, 2023</time>
   <div class="seller"><span class="name">Bo</span><span class="rating">4.5</span></div></li>
 </ul></body></html>`
-const PARSE_MAP = { fields: [{ name: 'title', selector: 'h1', required: true }, { name: 'links', selector: 'a', attr: 'href', type: 'url', multiple: true }] }
+const PARSE_MAP = {
+  fields: [
+    { name: 'title', selector: 'h1', required: true },
+    { name: 'links', selector: 'a', attr: 'href', type: 'url', multiple: true },
+  ],
+}
 const apply = (id: string, content: string) => t.api.post(`/v1/data_maps/${id}/apply`, { content })
 
 describe('data maps', () => {
   test('created with item_selector and nested fields, answered as written', async () => {
-    for (const [key, map] of [['M', LISTING_MAP], ['P', PARSE_MAP]] as const) {
+    for (const [key, map] of [
+      ['M', LISTING_MAP],
+      ['P', PARSE_MAP],
+    ] as const) {
       const r = await t.api.post(`/v1/hosts/${host['shop.example']!.hash}/data_maps`, { schema_id: SCHEMA, map })
       expect(r.status).toBe(201)
       expect(r.body).toEqual({ id: expect.stringMatching(UUID), schema_id: SCHEMA, map, host: host['shop.example'], created_at: expect.stringMatching(ISO), updated_at: r.body.created_at })
@@ -171,14 +202,25 @@ describe('data maps', () => {
   })
 
   test('a windows-1252 page is decoded by its meta charset', async () => {
-    const bytes = latin1('<html><head><meta charset="windows-1252"><base href="https://shop.example/"></head><body><ul class="grid"><li class="product" data-sku="C-3"><h2>Caf\xe9 \x93cr\xe8me\x94 \x96 Gr\xf6\xdfe L</h2><a class="card" href="/m\xfcller">x</a><span class="price">\x80 12,50</span></li></ul></body></html>')
+    const bytes = latin1(
+      '<html><head><meta charset="windows-1252"><base href="https://shop.example/"></head><body><ul class="grid"><li class="product" data-sku="C-3"><h2>Caf\xe9 \x93cr\xe8me\x94 \x96 Gr\xf6\xdfe L</h2><a class="card" href="/m\xfcller">x</a><span class="price">\x80 12,50</span></li></ul></body></html>',
+    )
     const r = await apply(maps.M.id, b64(bytes))
     const item = { sku: 'C-3', title: 'Café “crème” – Größe L', url: 'https://shop.example/m%C3%BCller', price: 12.5, released: null, seller: null, tags: [] }
     expect(r.body).toEqual({ data: [item], errors: [] })
   })
 
   test('selectors that do not parse are 422s at their paths; nothing is stored', async () => {
-    const r = await t.api.post(`/v1/hosts/${host['shop.example']!.hash}/data_maps`, { schema_id: SCHEMA, map: { item_selector: 'li..card', fields: [{ name: 'a', selector: 'a::' }, { name: 'b', selector: 'div >' }] } })
+    const r = await t.api.post(`/v1/hosts/${host['shop.example']!.hash}/data_maps`, {
+      schema_id: SCHEMA,
+      map: {
+        item_selector: 'li..card',
+        fields: [
+          { name: 'a', selector: 'a::' },
+          { name: 'b', selector: 'div >' },
+        ],
+      },
+    })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({
       error: 'validation',
@@ -229,7 +271,14 @@ const MARKDOWN = [
   '```python\ndef brew(tea):\n    return tea * 2\n```',
 ].join('\n\n')
 const FAQ = { url: 'https://shop.example/guides/faq', text: 'the FAQ', rel: ['nofollow'], nofollow: true }
-const METADATA = { title: 'Guide', description: 'How to brew', canonical: 'https://shop.example/guides/tea?ref=x', language: 'en', open_graph: { 'og:title': 'Tea & more' }, json_ld: [{ '@type': 'HowTo', name: 'Brew' }] }
+const METADATA = {
+  title: 'Guide',
+  description: 'How to brew',
+  canonical: 'https://shop.example/guides/tea?ref=x',
+  language: 'en',
+  open_graph: { 'og:title': 'Tea & more' },
+  json_ld: [{ '@type': 'HowTo', name: 'Brew' }],
+}
 const LINKS = [{ url: 'https://shop.example/docs/start', text: 'the start', rel: [], nofollow: false }, FAQ]
 const DOCUMENT = { url: URL_, base_url: URL_, content_type: 'text/html', charset: 'utf-8' }
 // Without pipelines: the default markdown, and the page's metadata and links beside it.
@@ -243,9 +292,24 @@ describe('parse', () => {
   })
 
   test('metadata and links steps, and a navigator selector run by HTMLRewriter', async () => {
-    const r = await t.api.post('/v1/parse', doc({ pipelines: [{ identifier: 'meta', navigator: { kind: 'links', selector: 'p > a[rel~=nofollow i]' }, steps: [{ kind: 'metadata' }, { kind: 'links' }] }] }))
+    const r = await t.api.post(
+      '/v1/parse',
+      doc({ pipelines: [{ identifier: 'meta', navigator: { kind: 'links', selector: 'p > a[rel~=nofollow i]' }, steps: [{ kind: 'metadata' }, { kind: 'links' }] }] }),
+    )
     expect(r.status).toBe(200)
-    expect(r.body).toEqual({ ...DOCUMENT, pipelines: [ran('meta', [{ kind: 'metadata', metadata: METADATA }, { kind: 'links', links: LINKS }], [FAQ])] })
+    expect(r.body).toEqual({
+      ...DOCUMENT,
+      pipelines: [
+        ran(
+          'meta',
+          [
+            { kind: 'metadata', metadata: METADATA },
+            { kind: 'links', links: LINKS },
+          ],
+          [FAQ],
+        ),
+      ],
+    })
   })
 
   test('the category guard classifies the URL with the pattern sets of its host', async () => {
@@ -263,8 +327,18 @@ describe('parse', () => {
   })
 
   test('batch: results in item order, failing items as error items', async () => {
-    const text = { url: 'https://shop.example/notes.txt', body: b64('See https://a.example/x now'), content_type: 'text/plain; charset=utf-8', pipelines: [{ identifier: 't', steps: [{ kind: 'links' }] }] }
-    const items = [doc(), doc({ url: 'https://shop.example/i.png', content_type: 'image/png' }), doc({ url: 'https://shop.example/m', pipelines: [{ steps: [{ kind: 'data_map', id: MISSING_MAP }] }] }), text]
+    const text = {
+      url: 'https://shop.example/notes.txt',
+      body: b64('See https://a.example/x now'),
+      content_type: 'text/plain; charset=utf-8',
+      pipelines: [{ identifier: 't', steps: [{ kind: 'links' }] }],
+    }
+    const items = [
+      doc(),
+      doc({ url: 'https://shop.example/i.png', content_type: 'image/png' }),
+      doc({ url: 'https://shop.example/m', pipelines: [{ steps: [{ kind: 'data_map', id: MISSING_MAP }] }] }),
+      text,
+    ]
     const r = await t.api.post('/v1/parse/batch', { items })
     expect(r.status).toBe(200)
     expect(r.body).toEqual({
@@ -272,7 +346,14 @@ describe('parse', () => {
         { ok: true, ...DEFAULT_RESULT },
         { ok: false, url: 'https://shop.example/i.png', error: { error: 'unsupported_content_type', message: PNG } },
         { ok: false, url: 'https://shop.example/m', error: { error: 'not_found', message: `data map ${MISSING_MAP} not found` } },
-        { ok: true, url: text.url, base_url: text.url, content_type: 'text/plain', charset: 'utf-8', pipelines: [ran('t', [{ kind: 'links', links: [{ url: 'https://a.example/x', text: '', rel: [], nofollow: false }] }])] },
+        {
+          ok: true,
+          url: text.url,
+          base_url: text.url,
+          content_type: 'text/plain',
+          charset: 'utf-8',
+          pipelines: [ran('t', [{ kind: 'links', links: [{ url: 'https://a.example/x', text: '', rel: [], nofollow: false }] }])],
+        },
       ],
     })
   })
@@ -286,7 +367,10 @@ describe('parse', () => {
   test('422s name their paths: batch items, guard regexes, step selectors', async () => {
     const batch = await t.api.post('/v1/parse/batch', { items: [doc(), doc({ url: 'nope', body: '%%' })] })
     expect(batch.status).toBe(422)
-    const fields = [{ field: 'items[1].url', errors: ['must be an absolute http(s) URL'] }, { field: 'items[1].body', errors: ['must be base64-encoded'] }]
+    const fields = [
+      { field: 'items[1].url', errors: ['must be an absolute http(s) URL'] },
+      { field: 'items[1].body', errors: ['must be base64-encoded'] },
+    ]
     expect(batch.body).toEqual({ error: 'validation', fields })
     const single = await t.api.post('/v1/parse', doc({ pipelines: [{ guards: [{ kind: 'url', include: ['(a'] }], steps: [{ kind: 'fields', fields: [{ name: 'x', selector: 'div >' }] }] }] }))
     expect(single.status).toBe(422)
@@ -302,12 +386,19 @@ test('GET /openapi.json lists the new paths with their request body schemas', as
   const paths = ['/v1/patterns', '/v1/hosts/{host_hash}/patterns', '/v1/patterns/{patterns_id}/match', '/v1/data_maps', '/v1/data_maps/{map_id}/apply', '/v1/parse', '/v1/parse/batch']
   for (const p of paths) expect(Object.keys(doc.paths)).toContain(p)
   const body = (p: string) => doc.paths[p].post.requestBody.content['application/json'].schema
-  expect(body('/v1/parse/batch')).toMatchObject({ type: 'object', required: ['items'], properties: { items: { type: 'array', minItems: 1, maxItems: 64, items: { required: ['url', 'body', 'content_type'] } } } })
+  expect(body('/v1/parse/batch')).toMatchObject({
+    type: 'object',
+    required: ['items'],
+    properties: { items: { type: 'array', minItems: 1, maxItems: 64, items: { required: ['url', 'body', 'content_type'] } } },
+  })
   // exactly one of the three sources; the route's refine says which is missing or extra
   const apply = body('/v1/data_maps/{map_id}/apply')
   expect(apply).toMatchObject({ type: 'object', properties: { content: { type: 'string', minLength: 1 }, url: { type: 'string', maxLength: 8192 }, artifact_id: { type: 'string', format: 'uuid' } } })
   expect(apply.required ?? []).toEqual([])
-  expect(body('/v1/hosts/{host_hash}/patterns')).toMatchObject({ required: ['category', 'patterns'], properties: { category: { enum: ['articles', 'blogs', 'products', 'forums', 'sections', 'others'] } } })
+  expect(body('/v1/hosts/{host_hash}/patterns')).toMatchObject({
+    required: ['category', 'patterns'],
+    properties: { category: { enum: ['articles', 'blogs', 'products', 'forums', 'sections', 'others'] } },
+  })
   expect(JSON.stringify(body('/v1/hosts/{host_hash}/patterns'))).toContain('"maxLength":2048')
   expect(body('/v1/patterns/{patterns_id}/match')).toMatchObject({ properties: { paths: { type: 'array', maxItems: 255 } } })
 })

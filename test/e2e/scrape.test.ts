@@ -19,7 +19,10 @@ beforeAll(async () => {
     port: 0,
     fetch(req) {
       const url = new URL(req.url)
-      if (url.pathname === '/page') return new Response(`<html><head><title>Page</title></head><body><h1>Hello</h1><p class="price">12.50</p><p>${url.search.replace(/&/g, '&amp;')}</p></body></html>`, { headers: { 'content-type': 'text/html' } })
+      if (url.pathname === '/page')
+        return new Response(`<html><head><title>Page</title></head><body><h1>Hello</h1><p class="price">12.50</p><p>${url.search.replace(/&/g, '&amp;')}</p></body></html>`, {
+          headers: { 'content-type': 'text/html' },
+        })
       if (url.pathname === '/bytes') return new Response(new Uint8Array([0, 1, 2, 254, 255]), { headers: { 'content-type': 'application/octet-stream' } })
       if (url.pathname === '/large') return new Response(LARGE, { headers: { 'content-type': 'application/pdf' } })
       return new Response('gone', { status: 410 })
@@ -35,7 +38,11 @@ afterAll(async () => {
 
 describe('the scrape API in the binary', () => {
   test('POST and GET answer on the scrape port, not the management port', async () => {
-    const r = await trawl.scrape.post('/v1/scrape', { url: `${origin}/page?x=1`, formats: [{ kind: 'markdown' }, { kind: 'json', fields: [{ name: 'price', selector: '.price', type: 'number' }] }] }, { tenant: null })
+    const r = await trawl.scrape.post(
+      '/v1/scrape',
+      { url: `${origin}/page?x=1`, formats: [{ kind: 'markdown' }, { kind: 'json', fields: [{ name: 'price', selector: '.price', type: 'number' }] }] },
+      { tenant: null },
+    )
     expect(r.status).toBe(200)
     expect(r.body).toEqual({
       url: `${origin}/page?x=1`,
@@ -57,7 +64,9 @@ describe('the scrape API in the binary', () => {
 
   test('a burst from one address gets 429 with Retry-After; the limit is TRAWL_SCRAPE_RATE', async () => {
     await Bun.sleep(1100)
-    const statuses = await Promise.all(Array.from({ length: 8 }, () => fetch(`${trawl.scrapeUrl}/v1/scrape/${origin}/page`).then(async (r) => [r.status, r.headers.get('retry-after'), await r.text()] as const)))
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => fetch(`${trawl.scrapeUrl}/v1/scrape/${origin}/page`).then(async (r) => [r.status, r.headers.get('retry-after'), await r.text()] as const)),
+    )
     const limited = statuses.filter(([s]) => s === 429)
     expect(statuses.filter(([s]) => s === 200).length).toBeLessThanOrEqual(5)
     expect(limited.length).toBeGreaterThanOrEqual(3)
@@ -122,7 +131,13 @@ describe('trawl scrape', () => {
     expect(html.stdout).toStartWith('<html><head><title>Page</title>')
     const dir = tempDir()
     const fields = join(dir, 'fields.json')
-    writeFileSync(fields, JSON.stringify([{ name: 'title', selector: 'h1' }, { name: 'price', selector: '.price', type: 'number' }]))
+    writeFileSync(
+      fields,
+      JSON.stringify([
+        { name: 'title', selector: 'h1' },
+        { name: 'price', selector: '.price', type: 'number' },
+      ]),
+    )
     const json = await runBinary(['scrape', `${origin}/page`, '--format', 'json', '--fields', fields], env)
     expect([json.code, JSON.parse(json.stdout)]).toEqual([0, { title: 'Hello', price: 12.5 }])
     // Bytes, not text: read the child's stdout as it is.

@@ -11,7 +11,6 @@ afterAll(() => cleanup())
 
 type Execution = { id: string; run_id: string | null; outcome: string; scheduled_at: string; executed_at: string }
 
-
 // Runs these triggers create crawl a port nothing listens on: they fail fast and finish.
 const deadSeed = () => `http://127.0.0.1:${freePorts(1)[0]}/`
 const env = { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true' }
@@ -36,10 +35,15 @@ describe('triggers across restarts', () => {
     await Bun.sleep(first.getTime() + 2000 - Date.now())
     const restartedAt = Date.now()
     trawl = await startTrawl({ dataDir, env })
-    const [execution] = await waitFor('the missed tick', async () => {
-      const e = (await trawl.api.get(`/v1/triggers/${t.body.id}/executions`)).body.data as Execution[]
-      return e.length > 0 ? e : null
-    }, 15_000, 50)
+    const [execution] = await waitFor(
+      'the missed tick',
+      async () => {
+        const e = (await trawl.api.get(`/v1/triggers/${t.body.id}/executions`)).body.data as Execution[]
+        return e.length > 0 ? e : null
+      },
+      15_000,
+      50,
+    )
     expect(execution!.outcome).toBe('created_run')
     expect(execution!.scheduled_at).toBe(first.toISOString())
     expect(Date.parse(execution!.executed_at)).toBeGreaterThanOrEqual(restartedAt)
@@ -70,10 +74,15 @@ describe('triggers across restarts', () => {
     await Bun.sleep(Math.max(0, finishedAt + 2500 - Date.now()))
     const restartedAt = Date.now()
     trawl = await startTrawl({ dataDir, env })
-    const [execution] = await waitFor('the delayed firing', async () => {
-      const e = (await trawl.api.get(`/v1/triggers/${t.id}/executions`)).body.data as Execution[]
-      return e.length > 0 ? e : null
-    }, 15_000, 50)
+    const [execution] = await waitFor(
+      'the delayed firing',
+      async () => {
+        const e = (await trawl.api.get(`/v1/triggers/${t.id}/executions`)).body.data as Execution[]
+        return e.length > 0 ? e : null
+      },
+      15_000,
+      50,
+    )
     expect(execution!.outcome).toBe('created_run')
     expect(execution!.scheduled_at).toBe(new Date(finishedAt + 2000).toISOString())
     expect(Date.parse(execution!.executed_at)).toBeGreaterThanOrEqual(restartedAt)

@@ -24,9 +24,7 @@ beforeAll(async () => {
     hostname: '127.0.0.1',
     port: 0,
     fetch: (req) =>
-      new URL(req.url).pathname === '/page'
-        ? new Response('<html><body><h1>Paid for</h1></body></html>', { headers: { 'content-type': 'text/html' } })
-        : new Response('down', { status: 503 }),
+      new URL(req.url).pathname === '/page' ? new Response('<html><body><h1>Paid for</h1></body></html>', { headers: { 'content-type': 'text/html' } }) : new Response('down', { status: 503 }),
   })
   origin = `http://127.0.0.1:${site.port}`
   trawl = await startTrawl({ env })
@@ -43,7 +41,12 @@ const scrapeBody = () => ({ method: 'POST', headers: { 'Content-Type': 'applicat
 const ledger = async (t: Trawl) => {
   const r = await runBinary(['payments', '--json', '--data-dir', t.dataDir])
   expect(r.code).toBe(0)
-  return r.stdout.trim() === '' ? [] : r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>)
+  return r.stdout.trim() === ''
+    ? []
+    : r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, any>)
 }
 const post = (t: Trawl, headers: Record<string, string>) => fetch(`${t.scrapeUrl}/v1/scrape`, { ...scrapeBody(), headers: { 'Content-Type': 'application/json', ...headers } })
 
@@ -64,7 +67,14 @@ describe('paying the binary', () => {
   test('x402-fetch 1.2.0 pays: 200 with the scrape and an X-PAYMENT-RESPONSE receipt', async () => {
     const response = await wrapV1(fetch, payer)(`${trawl.scrapeUrl}/v1/scrape`, scrapeBody())
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ url: `${origin}/page`, rendered: false, status: 200, metadata: { title: null, description: null, canonical: null, language: null, open_graph: {}, json_ld: [] }, links: [], results: [{ kind: 'markdown', content: '# Paid for' }] })
+    expect(await response.json()).toEqual({
+      url: `${origin}/page`,
+      rendered: false,
+      status: 200,
+      metadata: { title: null, description: null, canonical: null, language: null, open_graph: {}, json_ld: [] },
+      links: [],
+      results: [{ kind: 'markdown', content: '# Paid for' }],
+    })
     expect(decodeXPaymentResponse(response.headers.get('x-payment-response')!) as Record<string, unknown>).toEqual({ success: true, transaction: '', network: 'base-sepolia', payer: payer.address })
   })
 
@@ -76,7 +86,12 @@ describe('paying the binary', () => {
     expect(await response.text()).toBe('# Paid for')
     expect(decodePaymentResponseHeader(response.headers.get('payment-response')!)).toMatchObject({ success: true, network: 'eip155:84532', payer: otherPayer.address })
     const rows = await ledger(trawl)
-    expect(rows.filter((r) => r.status === 'served').map((r) => r.payer).sort()).toEqual([payer.address, otherPayer.address].sort())
+    expect(
+      rows
+        .filter((r) => r.status === 'served')
+        .map((r) => r.payer)
+        .sort(),
+    ).toEqual([payer.address, otherPayer.address].sort())
   })
 
   test('refused payments: 402 with the reason, nothing scraped, nothing recorded', async () => {
@@ -95,7 +110,19 @@ describe('paying the binary', () => {
       ['signed for another chain', { 'X-PAYMENT': b64(wrongNetwork) }, 'invalid_exact_evm_payload_signature'],
       ['expired', { 'X-PAYMENT': b64(await v1Payload({ authorization: { validBefore: String(Math.floor(Date.now() / 1000) + 2) } })) }, 'invalid_exact_evm_payload_authorization_valid_before'],
       ['malformed', { 'X-PAYMENT': 'not base64 json' }, 'invalid_payload'],
-      ['high s', { 'X-PAYMENT': b64(await (async () => { const p = await v1Payload(); p.payload.signature = highS(p.payload.signature); return p })()) }, 'invalid_exact_evm_payload_signature'],
+      [
+        'high s',
+        {
+          'X-PAYMENT': b64(
+            await (async () => {
+              const p = await v1Payload()
+              p.payload.signature = highS(p.payload.signature)
+              return p
+            })(),
+          ),
+        },
+        'invalid_exact_evm_payload_signature',
+      ],
     ]
     for (const [what, headers, reason] of cases) {
       const r = await post(trawl, headers)

@@ -33,7 +33,11 @@ async function exportText(runId: string, query = '', tenant = 'acme'): Promise<{
   const res = await env.api.app.handle(new Request(`http://trawl.test/v1/runs/${runId}/export${query ? `?${query}` : ''}`, { headers: { 'x-tenant-id': tenant } }))
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() }
 }
-const lines = (text: string): PageRecord[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+const lines = (text: string): PageRecord[] =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
 
 describe('export of a crawled run', () => {
   let site: CrawlSite
@@ -81,7 +85,12 @@ describe('export of a crawled run', () => {
       expect(rec.depth).toBe(v.depth)
       expect(rec.visited_at).toBe(v.visited_at)
       // Every artifact of the URL in this run, oldest first (the list is newest first).
-      expect(rec.artifact_ids).toEqual(artifacts.filter((a) => a.url_hash === v.hash).map((a) => a.id).reverse())
+      expect(rec.artifact_ids).toEqual(
+        artifacts
+          .filter((a) => a.url_hash === v.hash)
+          .map((a) => a.id)
+          .reverse(),
+      )
       const fetchLog = logs.find((l) => l.url_hash === v.hash && l.step === 'fetch')
       if (v.status === null || v.status >= 400) expect(rec.error).toEqual({ reason: fetchLog.error_reason, detail: fetchLog.error_detail })
       else expect(rec.error).toBeNull()
@@ -147,14 +156,23 @@ describe('export of a crawled run', () => {
   })
 
   test('bad input: 422 for a bad format, filter or paging; 404 for an unknown or another tenant’s run', async () => {
-    for (const [query, field] of [['format=csv', 'format'], ['depth=-1', 'depth'], ['main_content=maybe', 'main_content'], ['per_page=10', 'per_page'], ['visited_before=yesterday', 'visited_before']]) {
+    for (const [query, field] of [
+      ['format=csv', 'format'],
+      ['depth=-1', 'depth'],
+      ['main_content=maybe', 'main_content'],
+      ['per_page=10', 'per_page'],
+      ['visited_before=yesterday', 'visited_before'],
+    ]) {
       const r = await exportText(runId, query)
       expect(r.status, query).toBe(422)
       const body = JSON.parse(r.text)
       expect(body.error).toBe('validation')
       expect(body.fields.map((f: { field: string }) => f.field.replace(/\[\d+\]$/, ''))).toContain(field)
     }
-    for (const [id, tenant] of [[crypto.randomUUID(), 'acme'], [runId, 'other']] as const) {
+    for (const [id, tenant] of [
+      [crypto.randomUUID(), 'acme'],
+      [runId, 'other'],
+    ] as const) {
       const r = await exportText(id, '', tenant)
       expect(r.status).toBe(404)
       expect(JSON.parse(r.text)).toEqual({ error: 'not_found', message: 'run not found' })

@@ -127,7 +127,13 @@ describe('writeOutDir', () => {
   test('hostile URLs stay inside the directory', async () => {
     const parent = tempDir()
     const dir = join(parent, 'out')
-    const urls = ['https://example.com/../../../escaped', 'https://example.com/%2E%2E/%2E%2E/escaped', 'https://example.com/..%2F..%2Fescaped', 'https://example.com/a%00b', 'https://example.com/C:%5Cwin']
+    const urls = [
+      'https://example.com/../../../escaped',
+      'https://example.com/%2E%2E/%2E%2E/escaped',
+      'https://example.com/..%2F..%2Fescaped',
+      'https://example.com/a%00b',
+      'https://example.com/C:%5Cwin',
+    ]
     const result = await writeOutDir(from(urls.map((u) => page(u))), dir)
     expect(result.files.length).toBe(urls.length)
     // Nothing beside `out` in its parent, and every file under it.

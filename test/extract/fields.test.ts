@@ -120,13 +120,28 @@ describe('nested fields and item lists', () => {
         multiple: true,
         fields: [
           { name: 'id', selector: ':scope', attr: 'id' },
-          { name: 'author', selector: '.who', required: true, fields: [{ name: 'name', selector: ':scope' }, { name: 'url', selector: 'a', attr: 'href', type: 'url' }] },
+          {
+            name: 'author',
+            selector: '.who',
+            required: true,
+            fields: [
+              { name: 'name', selector: ':scope' },
+              { name: 'url', selector: 'a', attr: 'href', type: 'url' },
+            ],
+          },
           { name: 'text', selector: '> p', multiple: true },
           { name: 'likes', selector: '.likes', type: 'integer' },
           { name: 'in_thread', selector: '.thread .post', multiple: true },
         ],
       },
-      { name: 'first', selector: '.post', fields: [{ name: 'id', selector: ':scope', attr: 'id' }, { name: 'next', selector: '+ .post', attr: 'id' }] },
+      {
+        name: 'first',
+        selector: '.post',
+        fields: [
+          { name: 'id', selector: ':scope', attr: 'id' },
+          { name: 'next', selector: '+ .post', attr: 'id' },
+        ],
+      },
     ])
     expect(data).toEqual({
       posts: [
@@ -144,7 +159,13 @@ describe('nested fields and item lists', () => {
 
   test('item_selector gives a list; error paths start with the item index', () => {
     const root = parseTree(html)
-    const map = { item_selector: '.post', fields: [{ name: 'id', selector: ':scope', attr: 'id' }, { name: 'likes', selector: '.likes', type: 'integer' as const, required: true }] }
+    const map = {
+      item_selector: '.post',
+      fields: [
+        { name: 'id', selector: ':scope', attr: 'id' },
+        { name: 'likes', selector: '.likes', type: 'integer' as const, required: true },
+      ],
+    }
     expect(applyDataMap(root, map, BASE)).toEqual({
       data: [
         { id: 'p1', likes: 3 },
@@ -199,11 +220,26 @@ describe('documents', () => {
   })
 
   test('broken markup still extracts; deep nesting does not exhaust the stack', () => {
-    expect(run('<ul><li>a<li>b</ul><p>c<p>d', [{ name: 'li', selector: 'li', multiple: true }, { name: 'p', selector: 'p', multiple: true }]).data).toEqual({ li: ['a', 'b'], p: ['c', 'd'] })
+    expect(
+      run('<ul><li>a<li>b</ul><p>c<p>d', [
+        { name: 'li', selector: 'li', multiple: true },
+        { name: 'p', selector: 'p', multiple: true },
+      ]).data,
+    ).toEqual({ li: ['a', 'b'], p: ['c', 'd'] })
     const deep = (n: number) => `${'<div>'.repeat(n)}<span class="x">bottom</span>${'</div>'.repeat(n)}`
-    expect(run(deep(2000), [{ name: 'x', selector: 'div .x' }, { name: 'all', selector: 'body' }]).data).toEqual({ x: 'bottom', all: null })
+    expect(
+      run(deep(2000), [
+        { name: 'x', selector: 'div .x' },
+        { name: 'all', selector: 'body' },
+      ]).data,
+    ).toEqual({ x: 'bottom', all: null })
     // Past TREE_MAX_NESTING (2048) elements lose their tags, their text stays.
-    expect(run(deep(20_000), [{ name: 'x', selector: 'div .x' }, { name: 'top', selector: 'div' }]).data).toEqual({ x: null, top: 'bottom' })
+    expect(
+      run(deep(20_000), [
+        { name: 'x', selector: 'div .x' },
+        { name: 'top', selector: 'div' },
+      ]).data,
+    ).toEqual({ x: null, top: 'bottom' })
   })
 
   test('extraction over a large listing stays linear (each selector compiled once)', () => {

@@ -34,7 +34,15 @@ describe('a news article', () => {
     { name: 'placeholder', selector: '.lead-image img', attr: 'src', type: 'url' },
     { name: 'caption', selector: '.lead-image figcaption', attr: 'html' },
     { name: 'paragraphs', selector: '.body > p', multiple: true },
-    { name: 'related', selector: 'aside.related a', multiple: true, fields: [{ name: 'title', selector: ':scope' }, { name: 'url', selector: ':scope', attr: 'href', type: 'url' }] },
+    {
+      name: 'related',
+      selector: 'aside.related a',
+      multiple: true,
+      fields: [
+        { name: 'title', selector: ':scope' },
+        { name: 'url', selector: ':scope', attr: 'href', type: 'url' },
+      ],
+    },
     { name: 'tags', selector: 'a[rel~=tag]', multiple: true },
     { name: 'comments', selector: '.comment-count', type: 'integer' },
     { name: 'reading_minutes', selector: '.reading-time', type: 'number' },
@@ -68,8 +76,7 @@ describe('a news article', () => {
         tags: ['Shipping', 'Jobs', 'Port Ellis'],
         comments: 37,
         reading_minutes: 4,
-        json_ld:
-          '{"@context":"https://schema.org","@type":"NewsArticle","headline":"Harbour cranes return to Port Ellis","datePublished":"2024-01-05T08:30:00+01:00"}',
+        json_ld: '{"@context":"https://schema.org","@type":"NewsArticle","headline":"Harbour cranes return to Port Ellis","datePublished":"2024-01-05T08:30:00+01:00"}',
         paywalled: null,
         subtitle: null,
       },
@@ -227,7 +234,14 @@ describe('a windows-1252 page', () => {
     { name: 'available_from', selector: '.lieferung time', attr: 'datetime', type: 'date' },
     { name: 'note', selector: '.hinweis' },
     { name: 'in_stock', selector: '.verfuegbar', attr: 'data-lager', type: 'boolean' },
-    { name: 'dealer', selector: 'a.haendler', fields: [{ name: 'name', selector: ':scope' }, { name: 'url', selector: ':scope', attr: 'href', type: 'url' }] },
+    {
+      name: 'dealer',
+      selector: 'a.haendler',
+      fields: [
+        { name: 'name', selector: ':scope' },
+        { name: 'url', selector: ':scope', attr: 'href', type: 'url' },
+      ],
+    },
   ]
 
   test('is decoded by its meta charset: curly quotes, dashes, umlauts and the euro sign survive', async () => {

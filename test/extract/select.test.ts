@@ -14,15 +14,19 @@ describe('attributes', () => {
   const page = `<div class="card Big" id="c1" ${PROTO.map((name) => `${name}="${name}-value"`).join(' ')}>t</div><p>after</p>`
 
   test('attributes named like Object.prototype members are read as written, through fields and selectors', () => {
-    const { data, errors } = extractFields(parseTree(page), [
-      ...PROTO.map((name) => ({ name, selector: 'div', attr: name })),
-      { name: 'by_attribute', selector: '[valueOf="valueOf-value"]', attr: 'id' },
-      { name: 'by_presence', selector: 'div[constructor][toString]', attr: 'id' },
-      { name: 'by_class', selector: '.card.Big', attr: 'id' },
-      { name: 'by_id', selector: '#c1', attr: 'constructor' },
-      { name: 'absent', selector: 'p', attr: 'toString' },
-      { name: 'absent_selected', selector: 'p[hasOwnProperty], p[__proto__]' },
-    ], BASE)
+    const { data, errors } = extractFields(
+      parseTree(page),
+      [
+        ...PROTO.map((name) => ({ name, selector: 'div', attr: name })),
+        { name: 'by_attribute', selector: '[valueOf="valueOf-value"]', attr: 'id' },
+        { name: 'by_presence', selector: 'div[constructor][toString]', attr: 'id' },
+        { name: 'by_class', selector: '.card.Big', attr: 'id' },
+        { name: 'by_id', selector: '#c1', attr: 'constructor' },
+        { name: 'absent', selector: 'p', attr: 'toString' },
+        { name: 'absent_selected', selector: 'p[hasOwnProperty], p[__proto__]' },
+      ],
+      BASE,
+    )
     expect(data).toEqual({
       ...Object.fromEntries(PROTO.map((name) => [name, `${name}-value`])),
       by_attribute: 'c1',
@@ -37,15 +41,21 @@ describe('attributes', () => {
 
   test('a repeated attribute keeps its first value, whatever the case of its name', () => {
     const root = parseTree('<div ID="first" id="second" Data-X="1" data-x="2" class="a" class="b">t</div><a href="" href="/x">l</a>')
-    expect(extractFields(root, [
-      { name: 'id', selector: 'div', attr: 'id' },
-      { name: 'x', selector: 'div', attr: 'data-x' },
-      { name: 'by_id', selector: '#first', attr: 'data-x' },
-      { name: 'by_second_id', selector: '#second' },
-      { name: 'by_class', selector: '.a', attr: 'id' },
-      { name: 'by_second_class', selector: '.b' },
-      { name: 'href', selector: 'a', attr: 'href', required: true },
-    ], BASE)).toEqual({
+    expect(
+      extractFields(
+        root,
+        [
+          { name: 'id', selector: 'div', attr: 'id' },
+          { name: 'x', selector: 'div', attr: 'data-x' },
+          { name: 'by_id', selector: '#first', attr: 'data-x' },
+          { name: 'by_second_id', selector: '#second' },
+          { name: 'by_class', selector: '.a', attr: 'id' },
+          { name: 'by_second_class', selector: '.b' },
+          { name: 'href', selector: 'a', attr: 'href', required: true },
+        ],
+        BASE,
+      ),
+    ).toEqual({
       data: { id: 'first', x: '1', by_id: '1', by_second_id: null, by_class: 'first', by_second_class: null, href: null },
       errors: [{ field: 'href', error: 'required', message: 'the first element matching "a" has no "href" attribute value' }],
     })

@@ -8,43 +8,42 @@ import { FieldErrors, ValidationError } from '../../src/http/errors'
 const invalid = (why: string) => `is not a valid CSS selector: ${why}`
 
 describe('selectorProblem', () => {
-  test.each([
-    ['div[', invalid('expected a name, found the end of the selector')],
-    ['a::', invalid('expected a name, found "::"')],
-    ['>>', invalid('two combinators in a row')],
-    ['div > > p', invalid('two combinators in a row')],
-    ['', 'must not be empty'],
-    ['   ', 'must not be empty'],
-    ['p,', invalid('an empty selector (a stray comma or character)')],
-    [',p', invalid('an empty selector (a stray comma or character)')],
-    ['p!', invalid('unexpected "!"')],
-    ['p{}', invalid('unexpected "{}"')],
-    ['p[id=x', invalid('an attribute selector is not closed with ]')],
-    ['a:not(.x', invalid('Missing closing parenthesis in :not (a:not(.x)')],
-    ['a::before', invalid('pseudo-elements (::name) are not supported; select the element and use attr')],
-    ['p:lang(en)', invalid('Unknown pseudo-class :lang')],
-    ['p:first', invalid('Unknown pseudo-class :first')],
-    ['li:nth-child(x)', invalid("n-th rule couldn't be parsed ('x')")],
-    // What css-what parses without complaint but CSS rejects:
-    ['div >', invalid('ends with the combinator ">"')],
-    ['p ~', invalid('ends with the combinator "~"')],
-    ['li:has(a +)', invalid('ends with the combinator "+"')],
-    ['p..a', invalid('".a" is not a class name')],
-    ['a&b', invalid('"&b" is not a tag name')],
-    ['[&x]', invalid('"&x" is not an attribute name')],
-    ['#&x', invalid('"&x" is not an id')],
-    // An escape makes any first character valid, but not a bad name after it.
-    ['.\\!a..b', invalid('".b" is not a class name')],
-    ['p..\\!a', invalid('".!a" is not a class name')],
-    ['a | b', invalid('namespace prefixes (ns|name) are not supported')],
-    ['svg|rect', invalid('namespace prefixes (ns|name) are not supported')],
-    ['x'.repeat(1025), 'must be at most 1024 characters'],
-  ].map(([selector, message]) => [selector!.length > 40 ? `${selector!.slice(0, 12)}… (${selector!.length} characters)` : selector, selector, message]))(
-    '%p is rejected',
-    (_label, selector, message) => {
-      expect(selectorProblem(selector!)).toBe(message!)
-    },
-  )
+  test.each(
+    [
+      ['div[', invalid('expected a name, found the end of the selector')],
+      ['a::', invalid('expected a name, found "::"')],
+      ['>>', invalid('two combinators in a row')],
+      ['div > > p', invalid('two combinators in a row')],
+      ['', 'must not be empty'],
+      ['   ', 'must not be empty'],
+      ['p,', invalid('an empty selector (a stray comma or character)')],
+      [',p', invalid('an empty selector (a stray comma or character)')],
+      ['p!', invalid('unexpected "!"')],
+      ['p{}', invalid('unexpected "{}"')],
+      ['p[id=x', invalid('an attribute selector is not closed with ]')],
+      ['a:not(.x', invalid('Missing closing parenthesis in :not (a:not(.x)')],
+      ['a::before', invalid('pseudo-elements (::name) are not supported; select the element and use attr')],
+      ['p:lang(en)', invalid('Unknown pseudo-class :lang')],
+      ['p:first', invalid('Unknown pseudo-class :first')],
+      ['li:nth-child(x)', invalid("n-th rule couldn't be parsed ('x')")],
+      // What css-what parses without complaint but CSS rejects:
+      ['div >', invalid('ends with the combinator ">"')],
+      ['p ~', invalid('ends with the combinator "~"')],
+      ['li:has(a +)', invalid('ends with the combinator "+"')],
+      ['p..a', invalid('".a" is not a class name')],
+      ['a&b', invalid('"&b" is not a tag name')],
+      ['[&x]', invalid('"&x" is not an attribute name')],
+      ['#&x', invalid('"&x" is not an id')],
+      // An escape makes any first character valid, but not a bad name after it.
+      ['.\\!a..b', invalid('".b" is not a class name')],
+      ['p..\\!a', invalid('".!a" is not a class name')],
+      ['a | b', invalid('namespace prefixes (ns|name) are not supported')],
+      ['svg|rect', invalid('namespace prefixes (ns|name) are not supported')],
+      ['x'.repeat(1025), 'must be at most 1024 characters'],
+    ].map(([selector, message]) => [selector!.length > 40 ? `${selector!.slice(0, 12)}… (${selector!.length} characters)` : selector, selector, message]),
+  )('%p is rejected', (_label, selector, message) => {
+    expect(selectorProblem(selector!)).toBe(message!)
+  })
 
   test.each([
     'h1',
@@ -87,7 +86,40 @@ describe('selectorProblem', () => {
   })
 
   test('never throws, whatever it is given', () => {
-    const alphabet = ['a', 'div', ' ', '>', '+', '~', ',', '.', '#', '[', ']', '(', ')', ':', '::', '=', '"', "'", '\\', '*', '|', '^', '$', '!', '@', 'nth-child', 'has', 'not', '\u0000', '💩', '-', '1']
+    const alphabet = [
+      'a',
+      'div',
+      ' ',
+      '>',
+      '+',
+      '~',
+      ',',
+      '.',
+      '#',
+      '[',
+      ']',
+      '(',
+      ')',
+      ':',
+      '::',
+      '=',
+      '"',
+      "'",
+      '\\',
+      '*',
+      '|',
+      '^',
+      '$',
+      '!',
+      '@',
+      'nth-child',
+      'has',
+      'not',
+      '\u0000',
+      '💩',
+      '-',
+      '1',
+    ]
     let seed = 7
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648)
     for (let i = 0; i < 3000; i++) {

@@ -35,9 +35,8 @@ describe('blockedReason', () => {
     expect(blockedReason(ip)).toContain(why)
   })
 
-  test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::808:808'])(
-    '%s is a public address',
-    (ip) => expect(blockedReason(ip)).toBeNull(),
+  test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::808:808'])('%s is a public address', (ip) =>
+    expect(blockedReason(ip)).toBeNull(),
   )
 
   // IPv4-translated (::ffff:0:0/96) and local-use NAT64 (64:ff9b:1::/48) forms of non-public

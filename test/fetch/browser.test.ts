@@ -284,7 +284,13 @@ describe('request shape', () => {
 
   test('an Authorization header goes to the page’s origin only, not to other hosts it loads from', async () => {
     authSeen.clear()
-    await go('/auth-page', { headers: [['Authorization', 'Bearer secret-token'], ['X-Custom', 'everywhere']], waitUntil: 'networkidle' })
+    await go('/auth-page', {
+      headers: [
+        ['Authorization', 'Bearer secret-token'],
+        ['X-Custom', 'everywhere'],
+      ],
+      waitUntil: 'networkidle',
+    })
     expect(Object.fromEntries(authSeen)).toEqual({ page: 'Bearer secret-token', same: 'Bearer secret-token', cross: null })
   })
 
@@ -294,7 +300,15 @@ describe('request shape', () => {
   })
 
   test('two fetches at once do not see each other’s cookies', async () => {
-    const [a, b] = await Promise.all([go('/echo', { cookies: [{ name: 'tenant', value: 'A' }] }), go('/echo', { cookies: [{ name: 'tenant', value: 'B' }, { name: 'only_b', value: '1' }] })])
+    const [a, b] = await Promise.all([
+      go('/echo', { cookies: [{ name: 'tenant', value: 'A' }] }),
+      go('/echo', {
+        cookies: [
+          { name: 'tenant', value: 'B' },
+          { name: 'only_b', value: '1' },
+        ],
+      }),
+    ])
     expect(echoOf(a!).cookie).toBe('tenant=A')
     expect(echoOf(b!).cookie!.split('; ').sort()).toEqual(['only_b=1', 'tenant=B'])
     expect(a!.cookies.map((c) => `${c.name}=${c.value}`).sort()).toEqual(['srv=from-server', 'tenant=A'])

@@ -5,19 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { VERSION } from '../../src/version'
 import { testApi, type TestApi } from '../helpers/api'
-import {
-  ENCODED_PAGE,
-  JSON_BODY,
-  LATIN1_BYTES,
-  PNG_BYTES,
-  SELF_SIGNED,
-  SET_COOKIE_LINES,
-  fixtureSite,
-  pageHtml,
-  patternBytes,
-  rawServer,
-  unusedPort,
-} from '../helpers/fixture-site'
+import { ENCODED_PAGE, JSON_BODY, LATIN1_BYTES, PNG_BYTES, SELF_SIGNED, SET_COOKIE_LINES, fixtureSite, pageHtml, patternBytes, rawServer, unusedPort } from '../helpers/fixture-site'
 import { forwardProxy, type ForwardProxy } from '../helpers/forward-proxy'
 import { RESULT_KEYS, b64, echoOf, expectError, expectInvalid, expectInvalidUnder, fetchOk, fetchTimed, headerOf, unb64, unb64Text } from './support'
 
@@ -315,7 +303,13 @@ describe('POST /v1/fetch user agents, referrer and headers', () => {
   })
 
   test('headers are sent, and override the defaults (one value, not merged)', async () => {
-    const e = await echo({ headers: [['X-One', '1'], ['Accept-Language', 'de-CH'], ['Accept', 'application/json']] })
+    const e = await echo({
+      headers: [
+        ['X-One', '1'],
+        ['Accept-Language', 'de-CH'],
+        ['Accept', 'application/json'],
+      ],
+    })
     expect(headerOf(e.headers, 'x-one')).toBe('1')
     expect(headerOf(e.headers, 'accept-language')).toBe('de-CH')
     expect(headerOf(e.headers, 'accept')).toBe('application/json')
@@ -325,7 +319,12 @@ describe('POST /v1/fetch user agents, referrer and headers', () => {
 
 describe('POST /v1/fetch cookies', () => {
   test('cookies go out as one Cookie header, name=value joined by "; "', async () => {
-    const e = await echo({ cookies: [{ name: 'a', value: '1' }, { name: 'b', value: '2' }] })
+    const e = await echo({
+      cookies: [
+        { name: 'a', value: '1' },
+        { name: 'b', value: '2' },
+      ],
+    })
     expect(e.cookie_header).toBe('a=1; b=2')
     expect(site.requests[0]!.headers.filter(([n]) => n === 'cookie')).toHaveLength(1)
   })
@@ -355,7 +354,12 @@ describe('POST /v1/fetch cookies', () => {
   })
 
   test('path matching respects segment boundaries (RFC 6265 path-match: /ec does not match /echo)', async () => {
-    const e = await echo({ cookies: [{ name: 'partial', value: '1', path: '/ec' }, { name: 'ok', value: '2', path: '/' }] })
+    const e = await echo({
+      cookies: [
+        { name: 'partial', value: '1', path: '/ec' },
+        { name: 'ok', value: '2', path: '/' },
+      ],
+    })
     expect(e.cookies).toEqual({ ok: '2' })
   })
 
@@ -540,7 +544,14 @@ describe('POST /v1/fetch redirects', () => {
 
   test('a Set-Cookie with Max-Age=0 on a hop deletes the cookie for the next hop', async () => {
     const set = encodeURIComponent('a=; Max-Age=0; Path=/')
-    const res = await fetchOk(api, { url: site.url(`/redirect/302?to=/echo&set_cookie=${set}`), max_redirects: 1, cookies: [{ name: 'a', value: '1' }, { name: 'b', value: '2' }] })
+    const res = await fetchOk(api, {
+      url: site.url(`/redirect/302?to=/echo&set_cookie=${set}`),
+      max_redirects: 1,
+      cookies: [
+        { name: 'a', value: '1' },
+        { name: 'b', value: '2' },
+      ],
+    })
     expect(site.requests[0]!.cookies).toEqual({ a: '1', b: '2' })
     expect(echoOf(res).cookies).toEqual({ b: '2' })
   })

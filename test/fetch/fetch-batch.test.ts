@@ -96,11 +96,7 @@ describe('POST /v1/fetch/batch results', () => {
   test('blocked addresses are error items when private networks are not allowed', async () => {
     const r = await batch([{ url: site.url('/page/a') }, { url: 'http://10.0.0.1/' }, { url: 'http://nonexistent.invalid/' }], guarded)
     expect(r.status).toBe(200)
-    expect(r.body.results).toEqual([
-      errorItem(site.url('/page/a'), 'blocked_address'),
-      errorItem('http://10.0.0.1/', 'blocked_address'),
-      errorItem('http://nonexistent.invalid/', 'dns'),
-    ])
+    expect(r.body.results).toEqual([errorItem(site.url('/page/a'), 'blocked_address'), errorItem('http://10.0.0.1/', 'blocked_address'), errorItem('http://nonexistent.invalid/', 'dns')])
     expect(site.requests).toEqual([])
   })
 

@@ -25,7 +25,18 @@ const sent = (e: { headers: [string, string][] }, name: string) => headerOf(e.he
 
 describe('request middleware', () => {
   test('set_headers sets headers and replaces the same header from `headers` (one value)', async () => {
-    const e = await echo([{ kind: 'set_headers', headers: [['X-Custom', 'mw'], ['X-Shared', 'from-middleware']] }], { headers: [['X-Shared', 'from-body']] })
+    const e = await echo(
+      [
+        {
+          kind: 'set_headers',
+          headers: [
+            ['X-Custom', 'mw'],
+            ['X-Shared', 'from-middleware'],
+          ],
+        },
+      ],
+      { headers: [['X-Shared', 'from-body']] },
+    )
     expect(sent(e, 'x-custom')).toBe('mw')
     expect(sent(e, 'x-shared')).toBe('from-middleware')
     expect(site.requests[0]!.headers.filter(([n]) => n === 'x-shared')).toHaveLength(1)
@@ -37,7 +48,12 @@ describe('request middleware', () => {
   })
 
   test('remove_headers removes a header from `headers`, by name in any case', async () => {
-    const e = await echo([{ kind: 'remove_headers', names: ['x-remove-me'] }], { headers: [['X-Remove-Me', '1'], ['X-Keep', '2']] })
+    const e = await echo([{ kind: 'remove_headers', names: ['x-remove-me'] }], {
+      headers: [
+        ['X-Remove-Me', '1'],
+        ['X-Keep', '2'],
+      ],
+    })
     expect(sent(e, 'x-remove-me')).toBeNull()
     expect(sent(e, 'x-keep')).toBe('2')
   })

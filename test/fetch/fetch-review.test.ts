@@ -437,11 +437,13 @@ describe('12. cookies a browser would not keep are reported but not sent to late
   test('Secure over http, Domain=github.io, Domain=com and Domain=<part of an IP> along one redirect chain', async () => {
     await expectMocked(PSL_A, PSL_B, EVIL_COM, BANK_COM)
     const at = (host: string, path: string) => `http://${host}:${site.port}${path}`
-    const hop = (location: string, setCookies: string[] = []) => () => {
-      const headers = new Headers({ location })
-      for (const c of setCookies) headers.append('set-cookie', c)
-      return new Response(null, { status: 302, headers })
-    }
+    const hop =
+      (location: string, setCookies: string[] = []) =>
+      () => {
+        const headers = new Headers({ location })
+        for (const c of setCookies) headers.append('set-cookie', c)
+        return new Response(null, { status: 302, headers })
+      }
     site.route('/c1', hop('/c2', ['keep=1; Path=/', 'psl=1; Domain=github.io; Path=/']))
     site.route('/c2', hop(at(PSL_B, '/c3')))
     site.route('/c3', hop(at(EVIL_COM, '/c4')))

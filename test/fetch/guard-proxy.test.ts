@@ -56,7 +56,11 @@ let lookups: string[] = []
 const lookup: Lookup = async (host) => {
   lookups.push(host)
   if (host === 'private.test') return [{ address: '127.0.0.1', family: 4 }]
-  if (host === 'two.test') return [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }]
+  if (host === 'two.test')
+    return [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ]
   if (host === 'localhost') return (await dnsLookup(host, { all: true })) as Resolved[]
   throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' })
 }

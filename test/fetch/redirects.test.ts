@@ -6,7 +6,7 @@ const page = (head: string) => new TextEncoder().encode(`<!doctype html><html><h
 describe('metaRefresh', () => {
   test.each([
     ['<meta http-equiv="refresh" content="0; url=/next">', 'https://a.test/next', 0],
-    ["<meta http-equiv=Refresh content=\"3;URL='https://b.test/x'\">", 'https://b.test/x', 3],
+    ['<meta http-equiv=Refresh content="3;URL=\'https://b.test/x\'">', 'https://b.test/x', 3],
     ['<meta content="0;url=next.html" http-equiv="REFRESH">', 'https://a.test/dir/next.html', 0],
     ['<meta http-equiv="refresh" content="5, /comma">', 'https://a.test/comma', 5],
     ['<meta http-equiv="refresh" content="0; URL = \'/quoted?a=1&amp;b=2\'">', 'https://a.test/quoted?a=1&b=2', 0],

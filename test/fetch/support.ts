@@ -29,7 +29,15 @@ export async function fetchOk(api: TestApi, body: unknown): Promise<any> {
 }
 
 /** The fixture's /echo answer inside a fetch envelope. */
-export function echoOf(result: { body: string }): { method: string; path: string; headers: [string, string][]; body_base64: string; body_text: string; cookies: Record<string, string>; cookie_header: string | null } {
+export function echoOf(result: { body: string }): {
+  method: string
+  path: string
+  headers: [string, string][]
+  body_base64: string
+  body_text: string
+  cookies: Record<string, string>
+  cookie_header: string | null
+} {
   return JSON.parse(unb64Text(result.body))
 }
 

@@ -103,7 +103,10 @@ export async function startTrawl(opts: StartOptions = {}) {
 }
 
 class StartError extends Error {
-  constructor(message: string, readonly stderr: string) {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
     super(message)
   }
 }
@@ -135,7 +138,10 @@ async function startOnce(opts: StartOptions) {
       await drained
       throw new StartError(`trawl ${args.join(' ')} exited (${proc.exitCode ?? proc.signalCode}) before it started:\n${out.stdout}${out.stderr}`, out.stderr)
     }
-    const answered = await fetch(`${managementUrl}/openapi.json`, { signal: AbortSignal.timeout(500) }).then((r) => r.ok, () => false)
+    const answered = await fetch(`${managementUrl}/openapi.json`, { signal: AbortSignal.timeout(500) }).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (answered) break
     if (Date.now() > deadline) {
       proc.kill('SIGKILL')

@@ -91,10 +91,15 @@ export const getRun = async (api: Api, id: string, tenant?: string) => {
 }
 
 export const finished = (api: Api, id: string, timeoutMs = 30_000, tenant?: string) =>
-  waitFor(`run ${id} to finish`, async () => {
-    const run = await getRun(api, id, tenant)
-    return run.status === 'finished' ? run : null
-  }, timeoutMs, 100)
+  waitFor(
+    `run ${id} to finish`,
+    async () => {
+      const run = await getRun(api, id, tenant)
+      return run.status === 'finished' ? run : null
+    },
+    timeoutMs,
+    100,
+  )
 
 /** Every visited link of a run, all pages. */
 export async function visitedUrls(api: Api, id: string, tenant?: string): Promise<string[]> {
@@ -128,7 +133,6 @@ export function inspectDb<T>(dataDir: string, look: (db: Database) => T): T {
 export const OPEN = { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true' }
 /** A whole-site crawl: deep enough for the tree, four fetches at once. */
 export const WHOLE = (concurrency = 4) => ({ limits: { max_depth: 50, max_urls: 5000 }, politeness: { concurrency, per_host_concurrency: concurrency } })
-
 
 /** Stops every site made by `site()`. */
 export function stopSites() {

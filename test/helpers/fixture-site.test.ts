@@ -1,20 +1,7 @@
 // Self-check of the fetch fixtures: each route answers what the fetch and crawl tests rely on.
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { gunzipSync } from 'node:zlib'
-import {
-  ENCODED_PAGE,
-  GZIP_BOMB_INFLATED_BYTES,
-  LATIN1_BYTES,
-  PNG_BYTES,
-  SET_COOKIE_LINES,
-  dropServer,
-  fixtureSite,
-  headerOf,
-  pageHtml,
-  patternBytes,
-  rawServer,
-  unusedPort,
-} from './fixture-site'
+import { ENCODED_PAGE, GZIP_BOMB_INFLATED_BYTES, LATIN1_BYTES, PNG_BYTES, SET_COOKIE_LINES, dropServer, fixtureSite, headerOf, pageHtml, patternBytes, rawServer, unusedPort } from './fixture-site'
 import { forwardProxy } from './forward-proxy'
 
 const site = fixtureSite()

@@ -65,8 +65,7 @@ export type FixtureSite = {
 }
 
 /** The HTML every `/page/<name>` answers, so tests can compare bytes. */
-export const pageHtml = (name: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body><h1>${name}</h1><p>Page ${name}.</p></body></html>`
+export const pageHtml = (name: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body><h1>${name}</h1><p>Page ${name}.</p></body></html>`
 
 /** `n` deterministic bytes (i mod 251), what `/bytes/<n>` answers. */
 export function patternBytes(n: number): Uint8Array<ArrayBuffer> {
@@ -82,10 +81,7 @@ export const ENCODED_PAGE = `<!doctype html><html><head><title>encoded</title></
 export const JSON_BODY = '{"ok":true,"items":[1,2,3]}'
 
 /** A 1x1 transparent PNG, what `/content/png` answers. */
-export const PNG_BYTES = Uint8Array.from(
-  atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='),
-  (c) => c.charCodeAt(0),
-)
+export const PNG_BYTES = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='), (c) => c.charCodeAt(0))
 
 /** `café` in windows-1252 (é is 0xE9), what `/content/latin1` answers. */
 export const LATIN1_BYTES = Uint8Array.from([0x63, 0x61, 0x66, 0xe9])
@@ -152,10 +148,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
-const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } })
-const text = (body: string, status = 200, headers: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+const html = (body: string, status = 200, headers: Record<string, string> = {}) => new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } })
+const text = (body: string, status = 200, headers: Record<string, string> = {}) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
 const num = (q: URLSearchParams, name: string, fallback: number) => {
   const v = q.get(name)
   return v === null || v === '' ? fallback : Number(v)

@@ -50,8 +50,7 @@ export async function startS3Server(buckets: string[] = ['trawl-test']) {
   })
   const endpoint = `http://127.0.0.1:${port}`
   /** A client of our own, beside the store under test, to see what the server holds. */
-  const client = (bucket = buckets[0]!) =>
-    new Bun.S3Client({ endpoint, bucket, accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, region: 'us-east-1' })
+  const client = (bucket = buckets[0]!) => new Bun.S3Client({ endpoint, bucket, accessKeyId: S3RVER_KEY, secretAccessKey: S3RVER_KEY, region: 'us-east-1' })
   return {
     endpoint,
     port,

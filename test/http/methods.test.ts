@@ -62,7 +62,10 @@ describe('405 method_not_allowed', () => {
   })
 
   test('every path of the OpenAPI document: Allow names exactly its methods, plus HEAD with GET', async () => {
-    for (const [client, options] of [[management, ''], [scrapePort, ', OPTIONS']] as const) {
+    for (const [client, options] of [
+      [management, ''],
+      [scrapePort, ', OPTIONS'],
+    ] as const) {
       const doc = (await client.get('/openapi.json', { tenant: null })).body as { paths: Record<string, Record<string, unknown>> }
       expect(Object.keys(doc.paths).length).toBeGreaterThan(1)
       for (const [template, ops] of Object.entries(doc.paths)) {

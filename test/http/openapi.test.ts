@@ -19,8 +19,8 @@ describe('OpenAPI document', () => {
         '/v1/data_maps',
         '/v1/data_maps/{map_id}',
         '/v1/data_maps/{map_id}/apply',
-      '/v1/fetch',
-      '/v1/fetch/batch',
+        '/v1/fetch',
+        '/v1/fetch/batch',
         '/v1/hosts',
         '/v1/hosts/{host_hash}',
         '/v1/hosts/{host_hash}/data_maps',
@@ -57,8 +57,7 @@ describe('OpenAPI document', () => {
         '/v1/triggers/{trigger_id}/executions',
       ].sort(),
     )
-    const params = (path: string, method: string) =>
-      Object.fromEntries(doc.paths[path][method].parameters.map((p: any) => [`${p.in}:${p.name}`, p]))
+    const params = (path: string, method: string) => Object.fromEntries(doc.paths[path][method].parameters.map((p: any) => [`${p.in}:${p.name}`, p]))
     const runs = params('/v1/runs', 'get')
     for (const name of ['page', 'per_page', 'include_ids', 'exclude_ids', 'statuses', 'stop_reasons', 'created_before', 'created_after', 'finished_before', 'finished_after', 'labels', 'job_ids']) {
       expect(runs[`query:${name}`]).toBeDefined()

@@ -13,7 +13,10 @@ export const PAGES: Record<string, { title: string; html: string; words: string 
   '/': {
     title: 'Welcome to Trawlville',
     words: 'Trawlville keeps its harbour records here',
-    html: page('Welcome to Trawlville', '<h1>Welcome to Trawlville</h1><p>Trawlville keeps its harbour records here, for every boat that ever came in.</p><p>Read the <a href="/guide">harbour guide</a> first.</p>'),
+    html: page(
+      'Welcome to Trawlville',
+      '<h1>Welcome to Trawlville</h1><p>Trawlville keeps its harbour records here, for every boat that ever came in.</p><p>Read the <a href="/guide">harbour guide</a> first.</p>',
+    ),
   },
   '/guide': {
     title: 'Harbour guide',
@@ -23,10 +26,7 @@ export const PAGES: Record<string, { title: string; html: string; words: string 
   '/price': {
     title: 'Net shop',
     words: 'A good net lasts ten seasons',
-    html: page(
-      'Net shop',
-      '<h1 class="name">Trawl net</h1><p>A good net lasts ten seasons.</p><span class="price">12.50</span><ul><li class="size">small</li><li class="size">large</li></ul>',
-    ),
+    html: page('Net shop', '<h1 class="name">Trawl net</h1><p>A good net lasts ten seasons.</p><span class="price">12.50</span><ul><li class="size">small</li><li class="size">large</li></ul>'),
   },
   // Linked from nowhere: a crawl reaches it only as its seed.
   '/long': {

@@ -316,7 +316,9 @@ describe('crawl_export', () => {
 
   test('max_chars stops before the page that would not fit, and cuts a page longer than all of it', async () => {
     const client = await connect('acme')
-    const sizes = (await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl' })).texts[0]!.trimEnd().split('\n').map((l) => l.length + 1)
+    const sizes = (await call(client, 'crawl_export', { run_id: crawled, format: 'jsonl' })).texts[0]!.trimEnd()
+      .split('\n')
+      .map((l) => l.length + 1)
     // Room for the first two lines and not the third (max_chars is at least 1000; each line is longer than 500).
     const fit = sizes[0]! + sizes[1]! + 1
     expect(fit).toBeGreaterThanOrEqual(1000)

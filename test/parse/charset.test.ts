@@ -87,7 +87,7 @@ describe('decodeDocument', () => {
 describe('the prescan of the first KiB (WHATWG)', () => {
   const declared = (html: string) => declaredCharset(utf8(html))
 
-  test('a <meta> in a comment or in another tag\'s attribute is no meta', () => {
+  test("a <meta> in a comment or in another tag's attribute is no meta", () => {
     expect(declared('<!-- old: <meta charset="iso-8859-1"> --><meta charset="utf-8"><p>café')).toBe('utf-8')
     expect(decodeDocument(utf8('<!-- old: <meta charset="iso-8859-1"> --><meta charset="utf-8"><p>café'), 'text/html').text).toEndWith('café')
     expect(declared('<!--> <meta charset="windows-1252">')).toBe('windows-1252') // <!--> is a whole comment

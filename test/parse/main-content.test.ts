@@ -43,7 +43,10 @@ describe('main content on pages with chrome', () => {
     'role=navigation': [`<div role="navigation">${links('Guides', 'Blog')}</div>`, 'start'],
     'div top bar of links': [`<div class="t"><a href="/"><img src="/logo.png" alt="DB Guides"></a>${links('Guides', 'Reference', 'Blog', 'Sign in')}</div>`, 'start'],
     'div breadcrumb list': ['<div class="t"><ol><li><a href="/">Home</a></li><li><a href="/guides">Guides</a></li><li>Write-ahead log</li></ol></div>', 'start'],
-    'div table of Prev/Up/Next cells': ['<div class="t"><table><tr><th colspan="5">Tuning</th></tr><tr><td><a href="/a">Prev</a></td><td><a href="/g">Up</a></td><th>Guides</th><td><a href="/">Home</a></td><td><a href="/b">Next</a></td></tr></table><hr></div>', 'start'],
+    'div table of Prev/Up/Next cells': [
+      '<div class="t"><table><tr><th colspan="5">Tuning</th></tr><tr><td><a href="/a">Prev</a></td><td><a href="/g">Up</a></td><th>Guides</th><td><a href="/">Home</a></td><td><a href="/b">Next</a></td></tr></table><hr></div>',
+      'start',
+    ],
     'div bottom bar with a copyright line': [`<div class="t">${links('About', 'Contact')}<p>© 2024 DB Guides. All rights reserved.</p></div>`, 'end'],
     'div copyright line alone': ['<div class="t"><p>Copyright 2024 DB Guides. Text available under a license of its own, which reads at some length.</p></div>', 'end'],
     'div cookie banner at the top': [`<div class="t">${COOKIES}</div>`, 'start'],
@@ -60,7 +63,10 @@ describe('main content on pages with chrome', () => {
 
   test('a div sidebar of link lists beside the article, in a two-column wrapper, is removed', () => {
     const side = `<div class="c2"><h3>In this section</h3>${links('Vacuum', 'Indexes', 'Replication')}<h3>Recent</h3>${links('Pooling', 'Partitions')}</div>`
-    for (const columns of [[`<div class="c1">${ARTICLE}</div>`, side], [side, `<div class="c1">${ARTICLE}</div>`]]) {
+    for (const columns of [
+      [`<div class="c1">${ARTICLE}</div>`, side],
+      [side, `<div class="c1">${ARTICLE}</div>`],
+    ]) {
       const html = page(`<div class="row">${columns.join('')}</div>`)
       expect(whole(html)).toContain('[Vacuum](')
       expect(main(html)).toBe(ARTICLE_MD)
@@ -75,8 +81,10 @@ describe('main content on pages with chrome', () => {
 
 describe('main content keeps what is content', () => {
   test('a table of contents after a chapter’s text stays, at the end of its content', () => {
-    const html = page('<div class="chapter"><h2>Chapter 5. Data Definition</h2><p>This chapter covers how one creates the database structures that will hold one’s data. In a relational database, the raw data is stored in tables.</p>' +
-      `<div class="toc">${links('Basics', 'Defaults')}</div></div>`)
+    const html = page(
+      '<div class="chapter"><h2>Chapter 5. Data Definition</h2><p>This chapter covers how one creates the database structures that will hold one’s data. In a relational database, the raw data is stored in tables.</p>' +
+        `<div class="toc">${links('Basics', 'Defaults')}</div></div>`,
+    )
     expect(main(html)).toBe(whole(html))
     expect(main(html)).toContain('- [Defaults](https://db.example/defaults)')
   })
@@ -87,7 +95,8 @@ describe('main content keeps what is content', () => {
   })
 
   test('a listing of cards keeps every card, the first and the last too', () => {
-    const card = (n: number) => `<div class="card"><h2><a href="/p/${n}">Post ${n}</a></h2><p>A summary of post ${n} that runs to a sentence or two, the way listings show them before the link.</p><a href="/p/${n}">Read more</a></div>`
+    const card = (n: number) =>
+      `<div class="card"><h2><a href="/p/${n}">Post ${n}</a></h2><p>A summary of post ${n} that runs to a sentence or two, the way listings show them before the link.</p><a href="/p/${n}">Read more</a></div>`
     const html = page(`<div class="list">${[1, 2, 3, 4].map(card).join('')}</div>`)
     expect(main(html)).toBe(whole(html))
     expect(main(html)).toContain('## [Post 1](https://db.example/p/1)')
@@ -103,7 +112,9 @@ describe('main content keeps what is content', () => {
 
   test('sections whose anchor ids contain a chrome word stay when they are one of a series; an id alone named so goes', () => {
     const section = (id: string, title: string) => `<div class="sect2" id="${id}"><h3>${title}</h3><p>About ${title.toLowerCase()}, in a paragraph.</p></div>`
-    const html = page(`<div class="sect1"><h2>Lexical structure</h2><p>Intro text of the section.</p>${section('sql-syntax-identifiers', 'Identifiers')}${section('sql-syntax-comments', 'Comments')}</div>`)
+    const html = page(
+      `<div class="sect1"><h2>Lexical structure</h2><p>Intro text of the section.</p>${section('sql-syntax-identifiers', 'Identifiers')}${section('sql-syntax-comments', 'Comments')}</div>`,
+    )
     expect(main(html)).toContain('### Comments\n\nAbout comments, in a paragraph.')
     const comments = page(`<div class="a">${ARTICLE}<div id="comments"><h3>2 comments</h3><p>Nice.</p></div></div>`)
     expect(main(comments)).toBe(ARTICLE_MD)

@@ -33,7 +33,11 @@ describe('fixtures', () => {
   test('there are at least ten, and every .md file is some case’s expectation', () => {
     expect(fixtures.length).toBeGreaterThanOrEqual(10)
     const expected = fixtures.flatMap((f) => Object.keys(f.cases)).sort()
-    expect(readdirSync(DIR).filter((f) => f.endsWith('.md')).sort()).toEqual(expected)
+    expect(
+      readdirSync(DIR)
+        .filter((f) => f.endsWith('.md'))
+        .sort(),
+    ).toEqual(expected)
   })
 
   test('output is trimmed, has no trailing spaces and no runs of blank lines', () => {
@@ -78,9 +82,7 @@ describe('toMarkdown', () => {
   })
 
   test('scripts, styles, templates, iframes and svg never reach the output', () => {
-    const html =
-      '<p>a</p><script>var s = 1</script><style>p{}</style><template><p>t</p></template>' +
-      '<iframe src="/f"></iframe><svg><text>icon</text></svg><noscript>enable js</noscript><p>b</p>'
+    const html = '<p>a</p><script>var s = 1</script><style>p{}</style><template><p>t</p></template>' + '<iframe src="/f"></iframe><svg><text>icon</text></svg><noscript>enable js</noscript><p>b</p>'
     expect(toMarkdown(html, DEFAULT_BASE)).toBe('a\n\nb')
   })
 
@@ -90,9 +92,7 @@ describe('toMarkdown', () => {
   })
 
   test('text that reads as HTML is escaped so a renderer shows it as text', () => {
-    expect(toMarkdown('<p>Use &lt;div&gt; or a &lt;!-- comment --&gt;, but 1 &lt; 2 stays.</p>', DEFAULT_BASE)).toBe(
-      'Use \\<div> or a \\<!-- comment -->, but 1 < 2 stays.',
-    )
+    expect(toMarkdown('<p>Use &lt;div&gt; or a &lt;!-- comment --&gt;, but 1 &lt; 2 stays.</p>', DEFAULT_BASE)).toBe('Use \\<div> or a \\<!-- comment -->, but 1 < 2 stays.')
   })
 
   test('emphasis nested in the same emphasis, or around paragraphs, adds no delimiters', () => {
@@ -150,9 +150,7 @@ describe('hostile input', () => {
     const md = toMarkdown(`<table><tr>${'<th>h'.repeat(60)}${'<tr><td>x'.repeat(1000)}</table>`, DEFAULT_BASE)
     expect(md).toBe(`${'h\n\n'.repeat(60)}${'x\n\n'.repeat(999)}x`)
     // Short rows of a table within the budget are still padded.
-    expect(toMarkdown(`<table><tr>${'<th>h'.repeat(3)}${'<tr><td>x'.repeat(3)}</table>`, DEFAULT_BASE)).toBe(
-      `| h | h | h |\n| --- | --- | --- |${'\n| x |  |  |'.repeat(3)}`,
-    )
+    expect(toMarkdown(`<table><tr>${'<th>h'.repeat(3)}${'<tr><td>x'.repeat(3)}</table>`, DEFAULT_BASE)).toBe(`| h | h | h |\n| --- | --- | --- |${'\n| x |  |  |'.repeat(3)}`)
   })
 
   test('long runs of spaces in code keep their content; trailing ones go', () => {
@@ -260,8 +258,7 @@ describe('mainContent', () => {
 
   test('an element named like chrome that holds the main article is never chrome', () => {
     const { body, isChrome } = pick(
-      `<main><div class="with-sidebar" id="wrap"><article class="post-sidebar-layout">${prose(40)}</article>` +
-        `<div class="sidebar" id="side">${prose(5)}</div></div></main>`,
+      `<main><div class="with-sidebar" id="wrap"><article class="post-sidebar-layout">${prose(40)}</article>` + `<div class="sidebar" id="side">${prose(5)}</div></div></main>`,
     )
     const byId = (id: string) => (body as DomNode & { ownerDocument: { getElementById(id: string): DomNode } }).ownerDocument.getElementById(id)
     expect(isChrome(byId('wrap'))).toBe(false)
@@ -276,9 +273,7 @@ describe('mainContent', () => {
   })
 
   test('headers and footers inside the article stay; page-level ones go', () => {
-    const html =
-      `<header>Site</header><div><article><header><h1>T</h1></header>${prose(10)}<footer>Tags</footer></article>` +
-      `<article>${prose(1)}</article></div><footer>Copyright</footer>`
+    const html = `<header>Site</header><div><article><header><h1>T</h1></header>${prose(10)}<footer>Tags</footer></article>` + `<article>${prose(1)}</article></div><footer>Copyright</footer>`
     expect(toMarkdown(html, DEFAULT_BASE, { main_content: true })).toBe(`# T\n\n${'word '.repeat(10).trim()}\n\nTags`)
   })
 

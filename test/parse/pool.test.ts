@@ -31,10 +31,12 @@ describe('ParsePool', () => {
 
   test('the main thread keeps running while a worker parses', async () => {
     const events: string[] = []
-    const parsing = pool().parse(input(BIG, { pipelines: [{ steps: [{ kind: 'markdown' }] }] }), NO_LOOKUPS).then((r) => {
-      events.push('parsed')
-      return r
-    })
+    const parsing = pool()
+      .parse(input(BIG, { pipelines: [{ steps: [{ kind: 'markdown' }] }] }), NO_LOOKUPS)
+      .then((r) => {
+        events.push('parsed')
+        return r
+      })
     setTimeout(() => events.push('timer'), 1)
     const result = await parsing
     expect(events).toEqual(['timer', 'parsed'])
@@ -51,7 +53,9 @@ describe('ParsePool', () => {
   })
 
   test('an unsupported content type comes back as the same ParseFailure', async () => {
-    const err = await pool().parse(input('x', { content_type: 'image/png' }), NO_LOOKUPS).catch((e) => e)
+    const err = await pool()
+      .parse(input('x', { content_type: 'image/png' }), NO_LOOKUPS)
+      .catch((e) => e)
     expect(err).toBeInstanceOf(ParseFailure)
     expect(err.code).toBe('unsupported_content_type')
     expect(err.message).toBe('content type image/png is not parsed; HTML, XHTML, plain text and JSON are')
@@ -104,7 +108,14 @@ describe('ParsePool', () => {
     // One worker, twelve documents of about a tenth of the limit each: together far over it.
     const p = pool(1, 1500)
     const medium = input(BIG.slice(0, BIG.length / 8), { pipelines: [{ steps: [{ kind: 'markdown' }] }] })
-    const results = await Promise.all(Array.from({ length: 12 }, () => p.parse(medium, NO_LOOKUPS).then(() => 'ok', (e) => e.message)))
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        p.parse(medium, NO_LOOKUPS).then(
+          () => 'ok',
+          (e) => e.message,
+        ),
+      ),
+    )
     expect(results).toEqual(Array(12).fill('ok'))
   })
 
@@ -149,7 +160,13 @@ describe('ParsePool', () => {
     const doc = input('', {
       redirects: [{ url: 'https://a.example/doc', location: '/moved' }],
       pipelines: [
-        { guards: [{ kind: 'category', categories: ['products'] }], steps: [{ kind: 'data_map', id: 'm1' }, { kind: 'data_map', id: 'm2' }] },
+        {
+          guards: [{ kind: 'category', categories: ['products'] }],
+          steps: [
+            { kind: 'data_map', id: 'm1' },
+            { kind: 'data_map', id: 'm2' },
+          ],
+        },
       ],
     })
     expect(snapshotContext(doc, ctx)).toEqual({ sets, maps: { m1: { fields: [{ name: 'x', selector: 'p' }] } } })

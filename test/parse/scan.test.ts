@@ -42,10 +42,7 @@ describe('links', () => {
   test('a duplicate fills in missing text and makes a nofollow link followable', async () => {
     const html = `<a href="/p/1"><img src="/p/1.jpg"></a><a href="/p/1">Product one</a><a href="/p/1">Later text</a>
       <a href="/p/2" rel="nofollow sponsored">Sponsored</a><a href="/p/2" rel="bookmark">Plain</a><a href="/p/2" rel="nofollow">Again</a>`
-    expect((await scanHtml(html, DOC)).links).toEqual([
-      link('https://shop.example/p/1', 'Product one'),
-      link('https://shop.example/p/2', 'Sponsored', ['bookmark'], false),
-    ])
+    expect((await scanHtml(html, DOC)).links).toEqual([link('https://shop.example/p/1', 'Product one'), link('https://shop.example/p/2', 'Sponsored', ['bookmark'], false)])
   })
 
   test('the first <base href> resolves against the document and is the base of every link, as in a browser', async () => {
@@ -53,11 +50,7 @@ describe('links', () => {
       <body><a href="intro">Intro</a><a href="/root">Root</a><link rel="canonical" href="intro#x"></body></html>`
     const scan = await scanHtml(html, DOC)
     expect(scan.base_url).toBe('https://shop.example/docs/v2/')
-    expect(scan.links.map((l) => l.url)).toEqual([
-      'https://shop.example/docs/v2/early',
-      'https://shop.example/docs/v2/intro',
-      'https://shop.example/root',
-    ])
+    expect(scan.links.map((l) => l.url)).toEqual(['https://shop.example/docs/v2/early', 'https://shop.example/docs/v2/intro', 'https://shop.example/root'])
     expect(scan.metadata.canonical).toBe('https://shop.example/docs/v2/intro')
   })
 
@@ -160,10 +153,7 @@ describe('navigators', () => {
     })
     expect(scan.selected).toEqual([
       [link('https://shop.example/p/1', 'One'), link('https://shop.example/p/2', 'Two')],
-      [
-        link('https://shop.example/catalog/list.html?page=1', 'First'),
-        link('https://shop.example/catalog/list.html?page=3', 'Next', ['next']),
-      ],
+      [link('https://shop.example/catalog/list.html?page=1', 'First'), link('https://shop.example/catalog/list.html?page=3', 'Next', ['next'])],
       [link('https://shop.example/catalog/list.html?page=3', '', ['next']), link('https://shop.example/p/3', 'Card three')],
       [
         link('https://shop.example/catalog/list.html?page=1', 'First'),
@@ -178,13 +168,7 @@ describe('navigators', () => {
   })
 
   test('rewriterSupports says which selectors HTMLRewriter runs', () => {
-    expect(['a[href]', 'ul > li a.x', 'a:not(.ad)', 'a[href$=".pdf" i]', 'li:nth-child(2) a'].map(rewriterSupports)).toEqual([
-      true,
-      true,
-      true,
-      true,
-      true,
-    ])
+    expect(['a[href]', 'ul > li a.x', 'a:not(.ad)', 'a[href$=".pdf" i]', 'li:nth-child(2) a'].map(rewriterSupports)).toEqual([true, true, true, true, true])
     const unsupported = ['li:has(a)', 'a::before', 'a:hover', '', 'a[', '>>']
     expect(unsupported.map(rewriterSupports)).toEqual([false, false, false, false, false, false])
   })
@@ -192,13 +176,56 @@ describe('navigators', () => {
 
 test('the URL shortcuts answer what the URL parser answers', () => {
   const hrefs = [
-    '/a', '/a/b?c=d', '/a?', '/', '//cdn.example', '//cdn.example/x', 'https://a.b/c', 'http://a.b', 'https://A.b/',
-    'https://a.b:443/', 'https://a.b:8443/', 'https://1.2.3.4/', 'https://0x7f.1/', 'https://a.1/', 'https://a.b./',
-    'https://xn--nxasmq6b.com/', 'https://xn--a.com/', 'https://-a.b/', 'https://a.b/./c', 'https://a.b/%2e%2E/c',
-    '/a/../b', '/%zz', "/a'b", "/a?b'c", '/a:b@c', 'https://u@a.b/', '/a\\b', '/a b', '/é', 'https://exa_mple.com/',
-    '//a.b', 'https:a', 'HTTP://a.b/', 'https://a.b?x', '///a', '/a?b&amp;c', '/a#frag', 'https://com/', 'https://a.0x/',
-    'https://a..b/', 'https://.a.b/', '//a.b.', 'https://a.1b/', 'https://1a.b/x', 'https://a-.b-/', 'https://-/', '//a.b.c.d/e',
-    'https://./', 'https://../', '//' + 'a.'.repeat(50) + 'b/',
+    '/a',
+    '/a/b?c=d',
+    '/a?',
+    '/',
+    '//cdn.example',
+    '//cdn.example/x',
+    'https://a.b/c',
+    'http://a.b',
+    'https://A.b/',
+    'https://a.b:443/',
+    'https://a.b:8443/',
+    'https://1.2.3.4/',
+    'https://0x7f.1/',
+    'https://a.1/',
+    'https://a.b./',
+    'https://xn--nxasmq6b.com/',
+    'https://xn--a.com/',
+    'https://-a.b/',
+    'https://a.b/./c',
+    'https://a.b/%2e%2E/c',
+    '/a/../b',
+    '/%zz',
+    "/a'b",
+    "/a?b'c",
+    '/a:b@c',
+    'https://u@a.b/',
+    '/a\\b',
+    '/a b',
+    '/é',
+    'https://exa_mple.com/',
+    '//a.b',
+    'https:a',
+    'HTTP://a.b/',
+    'https://a.b?x',
+    '///a',
+    '/a?b&amp;c',
+    '/a#frag',
+    'https://com/',
+    'https://a.0x/',
+    'https://a..b/',
+    'https://.a.b/',
+    '//a.b.',
+    'https://a.1b/',
+    'https://1a.b/x',
+    'https://a-.b-/',
+    'https://-/',
+    '//a.b.c.d/e',
+    'https://./',
+    'https://../',
+    '//' + 'a.'.repeat(50) + 'b/',
   ]
   for (const base of ['https://example.com/dir/page.html?q=1', 'http://example.com:8080/a/', 'https://user:pw@example.com/x']) {
     const resolver = new Resolver(new URL(base))
@@ -282,11 +309,7 @@ test('linkOutsFrom applies the scan rules to links found elsewhere (decoded valu
     { url: 'https://a.example/s', rel: 'ugc', text: 'later text' },
     { url: 'https://a.example/r', rel: null, text: 'again' },
   ]
-  expect(linkOutsFrom(records, false)).toEqual([
-    link('https://a.example/r', 'A &amp; B', ['next']),
-    link('https://a.example/i', 'x & y'),
-    link('https://a.example/s', 'later text', ['ugc']),
-  ])
+  expect(linkOutsFrom(records, false)).toEqual([link('https://a.example/r', 'A &amp; B', ['next']), link('https://a.example/i', 'x & y'), link('https://a.example/s', 'later text', ['ugc'])])
   expect(linkOutsFrom(records, true).map((l) => l.nofollow)).toEqual([true, true, true])
 })
 

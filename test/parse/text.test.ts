@@ -52,10 +52,14 @@ test('inline elements do not break words apart; text without markup stays as it 
 // per element; the time limit only makes a relapse fail fast.
 const LINEAR_MS = 3000
 
-test('a <pre> with a long run of spaces keeps it; only spaces before a line break go', async () => {
-  const spaces = ' '.repeat(100_000)
-  expect(await htmlToText(`<pre>a${spaces}b${spaces}\nc</pre>`)).toBe(`a${spaces}b\nc`)
-}, LINEAR_MS)
+test(
+  'a <pre> with a long run of spaces keeps it; only spaces before a line break go',
+  async () => {
+    const spaces = ' '.repeat(100_000)
+    expect(await htmlToText(`<pre>a${spaces}b${spaces}\nc</pre>`)).toBe(`a${spaces}b\nc`)
+  },
+  LINEAR_MS,
+)
 
 test('textarea text is kept as written up to its end tag, in any case', async () => {
   expect(await htmlToText('<textarea>a  <b>b</b></TEXTAREA ><p>c</p><textarea>d</textarea>')).toBe('a  <b>b</b>\n\nc\n\nd')
@@ -65,9 +69,7 @@ test('superscripts and subscripts are marked, not glued to their base: 2^31, not
   const html = `<h2>E = mc<sup>2</sup></h2><p>2<sup>31</sup> &minus; 1, H<sub>2</sub>O, x<sub>i+1</sub>, e<sup><i>i</i>&pi;</sup>,
 2<sup>2<sup>n</sup></sup>, a claim<sup><a href="#fn1">1</a></sup>, a cite<sup>[2]</sup>, a note<sup>*</sup>, empty a<sup></sup>b<sub> </sub>c.</p>
 <table><tr><td>CO<sub>2</sub></td><td>2<sup>10</sup></td></tr></table><pre>O(n<sup>2</sup>)</pre>`
-  expect(await htmlToText(html)).toBe(
-    'E = mc^2\n\n2^31 − 1, H_2O, x_(i+1), e^iπ, 2^(2^n), a claim^1, a cite^[2], a note^*, empty ab c.\n\nCO_2 2^10\n\nO(n^2)',
-  )
+  expect(await htmlToText(html)).toBe('E = mc^2\n\n2^31 − 1, H_2O, x_(i+1), e^iπ, 2^(2^n), a claim^1, a cite^[2], a note^*, empty ab c.\n\nCO_2 2^10\n\nO(n^2)')
 })
 
 test('a superscript ends where the HTML parser ends it: at its end tag, or its block or cell', async () => {
@@ -84,10 +86,14 @@ test('a <q> is in the quotation marks a browser shows, single inside double', as
   expect(await htmlToText('<q><sup>x</sup></q> <sup><q>y</q></sup>')).toBe('"^x" ^("y")')
 })
 
-test('deeply nested superscripts and quotations stay linear', async () => {
-  const deep = `a${'<sup>x'.repeat(50_000)}${'</sup>'.repeat(50_000)}`
-  const text = await htmlToText(deep)
-  expect(text.startsWith('a^(x^(x^(')).toBe(true)
-  expect(text.replace(/[^x]/g, '').length).toBe(50_000)
-  expect(await htmlToText(`${'<q>'.repeat(20_000)}q${'</q>'.repeat(20_000)}`)).toBe(`"${"'".repeat(7)}q${"'".repeat(7)}"`)
-}, LINEAR_MS)
+test(
+  'deeply nested superscripts and quotations stay linear',
+  async () => {
+    const deep = `a${'<sup>x'.repeat(50_000)}${'</sup>'.repeat(50_000)}`
+    const text = await htmlToText(deep)
+    expect(text.startsWith('a^(x^(x^(')).toBe(true)
+    expect(text.replace(/[^x]/g, '').length).toBe(50_000)
+    expect(await htmlToText(`${'<q>'.repeat(20_000)}q${'</q>'.repeat(20_000)}`)).toBe(`"${"'".repeat(7)}q${"'".repeat(7)}"`)
+  },
+  LINEAR_MS,
+)

@@ -37,7 +37,10 @@ describe('trawl payments', () => {
   test('--json: one object per line, with the signed authorization to settle it later', async () => {
     const { stdout, code } = await trawl('payments', '--json', '--data-dir', t.dir)
     expect(code).toBe(0)
-    const rows = stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
+    const rows = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(rows.map((r) => r.key)).toEqual([...keys].reverse())
     const served = rows[2]
     expect(served).toMatchObject({ status: 'served', payer: payer.address, amount: '1000', amount_usd: '$0.001', network: 'base-sepolia', x402_version: 1, resource: RESOURCE, settle_tx: null })
@@ -51,7 +54,10 @@ describe('trawl payments', () => {
   test('--status filters', async () => {
     const { stdout, code } = await trawl('payments', '--status', 'handler_failed', '--json', '--data-dir', t.dir)
     expect(code).toBe(0)
-    const rows = stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
+    const rows = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(rows.map((r) => r.status)).toEqual(['handler_failed'])
     const none = await trawl('payments', '--status', 'settled', '--data-dir', t.dir)
     expect(none.stdout.trimEnd().split('\n').at(-1)).toBe('no payments')

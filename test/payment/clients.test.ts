@@ -15,9 +15,7 @@ const target = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
   fetch: (req) =>
-    new URL(req.url).pathname === '/page'
-      ? new Response('<html><body><h1>Example</h1></body></html>', { headers: { 'content-type': 'text/html' } })
-      : new Response('gone', { status: 410 }),
+    new URL(req.url).pathname === '/page' ? new Response('<html><body><h1>Example</h1></body></html>', { headers: { 'content-type': 'text/html' } }) : new Response('gone', { status: 410 }),
 })
 const page = `http://127.0.0.1:${target.port}/page`
 const missing = `http://127.0.0.1:${target.port}/missing`
@@ -48,7 +46,14 @@ describe('real clients pay', () => {
     const pay = wrapV1(fetch, payer)
     const response = await pay(`${base}/v1/scrape`, { method: 'POST', body: JSON.stringify({ url: page }), headers: { 'Content-Type': 'application/json' } })
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ url: page, rendered: false, status: 200, metadata: { title: null, description: null, canonical: null, language: null, open_graph: {}, json_ld: [] }, links: [], results: [{ kind: 'markdown', content: '# Example' }] })
+    expect(await response.json()).toEqual({
+      url: page,
+      rendered: false,
+      status: 200,
+      metadata: { title: null, description: null, canonical: null, language: null, open_graph: {}, json_ld: [] },
+      links: [],
+      results: [{ kind: 'markdown', content: '# Example' }],
+    })
     expect(response.headers.get('cache-control')).toBe('private')
     const receipt: Record<string, unknown> = decodeXPaymentResponse(response.headers.get('x-payment-response')!)
     expect(receipt).toEqual({ success: true, transaction: '', network: 'base-sepolia', payer: payer.address })

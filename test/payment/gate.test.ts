@@ -7,23 +7,7 @@ import { createLogger } from '../../src/log'
 import { createPaymentGate, type PaymentGate } from '../../src/payment'
 import { atomicToUsd, usdToAtomic } from '../../src/payment/money'
 import { openDatabase } from '../../src/store/db'
-import {
-  b64,
-  highS,
-  NETWORKS,
-  OTHER_ADDRESS,
-  otherPayer,
-  PAY_TO,
-  payer,
-  RESOURCE,
-  signAuthorization,
-  testGate,
-  unb64,
-  v1Payload,
-  v1Request,
-  v2Payload,
-  v2Request,
-} from './helpers'
+import { b64, highS, NETWORKS, OTHER_ADDRESS, otherPayer, PAY_TO, payer, RESOURCE, signAuthorization, testGate, unb64, v1Payload, v1Request, v2Payload, v2Request } from './helpers'
 
 const t = testGate()
 afterAll(() => t.close())
@@ -321,7 +305,16 @@ describe('refused payments: 402, the reason in `error`, the ledger untouched', (
     const ok = await verifyTypedData({
       address: payer.address,
       domain: { name: net.name, version: net.version, chainId: net.chainId, verifyingContract: net.asset },
-      types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
       primaryType: 'TransferWithAuthorization',
       message: { ...(authorization as any), value: BigInt(authorization.value!), validAfter: BigInt(authorization.validAfter!), validBefore: BigInt(authorization.validBefore!) },
       signature: highS(signature) as `0x${string}`,
@@ -355,7 +348,7 @@ describe('replay under concurrency', () => {
     expect(keys.map((key) => t.ledger.get(key)!.status)).toEqual(keys.map((_, i) => (i % 2 === 0 ? 'served' : 'handler_failed')))
   })
 
-  test("a ledger write that fails fails only its own request, not the others committed with it", async () => {
+  test('a ledger write that fails fails only its own request, not the others committed with it', async () => {
     t.db.exec(`CREATE TEMP TRIGGER refuse_other BEFORE INSERT ON payments WHEN NEW.payer = '${otherPayer.address}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`)
     try {
       const payloads = [await v1Payload(), await v1Payload({ account: otherPayer }), await v1Payload()]

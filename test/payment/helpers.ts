@@ -44,7 +44,12 @@ export function testGate(env: Record<string, string> = {}, opts: PaymentGateOpti
   const config: Config = loadConfig(['--data-dir', dir], { TRAWL_PAY_TO: PAY_TO, ...env }).config
   const db: Database = openDatabase(dir)
   const logs: string[] = []
-  const gate = createPaymentGate(config, db, createLogger('debug', (l) => logs.push(l)), opts) as PaymentGate
+  const gate = createPaymentGate(
+    config,
+    db,
+    createLogger('debug', (l) => logs.push(l)),
+    opts,
+  ) as PaymentGate
   const ledger = paymentRepository(db)
   return {
     gate,
@@ -133,8 +138,7 @@ export const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? v
 export const unb64 = (text: string) => JSON.parse(Buffer.from(text, 'base64').toString('utf8'))
 
 /** A request carrying a payment header. */
-export const paid = (header: 'X-PAYMENT' | 'PAYMENT-SIGNATURE', value: unknown) =>
-  new Request(RESOURCE, { method: 'POST', headers: { [header]: typeof value === 'string' ? value : b64(value) } })
+export const paid = (header: 'X-PAYMENT' | 'PAYMENT-SIGNATURE', value: unknown) => new Request(RESOURCE, { method: 'POST', headers: { [header]: typeof value === 'string' ? value : b64(value) } })
 export const v1Request = (payload: unknown) => paid('X-PAYMENT', payload)
 export const v2Request = (payload: unknown) => paid('PAYMENT-SIGNATURE', payload)
 

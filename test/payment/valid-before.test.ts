@@ -32,7 +32,11 @@ function paidSurface(env: Record<string, string> = {}) {
   }
 }
 
-const jsonRows = (stdout: string) => stdout.trimEnd().split('\n').map((l) => JSON.parse(l))
+const jsonRows = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 const surfaces: { close(): Promise<void> }[] = []

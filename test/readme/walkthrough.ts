@@ -92,7 +92,9 @@ export class Shell {
     if (step.background) {
       const log = `.bg-${id}.log`
       const command = step.command.replace(/&\s*(#.*)?$/, '')
-      this.proc.stdin.write(`{ ${command.trim()} ; } > ${log} 2>&1 &\nfor i in $(seq 200); do [ -s ${log} ] && grep -q . ${log} && break; sleep 0.05; done; sleep 0.3; cat ${log}; echo; echo "${marker} 0"\n`)
+      this.proc.stdin.write(
+        `{ ${command.trim()} ; } > ${log} 2>&1 &\nfor i in $(seq 200); do [ -s ${log} ] && grep -q . ${log} && break; sleep 0.05; done; sleep 0.3; cat ${log}; echo; echo "${marker} 0"\n`,
+      )
     } else {
       this.proc.stdin.write(`{ ${step.command} ; } 2>&1 < /dev/null; s=$?; echo; echo "${marker} $s"\n`)
     }

@@ -41,7 +41,6 @@ afterAll(async () => {
   api.close()
 })
 
-
 const newJob = async (name: string) => {
   const r = await client.post('/v1/jobs', { name, config: { seeds: [`http://127.0.0.1:${server.port}/a`], limits: { max_depth: 5 } } })
   expect(r.status).toBe(201)

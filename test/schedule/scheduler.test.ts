@@ -19,7 +19,12 @@ beforeEach(() => {
   clock = Date.now()
   runsStarted = 0
   logs.length = 0
-  scheduler = new Scheduler(api.store, createLogger('info', (l) => logs.push(l)), () => runsStarted++, () => clock)
+  scheduler = new Scheduler(
+    api.store,
+    createLogger('info', (l) => logs.push(l)),
+    () => runsStarted++,
+    () => clock,
+  )
 })
 afterEach(() => api.close())
 
@@ -32,7 +37,15 @@ const newTrigger = async (jobId: string, condition: unknown, name = 't') => {
 const nextAt = (triggerId: string) => (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(triggerId) as { next_at: number | null }).next_at
 const runsOf = async (jobId: string) => (await api.get(`/v1/jobs/${jobId}/runs?per_page=100`)).body.data as { id: string; status: string; job_id: string; config: { seeds: string[] } }[]
 const executionsOf = async (triggerId: string) =>
-  (await api.get(`/v1/triggers/${triggerId}/executions?per_page=100`)).body.data as { id: string; trigger_id: string; run_id: string | null; outcome: string; scheduled_at: string; executed_at: string; created_at: string }[]
+  (await api.get(`/v1/triggers/${triggerId}/executions?per_page=100`)).body.data as {
+    id: string
+    trigger_id: string
+    run_id: string | null
+    outcome: string
+    scheduled_at: string
+    executed_at: string
+    created_at: string
+  }[]
 const firings = () => api.db.query('SELECT trigger_seq, run_seq, due_at FROM trigger_firings').all() as { due_at: number }[]
 const stop = async (runId: string) => expect((await api.put(`/v1/runs/${runId}/stop`)).status).toBe(200)
 const HOUR = 3_600_000
@@ -57,7 +70,15 @@ describe('schedule', () => {
     expect(runsStarted).toBe(1)
     const executions = await executionsOf(t.id)
     expect(executions).toEqual([
-      { id: made[0]!.id, trigger_id: t.id, run_id: runs[0]!.id, outcome: 'created_run', scheduled_at: new Date(tick).toISOString(), executed_at: new Date(tick + 250).toISOString(), created_at: new Date(tick + 250).toISOString() },
+      {
+        id: made[0]!.id,
+        trigger_id: t.id,
+        run_id: runs[0]!.id,
+        outcome: 'created_run',
+        scheduled_at: new Date(tick).toISOString(),
+        executed_at: new Date(tick + 250).toISOString(),
+        created_at: new Date(tick + 250).toISOString(),
+      },
     ])
     const shown = (await api.get(`/v1/triggers/${t.id}`)).body
     expect(shown.last_executed_at).toBe(new Date(tick + 250).toISOString())
@@ -78,7 +99,11 @@ describe('schedule', () => {
     }
     expect((await runsOf(j.id)).map((r) => r.id)).toEqual([manual.id])
     const executions = await executionsOf(t.id)
-    expect(executions.map((e) => [e.outcome, e.run_id])).toEqual([['skipped', null], ['skipped', null], ['skipped', null]])
+    expect(executions.map((e) => [e.outcome, e.run_id])).toEqual([
+      ['skipped', null],
+      ['skipped', null],
+      ['skipped', null],
+    ])
     expect(runsStarted).toBe(0)
     // Once it has finished, the next tick creates a run.
     await stop(manual.id)
@@ -140,7 +165,12 @@ describe('schedule', () => {
     const j = await newJob()
     const t = await newTrigger(j.id, { kind: 'schedule', params: { expression: '0 * * * *' } })
     clock = nextAt(t.id)!
-    const other = new Scheduler(api.store, createLogger('info', () => {}), () => {}, () => clock)
+    const other = new Scheduler(
+      api.store,
+      createLogger('info', () => {}),
+      () => {},
+      () => clock,
+    )
     const due = api.store.triggers.due(clock, 10)
     expect(due).toHaveLength(1)
     // Both saw it due; the second's claim finds it gone.
@@ -316,7 +346,7 @@ describe('failures', () => {
     expect(await executionsOf(t.id)).toHaveLength(1)
   })
 
-  test('a finish of a run that reuses a deleted run\'s seq still records its own firing', async () => {
+  test("a finish of a run that reuses a deleted run's seq still records its own firing", async () => {
     const j = await newJob()
     await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1h' } })
     const first = (await api.post(`/v1/jobs/${j.id}/runs`)).body

@@ -37,7 +37,12 @@ describe('needsScript', () => {
 
   test('a <noscript> that asks for JavaScript, with some text around it', () => {
     const chrome = `<nav>${text(500)}</nav>`
-    for (const plea of ['You need to enable JavaScript to run this app.', 'JavaScript is required', 'Please turn on JavaScript in your browser', 'This site requires JavaScript: javascript is disabled']) {
+    for (const plea of [
+      'You need to enable JavaScript to run this app.',
+      'JavaScript is required',
+      'Please turn on JavaScript in your browser',
+      'This site requires JavaScript: javascript is disabled',
+    ]) {
       expect([plea, needsScript(page(BUNDLE, `${chrome}<noscript>${plea}</noscript>`))]).toEqual([plea, 'noscript_asks_javascript'])
     }
     expect(needsScript(page(BUNDLE, `${chrome}<noscript><img src="/pixel.gif"></noscript>`))).toBeNull()

@@ -30,10 +30,12 @@ describe('rate limit with payment', () => {
   test("a forged payer's requests count against the address, never the payer's bucket", async () => {
     ip = '198.51.100.11'
     // Another key's signature claiming `payer`: refused, and charged to this address.
-    const forgeries = await Promise.all(Array.from({ length: 3 }, async () => {
-      const p = await v1Payload({ account: otherPayer, authorization: { from: payer.address } })
-      return b64(p)
-    }))
+    const forgeries = await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        const p = await v1Payload({ account: otherPayer, authorization: { from: payer.address } })
+        return b64(p)
+      }),
+    )
     const statuses = []
     for (const f of forgeries) statuses.push((await paid(f)).status)
     expect(statuses).toEqual([402, 402, 429])

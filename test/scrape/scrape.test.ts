@@ -104,7 +104,13 @@ describe('POST /v1/scrape: formats', () => {
   })
 
   test('main_content false: the whole page, navigation included; skip_tags still apply', async () => {
-    const r = await post({ url: `${origin}/article`, formats: [{ kind: 'markdown', main_content: false }, { kind: 'markdown', main_content: true }] })
+    const r = await post({
+      url: `${origin}/article`,
+      formats: [
+        { kind: 'markdown', main_content: false },
+        { kind: 'markdown', main_content: true },
+      ],
+    })
     expect(r.status).toBe(200)
     const [whole, main] = r.body.results
     expect(whole.content).toContain('[Weather](')
@@ -120,7 +126,13 @@ describe('POST /v1/scrape: formats', () => {
     const r = await post({
       url: `${origin}/article`,
       formats: [
-        { kind: 'json', fields: [{ name: 'headline', selector: 'h1.headline', type: 'string', required: true }, { name: 'missing', selector: '.nope', required: true }] },
+        {
+          kind: 'json',
+          fields: [
+            { name: 'headline', selector: 'h1.headline', type: 'string', required: true },
+            { name: 'missing', selector: '.nope', required: true },
+          ],
+        },
         { kind: 'html' },
         { kind: 'markdown', skip_tags: ['nav', 'header'], main_content: false },
         { kind: 'markdown', main_content: false },
@@ -157,7 +169,10 @@ describe('POST /v1/scrape: formats', () => {
   })
 
   test('a PDF and an image come back as binary results, one per format asked, with their exact bytes', async () => {
-    for (const [path, bytes, type] of [['/doc.pdf', PDF, 'application/pdf'], ['/logo.png', PNG, 'image/png']] as const) {
+    for (const [path, bytes, type] of [
+      ['/doc.pdf', PDF, 'application/pdf'],
+      ['/logo.png', PNG, 'image/png'],
+    ] as const) {
       const r = await post({ url: `${origin}${path}`, formats: [{ kind: 'markdown' }, { kind: 'html' }] })
       expect(r.status).toBe(200)
       expect(r.body.results).toEqual([
@@ -359,7 +374,10 @@ describe('rate limit', () => {
 
 describe('CORS', () => {
   test('a preflight allows the payment headers; answers expose the receipts and Retry-After', async () => {
-    const pre = await scrape.call('OPTIONS', '/v1/scrape', { tenant: null, headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-payment, content-type' } })
+    const pre = await scrape.call('OPTIONS', '/v1/scrape', {
+      tenant: null,
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-payment, content-type' },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
     const allowed = pre.headers.get('access-control-allow-headers')!.toLowerCase()
@@ -378,7 +396,8 @@ describe('rendering', () => {
     const js = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
-      fetch: () => new Response('<html><body><h1>Static</h1><script>document.body.insertAdjacentHTML("beforeend", "<p>made by script</p>")</script></body></html>', { headers: { 'content-type': 'text/html' } }),
+      fetch: () =>
+        new Response('<html><body><h1>Static</h1><script>document.body.insertAdjacentHTML("beforeend", "<p>made by script</p>")</script></body></html>', { headers: { 'content-type': 'text/html' } }),
     })
     const rendering = testScrape({ TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_SCRAPE_RATE: 'off', TRAWL_SCRAPE_RENDER: 'always' })
     try {
@@ -402,7 +421,13 @@ describe('OpenAPI', () => {
     const doc = (await scrape.get('/openapi.json', { tenant: null })).body
     expect(Object.keys(doc.paths).sort()).toEqual(['/v1/scrape', '/v1/scrape/{url}'])
     const get = doc.paths['/v1/scrape/{url}'].get
-    expect(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(['path:url', 'header:X-Scrape-Proxy', 'header:X-Scrape-Timeout-Seconds', 'header:X-Scrape-Locale', 'header:X-Scrape-Main-Content'])
+    expect(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      'path:url',
+      'header:X-Scrape-Proxy',
+      'header:X-Scrape-Timeout-Seconds',
+      'header:X-Scrape-Locale',
+      'header:X-Scrape-Main-Content',
+    ])
     const body = JSON.stringify(doc.paths['/v1/scrape'].post.requestBody)
     for (const name of ['url', 'formats', 'proxy', 'timeout_seconds', 'locale', 'skip_tags', 'main_content', 'fields']) expect(body).toContain(`"${name}"`)
     const answer = JSON.stringify(doc.paths['/v1/scrape'].post.responses['200'])

@@ -168,8 +168,7 @@ describe('artifact list query plans', () => {
   })
 
   test('the delete and blob checks use indexes', () => {
-    const lines = (sql: string, ...params: string[]) =>
-      (db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n')
+    const lines = (sql: string, ...params: string[]) => (db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n')
     expect(lines('SELECT 1 FROM artifacts WHERE blob_key = ? AND NOT (tenant = ? AND id = ?) LIMIT 1', 'k', 'acme', RUN)).toMatch(/INDEX artifacts_by_blob \(blob_key=\?\)/)
     expect(lines('DELETE FROM artifacts WHERE tenant = ? AND run_id = ?', 'acme', RUN)).toMatch(/INDEX artifacts_by_run \(tenant=\? AND run_id=\?\)/)
   })

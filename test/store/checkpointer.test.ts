@@ -19,9 +19,10 @@ function walDb(autoFrames: number) {
   db.exec(`PRAGMA wal_autocheckpoint = ${autoFrames}`)
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)')
   const insert = db.query('INSERT INTO t (body) VALUES (?)')
-  const write = (rows: number) => db.transaction(() => {
-    for (let i = 0; i < rows; i++) insert.run(new Uint8Array(4000).fill(i & 255))
-  })()
+  const write = (rows: number) =>
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run(new Uint8Array(4000).fill(i & 255))
+    })()
   return { db, path, write }
 }
 
@@ -67,17 +68,22 @@ describe('Checkpointer', () => {
     ))
 
   test("steady small commits keep the WAL bounded: the writer's autocheckpoint still restarts it", () =>
-    withCheckpointer(200, 5, () => {}, async ({ db, path, write }) => {
-      let largest = 0
-      for (let i = 0; i < 600; i++) {
-        write(5)
-        if (i % 20 === 0) await Bun.sleep(1) // let the thread run passes between commits, as a crawl does
-        largest = Math.max(largest, statSync(`${path}-wal`).size)
-      }
-      // 3000 rows of 4 KiB went through it: 12 MB; the WAL never grew far past 200 frames.
-      expect(largest).toBeLessThan(2 * 200 * 4200)
-      expect(db.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 3000 })
-    }))
+    withCheckpointer(
+      200,
+      5,
+      () => {},
+      async ({ db, path, write }) => {
+        let largest = 0
+        for (let i = 0; i < 600; i++) {
+          write(5)
+          if (i % 20 === 0) await Bun.sleep(1) // let the thread run passes between commits, as a crawl does
+          largest = Math.max(largest, statSync(`${path}-wal`).size)
+        }
+        // 3000 rows of 4 KiB went through it: 12 MB; the WAL never grew far past 200 frames.
+        expect(largest).toBeLessThan(2 * 200 * 4200)
+        expect(db.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 3000 })
+      },
+    ))
 
   test('an idle database is looked at less and less often (doubling up to 1 s apart); commits bring the passes back', async () => {
     const idle = walDb(0)

@@ -46,7 +46,12 @@ describe('list query plans', () => {
     ['no filter', {}, /SEARCH t USING INDEX crawl_logs_by_time \(run_seq=\?\)/, null],
     ['no filter, from a cursor', {}, /SEARCH t USING INDEX crawl_logs_by_time \(run_seq=\? AND occurred_at<\?\)/, at],
     ['a time range', { occurred_after: '2026-05-01T00:00:00Z', occurred_before: '2026-06-01T00:00:00Z' }, /USING INDEX crawl_logs_by_time \(run_seq=\? AND occurred_at>\? AND occurred_at<\?\)/, null],
-    ['steps, ok statuses and pipelines are tested along the time walk', { steps: ['fetch', 'parse'], statuses: ['ok', 'error'], pipeline_ids: ['main'] }, /USING INDEX crawl_logs_by_time \(run_seq=\?\)/, null],
+    [
+      'steps, ok statuses and pipelines are tested along the time walk',
+      { steps: ['fetch', 'parse'], statuses: ['ok', 'error'], pipeline_ids: ['main'] },
+      /USING INDEX crawl_logs_by_time \(run_seq=\?\)/,
+      null,
+    ],
     ['one host', { hosts: ['a.example'] }, /USING INDEX crawl_logs_by_host \(run_seq=\? AND host=\? AND occurred_at<\?\)/, at],
     ['one error reason', { error_reasons: ['timeout'], hosts: ['a.example'] }, /USING INDEX crawl_logs_errors \(run_seq=\? AND error_reason=\? AND occurred_at<\?\)/, at],
     ['one non-ok status', { statuses: ['error'], steps: ['fetch'] }, /USING INDEX crawl_logs_not_ok \(run_seq=\? AND status=\?\)/, null],
@@ -124,7 +129,7 @@ describe('writer', () => {
     writer.close()
   })
 
-  test('a manual writer (the engine\'s) writes only when flushed: past batchSize, past maxDelayMs', async () => {
+  test("a manual writer (the engine's) writes only when flushed: past batchSize, past maxDelayMs", async () => {
     const run = await newRun()
     const writer = api.store.crawlLogs.writer({ manual: true, batchSize: 5, maxDelayMs: 10 })
     for (let i = 0; i < 20; i++) writer.add(entry(run.seq, i))
@@ -161,7 +166,7 @@ describe('writer', () => {
     expect(() => writer.add(entry(run.seq, 3))).toThrow('closed')
   })
 
-  test('flush inside the engine\'s transaction commits or rolls back with it', async () => {
+  test("flush inside the engine's transaction commits or rolls back with it", async () => {
     const run = await newRun()
     const writer = api.store.crawlLogs.writer()
     writer.add(entry(run.seq, 1))
@@ -179,7 +184,7 @@ describe('writer', () => {
     writer.close()
   })
 
-  test("entries of a run deleted meanwhile are dropped; the rest of the batch is written", async () => {
+  test('entries of a run deleted meanwhile are dropped; the rest of the batch is written', async () => {
     const kept = await newRun()
     const gone = await newRun()
     const writer = api.store.crawlLogs.writer({ maxDelayMs: 60_000 })

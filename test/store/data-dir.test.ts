@@ -64,7 +64,11 @@ describe('the data dir cannot be created', () => {
     mkdirSync(join(file, '..'), { recursive: true })
     writeFileSync(file, 'not a directory')
     for (const command of ['serve', 'crawl'] as const) {
-      await expectRefused(command, join(file, 'data'), `the directory cannot be created (a part of the path is a file, not a directory); choose a data dir that is a directory, or can be made one, ${ELSEWHERE}`)
+      await expectRefused(
+        command,
+        join(file, 'data'),
+        `the directory cannot be created (a part of the path is a file, not a directory); choose a data dir that is a directory, or can be made one, ${ELSEWHERE}`,
+      )
     }
     expect(readFileSync(file, 'utf8')).toBe('not a directory')
   })
@@ -82,7 +86,12 @@ describe('the data dir cannot be created', () => {
     mkdirSync(parent, { mode: 0o555 })
     chmodSync(parent, 0o555)
     for (const command of ['serve', 'crawl'] as const) {
-      await expectRefused(command, join(parent, 'data'), `the directory cannot be created (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
+      await expectRefused(
+        command,
+        join(parent, 'data'),
+        `the directory cannot be created (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`,
+        { unprivileged: true },
+      )
     }
   })
 })
@@ -173,7 +182,9 @@ describe('blobs.db cannot be created, opened or written', () => {
     chmodSync(join(dir, 'blobs.db'), 0o666)
     chmodSync(join(dir, 'blobs'), 0o555)
     for (const command of ['serve', 'crawl'] as const) {
-      await expectRefused(command, dir, `blobs/ is not writable (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
+      await expectRefused(command, dir, `blobs/ is not writable (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, {
+        unprivileged: true,
+      })
     }
   })
 
@@ -183,7 +194,9 @@ describe('blobs.db cannot be created, opened or written', () => {
     chmodSync(join(dir, 'trawl.db'), 0o666)
     chmodSync(join(dir, 'blobs.db'), 0o444)
     for (const command of ['serve', 'crawl'] as const) {
-      await expectRefused(command, dir, `blobs.db is not writable (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, { unprivileged: true })
+      await expectRefused(command, dir, `blobs.db is not writable (permission denied); let this user (uid ${uid}) write the data dir and its files, or choose another data dir ${ELSEWHERE}`, {
+        unprivileged: true,
+      })
     }
   })
 })

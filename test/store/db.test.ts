@@ -50,7 +50,11 @@ describe('openDatabase', () => {
     store.jobs.create('t', { id: crypto.randomUUID(), name: 'kept', config: {}, labels: { a: 'b' } })
     db1.close()
     const db2 = openDatabase(dir)
-    expect(createStore(db2).jobs.list('t', { labels: { a: 'b' } }, undefined, 10).data.map((j) => j.name)).toEqual(['kept'])
+    expect(
+      createStore(db2)
+        .jobs.list('t', { labels: { a: 'b' } }, undefined, 10)
+        .data.map((j) => j.name),
+    ).toEqual(['kept'])
     migrate(db2) // idempotent
     expect((db2.query('PRAGMA user_version').get() as any).user_version).toBe(migrations.length)
     db2.close()
@@ -60,7 +64,14 @@ describe('openDatabase', () => {
     const dir = tempDir()
     const { raw, run } = version5(dir)
     const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (?, ?, ?, 0)')
-    for (const [p, c] of [['p1', 'a'], ['p1', 'b'], ['p2', 'a'], ['p2', 'c'], ['p2', 'd']] as const) edge.run(run, p, c)
+    for (const [p, c] of [
+      ['p1', 'a'],
+      ['p1', 'b'],
+      ['p2', 'a'],
+      ['p2', 'c'],
+      ['p2', 'd'],
+    ] as const)
+      edge.run(run, p, c)
     const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (?, ?, ?, 'h', 0, NULL, ?, ?)")
     url.run(run, 'hb', 'http://h/b', 2, 2)
     url.run(run, 'ha', 'http://h/a', 0, 1)
@@ -91,7 +102,12 @@ describe('openDatabase', () => {
     for (const hash of ['p1', 'p2', 'a', 'b', 'c']) raw.query(`INSERT INTO links (tenant, hash, url, host_seq, created_at) VALUES ('t', ?, ?, 1, 0)`).run(hash, `http://h.example/${hash}`)
     // The old recordEdges took a second call for a parent: p1's edges straddle p2's.
     const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (1, ?, ?, 0)')
-    for (const [p, c] of [['p1', 'a'], ['p2', 'b'], ['p1', 'c']] as const) edge.run(p, c)
+    for (const [p, c] of [
+      ['p1', 'a'],
+      ['p2', 'b'],
+      ['p1', 'c'],
+    ] as const)
+      edge.run(p, c)
     // Two processes that both believed they held the run gave seq 1 to two URLs.
     const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (1, ?, ?, 'h', 0, NULL, 0, ?)")
     url.run('x', 'http://h.example/x', 1)
@@ -117,10 +133,12 @@ describe('openDatabase', () => {
     const raw = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
     migrate(raw, 7)
     const old = 'ab'.repeat(32)
-    raw.query(
-      `INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, sha256, created_at)
+    raw
+      .query(
+        `INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, sha256, created_at)
        VALUES ('t', 'a1', 'r', 'h', 'k', 'raw', NULL, 'text/html', 3, ?, 0)`,
-    ).run(old)
+      )
+      .run(old)
     raw.close()
     const db = openDatabase(dir)
     try {

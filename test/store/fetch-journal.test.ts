@@ -10,7 +10,15 @@ const root = mkdtempSync(join(tmpdir(), 'trawl-journal-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 let n = 0
 const freshDir = () => join(root, `d${++n}`)
-const entry = (i: number, step: JournalEntry['step'] = 'fetch'): JournalEntry => ({ url: `http://127.0.0.1:9/p/${i}`, url_hash: `h${i}`, host: '127.0.0.1', step, depth: 1, parent_url_hash: 'h0', started_at: 1_700_000_000_000 + i })
+const entry = (i: number, step: JournalEntry['step'] = 'fetch'): JournalEntry => ({
+  url: `http://127.0.0.1:9/p/${i}`,
+  url_hash: `h${i}`,
+  host: '127.0.0.1',
+  step,
+  depth: 1,
+  parent_url_hash: 'h0',
+  started_at: 1_700_000_000_000 + i,
+})
 
 describe('RunJournal', () => {
   test('a fetch started and not settled is an orphan for the next opener, with its entry whole', () => {
@@ -34,7 +42,11 @@ describe('RunJournal', () => {
     const dir = freshDir()
     const j = RunJournal.open(dir, 1)
     j.logged(j.start(entry(1)))
-    expect(RunJournal.open(dir, 1).orphans().map((o) => o.url)).toEqual([entry(1).url])
+    expect(
+      RunJournal.open(dir, 1)
+        .orphans()
+        .map((o) => o.url),
+    ).toEqual([entry(1).url])
   })
 
   test('orphans stay in the journal until the next holder has logged and committed them', () => {
@@ -88,7 +100,11 @@ describe('RunJournal', () => {
     // 5,500 lines were written; past 4,096 the file starts over with what is open.
     expect(lines.length).toBeLessThan(2000)
     expect(lines[0]).toStartWith(`s ${keep} `)
-    expect(RunJournal.open(dir, 6).orphans().map((o) => o.id)).toEqual([keep])
+    expect(
+      RunJournal.open(dir, 6)
+        .orphans()
+        .map((o) => o.id),
+    ).toEqual([keep])
   })
 
   test('bodies: open until their rows commit, then settled; an earlier holder’s come back as orphans', () => {
@@ -107,14 +123,22 @@ describe('RunJournal', () => {
     next.logged(b)
     next.rolledBack()
     next.committed()
-    expect(RunJournal.open(dir, 8).orphanBodies().map((x) => x.key)).toEqual(['runs/r/b'])
+    expect(
+      RunJournal.open(dir, 8)
+        .orphanBodies()
+        .map((x) => x.key),
+    ).toEqual(['runs/r/b'])
   })
 
   test('a body line cut short is not a shorter key', () => {
     const dir = freshDir()
     RunJournal.open(dir, 9).startBody('runs/r/whole')
     appendFileSync(join(dir, '9.log'), 'b 99 runs/r/who')
-    expect(RunJournal.open(dir, 9).orphanBodies().map((x) => x.key)).toEqual(['runs/r/whole'])
+    expect(
+      RunJournal.open(dir, 9)
+        .orphanBodies()
+        .map((x) => x.key),
+    ).toEqual(['runs/r/whole'])
   })
 
   test('abandon writes nothing more and keeps the file for the holder that took the run', () => {
@@ -125,7 +149,11 @@ describe('RunJournal', () => {
     j.abandon()
     j.committed()
     j.close()
-    expect(RunJournal.open(dir, 10).orphans().map((o) => o.id)).toEqual([id])
+    expect(
+      RunJournal.open(dir, 10)
+        .orphans()
+        .map((o) => o.id),
+    ).toEqual([id])
   })
 
   test('without a directory (a database in memory) it writes nothing and remembers nothing', () => {

@@ -53,7 +53,12 @@ describe('applyAll', () => {
   })
 
   test('a replay of a row committed by an earlier batch is false, and changes nothing', () => {
-    expect(ledger.applyAll([{ kind: 'accept', payment: payment('a') }, { kind: 'mark', key: 'a', from: 'accepted', to: 'served' }])).toEqual([true, true])
+    expect(
+      ledger.applyAll([
+        { kind: 'accept', payment: payment('a') },
+        { kind: 'mark', key: 'a', from: 'accepted', to: 'served' },
+      ]),
+    ).toEqual([true, true])
     expect(ledger.applyAll([{ kind: 'accept', payment: { ...payment('a'), amount: '5' } }])).toEqual([false])
     expect(ledger.get('a')).toMatchObject({ status: 'served', amount: '1000' })
   })

@@ -59,7 +59,7 @@ function otherProcess(code: string) {
 }
 
 describe('two processes writing one trawl.db', () => {
-  test("read-then-write transactions never fail because the other process committed in between", async () => {
+  test('read-then-write transactions never fail because the other process committed in between', async () => {
     const dir = tempDir()
     const store = createStore(openDatabase(dir))
     store.jobs.create('acme', { id: 'mine', name: 'n0', config: {}, labels: {} })

@@ -268,7 +268,9 @@ export class GuardProxies {
       return null
     }
     if (client.destroyed) return null
-    const candidates = upstream ? [{ address: upstream.hostname.replace(/^\[|\]$/g, ''), port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)) }] : addresses.map((a) => ({ address: a.address, port }))
+    const candidates = upstream
+      ? [{ address: upstream.hostname.replace(/^\[|\]$/g, ''), port: Number(upstream.port || (upstream.protocol === 'https:' ? 443 : 80)) }]
+      : addresses.map((a) => ({ address: a.address, port }))
     let lastError: Error | null = null
     for (const candidate of candidates) {
       try {

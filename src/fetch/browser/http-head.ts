@@ -115,7 +115,6 @@ export function closingHeaders(headers: [string, string][]): [string, string][] 
   return out
 }
 
-
 /** The status code of a response start line, or null when it is not one. */
 export function statusOf(start: string): number | null {
   const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(start)
@@ -125,5 +124,13 @@ export function statusOf(start: string): number | null {
 /** A complete response the proxy writes itself, then closes the connection. */
 export function replyHead(status: number, reason: string, headers: [string, string][], body = ''): string {
   const bytes = Buffer.byteLength(body)
-  return serializeHead(`HTTP/1.1 ${status} ${reason}`, [...headers, ['Content-Type', 'text/plain; charset=utf-8'], ['Content-Length', String(bytes)], ['Connection', 'close'], ['Proxy-Connection', 'close']]) + body
+  return (
+    serializeHead(`HTTP/1.1 ${status} ${reason}`, [
+      ...headers,
+      ['Content-Type', 'text/plain; charset=utf-8'],
+      ['Content-Length', String(bytes)],
+      ['Connection', 'close'],
+      ['Proxy-Connection', 'close'],
+    ]) + body
+  )
 }

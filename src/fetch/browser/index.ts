@@ -94,7 +94,13 @@ export class BrowserClient {
     if (this.failure && performance.now() - this.failure.at < LAUNCH_RETRY_MS) return Promise.reject(this.failure.error)
     if (this.session) this.opts.log.warn('chromium is gone; starting it again', { pid: this.session.process.pid })
     this.session = null
-    const launching = BrowserSession.start({ command: this.opts.chromium, allowPrivate: this.opts.allowPrivate, maxBodyBytes: this.opts.maxBodyBytes, log: this.opts.log, lookup: this.opts.lookup }).then(
+    const launching = BrowserSession.start({
+      command: this.opts.chromium,
+      allowPrivate: this.opts.allowPrivate,
+      maxBodyBytes: this.opts.maxBodyBytes,
+      log: this.opts.log,
+      lookup: this.opts.lookup,
+    }).then(
       async (session) => {
         if (this.closed) {
           await session.close()
@@ -105,16 +111,19 @@ export class BrowserClient {
         return session
       },
       (err) => {
-        const error = err instanceof FetchError ? err : new FetchError('browser_unavailable', `Chromium at "${this.opts.chromium}" could not be started: ${(err as Error).message}; set TRAWL_CHROMIUM to its path`)
+        const error =
+          err instanceof FetchError ? err : new FetchError('browser_unavailable', `Chromium at "${this.opts.chromium}" could not be started: ${(err as Error).message}; set TRAWL_CHROMIUM to its path`)
         this.failure = { error, at: performance.now() }
         this.opts.log.error('chromium is unavailable', { error: error.message })
         throw error
       },
     )
     this.launching = launching
-    void launching.finally(() => {
-      if (this.launching === launching) this.launching = null
-    }).catch(() => {})
+    void launching
+      .finally(() => {
+        if (this.launching === launching) this.launching = null
+      })
+      .catch(() => {})
     return launching
   }
 }

@@ -204,7 +204,7 @@ export class PageFetch {
       }
       const key = names.get(lower)
       if (key) extra[key] = `${extra[key]}, ${value}`
-      else names.set(lower, name), (extra[name] = value)
+      else (names.set(lower, name), (extra[name] = value))
     }
     const out: Promise<unknown>[] = []
     if (names.size) out.push(this.send('Network.setExtraHTTPHeaders', { headers: extra }))
@@ -386,7 +386,8 @@ export class PageFetch {
         this.inflight.add(params.requestId)
         break
       case 'Network.dataReceived':
-        if (params.requestId === this.response?.networkId && (this.mainBytes += params.dataLength) > this.opts.maxBodyBytes) this.finish(this.tooLarge(`sent more than ${this.opts.maxBodyBytes} bytes`))
+        if (params.requestId === this.response?.networkId && (this.mainBytes += params.dataLength) > this.opts.maxBodyBytes)
+          this.finish(this.tooLarge(`sent more than ${this.opts.maxBodyBytes} bytes`))
         break
       case 'Network.loadingFinished':
         this.inflight.delete(params.requestId)

@@ -81,8 +81,7 @@ export type ChromiumProcess = {
 
 const DIR_PREFIX = 'trawl-chromium-'
 
-const unavailable = (command: string, why: string) =>
-  new FetchError('browser_unavailable', `Chromium at "${command}" ${why}; install Chromium or set TRAWL_CHROMIUM to its path`)
+const unavailable = (command: string, why: string) => new FetchError('browser_unavailable', `Chromium at "${command}" ${why}; install Chromium or set TRAWL_CHROMIUM to its path`)
 
 /** Resolves a path or a command name on PATH to an executable file, or explains why not. */
 export function resolveChromium(command: string): string {
@@ -180,7 +179,10 @@ export async function launchChromium(command: string, log: Logger, opts: LaunchO
   const userDataDir = join(dir, 'profile')
   const stderrPath = join(dir, 'stderr.log')
   const setpriv = Bun.which('setpriv')
-  const readStderr = () => Bun.file(stderrPath).text().catch(() => '')
+  const readStderr = () =>
+    Bun.file(stderrPath)
+      .text()
+      .catch(() => '')
   const cmd = [...(setpriv ? [setpriv, '--pdeathsig', 'SIGKILL', '--'] : []), path, ...FLAGS, ...networkFlags(opts.proxy), `--user-data-dir=${userDataDir}`]
   let proc: Bun.Subprocess
   try {

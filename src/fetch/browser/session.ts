@@ -153,7 +153,10 @@ export class BrowserSession {
   async disposeContext(contextId: string): Promise<void> {
     if (this.cdp.closed) return
     // Disposing of the context closes its page; a hung renderer must not hold a slot for long.
-    await within(this.cdp.send('Target.disposeBrowserContext', { browserContextId: contextId }).catch(() => {}), 5000)
+    await within(
+      this.cdp.send('Target.disposeBrowserContext', { browserContextId: contextId }).catch(() => {}),
+      5000,
+    )
   }
 
   private async prepare(proxy: URL | null): Promise<OpenPage> {
