@@ -9,8 +9,8 @@ const target = process.argv[3] // e.g. bun-linux-arm64; default: this machine
 rmSync(outfile, { force: true }) // a failed build must not leave an old binary looking current
 
 // The native signature checker is built for this machine, so a binary for another target (or
-// libc: `-musl`) goes without it (and checks payment signatures in JavaScript). Embedded as a file, it is found
-// through Bun.embeddedFiles by src/payment/native.ts.
+// libc: `-musl`) goes without it (and checks payment signatures in JavaScript). Embedded as a file
+// (from native/build/, outside src/), it is found through Bun.embeddedFiles by src/payment/native.ts.
 const native = !target || new RegExp(`^bun-${process.platform}-${process.arch}(-baseline|-modern)?$`).test(target) ? buildNative() : null
 
 const args = [

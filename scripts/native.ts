@@ -1,6 +1,5 @@
-// Builds the native signature checker (src/payment/native/signer.c with the vendored
-// libsecp256k1) into src/payment/native/build/trawl-signer.so (beside its sources, so the
-// binary's embedded files keep src/ as their root), which src/payment/native.ts loads and
+// Builds the native signature checker (native/signer.c with the vendored libsecp256k1 in
+// vendor/secp256k1/) into native/build/trawl-signer.so, which src/payment/native.ts loads and
 // scripts/build.ts embeds in the binary. Needs a C compiler (`cc`, or $CC); without one it says so
 // and returns null, and payments are then checked in JavaScript, about eight times slower.
 // Skips the work when the sources and flags are unchanged since the last build.
@@ -9,8 +8,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, relative } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
-const SOURCE = join(ROOT, 'src/payment/native')
-const LIB = join(SOURCE, 'secp256k1')
+const SOURCE = join(ROOT, 'native')
+const LIB = join(ROOT, 'vendor/secp256k1')
+// src/payment/native.ts looks for the library here when run from source.
 const BUILD = join(SOURCE, 'build')
 const NATIVE_OUT = join(BUILD, 'trawl-signer.so')
 
@@ -68,7 +68,7 @@ function sourceFiles(dir: string): string[] {
 /** What the library depends on: the sources, the flags, the compiler and its target, the platform. */
 function fingerprint(cc: Compiler): string {
   const hash = createHash('sha256').update(`${cc.cmd.join(' ')}\n${cc.identity}\n${process.platform}-${process.arch}\n${GENERATOR_FLAGS.join(' ')}\n${LIBRARY_FLAGS.join(' ')}\n`)
-  for (const file of sourceFiles(SOURCE).sort()) hash.update(relative(SOURCE, file)).update(readFileSync(file))
+  for (const file of [...sourceFiles(SOURCE), ...sourceFiles(LIB)].sort()) hash.update(relative(ROOT, file)).update(readFileSync(file))
   return hash.digest('hex')
 }
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /**
- * The native signature checker (native/signer.c over libsecp256k1, built by scripts/native.ts):
+ * The native signature checker (native/signer.c over vendor/secp256k1/, built by scripts/native.ts):
  * Keccak-256 and ecrecover in C, about 0.1 ms a payment where JavaScript BigInt arithmetic takes
  * about 0.8 ms. The compiled binary carries the library as an embedded file; run from source it
- * is native/build/trawl-signer.so. Without it (no C compiler at build time, or a binary built for
+ * is native/build/trawl-signer.so at the repository root. Without it (no C compiler at build time, or a binary built for
  * another platform) payments are checked in JavaScript, with the same results.
  */
 export type NativeSigner = {
@@ -40,7 +40,8 @@ function load(): { signer: NativeSigner | null; why: string } {
   try {
     const embedded = Bun.embeddedFiles.find((file) => (file as Blob & { name: string }).name.startsWith(`${LIBRARY}-`))
     if (embedded) return { signer: fromEmbedded((embedded as Blob & { name: string }).name), why: 'signatures checked by libsecp256k1' }
-    const built = join(import.meta.dir, 'native/build', `${LIBRARY}.so`)
+    // Where scripts/native.ts writes it (import.meta.dir is src/payment/ when run from source).
+    const built = join(import.meta.dir, '../../native/build', `${LIBRARY}.so`)
     if (existsSync(built)) return { signer: bind(built), why: 'signatures checked by libsecp256k1' }
     return { signer: null, why: 'signatures checked in JavaScript (this build has no native checker)' }
   } catch (e) {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "secp256k1/include/secp256k1.h"
-#include "secp256k1/include/secp256k1_recovery.h"
+#include "../vendor/secp256k1/include/secp256k1.h"
+#include "../vendor/secp256k1/include/secp256k1_recovery.h"
 
 #define TRAWL_EXPORT __attribute__((visibility("default")))
 
