@@ -9,6 +9,7 @@
 //   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2]
 //                              [--rounds 3] [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
 //                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
+//                              [--page-bytes N]
 //
 // The site: `pages` pages, `/` and /p/1 ... /p/<pages-1>, made from `seed` (same seed, same
 // site), written as static files to a temp dir and served by nginx (Debian's nginx or
@@ -18,7 +19,8 @@
 // spelled twice) spelled in varied ways that resolve to the same URLs: `/p/7`, `7`, `./7`,
 // `../p/7`, `http://127.0.0.1:P/p/7`, `//127.0.0.1:P/p/7`, `/p/7#top`, `./7#s2`, plus one
 // link to another host. Page i links to 2i+1 and 2i+2, so every page is reachable from / within
-// log2(pages) hops. Bodies are 3-20 KB of text (skewed small: mean ~9 KB); robots.txt is a 404.
+// log2(pages) hops. Bodies are 3-20 KB of text (skewed small: mean ~9 KB), or all about N bytes with
+// `--page-bytes N` (3072: the small-page site, where per-page costs dominate); robots.txt is a 404.
 //
 // Rounds: wget2 and trawl take turns `rounds` times (wget2, trawl, wget2, trawl, ...), then
 // Crawlee runs once. The speed target is a ratio to wget2 "in the same run", and this VM's speed
@@ -111,7 +113,7 @@ function spell(i: number, t: number, port: number, r: number): string {
 }
 
 /** Writes the site's pages as files under `dir/site`; answers the bytes written. */
-function generateSite(dir: string, pages: number, port: number, seed: number): Site {
+function generateSite(dir: string, pages: number, port: number, seed: number, pageBytes: number | null): Site {
   const root = join(dir, 'site')
   mkdirSync(join(root, 'p'), { recursive: true })
   const rand = prng(seed)
@@ -136,7 +138,8 @@ function generateSite(dir: string, pages: number, port: number, seed: number): S
       const j = Math.floor(rand() * (k + 1))
       ;[links[k], links[j]] = [links[j]!, links[k]!]
     }
-    const target = 3 * 1024 + Math.floor(17 * 1024 * rand() ** 2)
+    const spread = 3 * 1024 + Math.floor(17 * 1024 * rand() ** 2)
+    const target = pageBytes ?? spread
     const title = i === 0 ? 'Home' : `Page ${i}`
     const head = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>\n<body>\n<h1 id="top">${title}</h1>\n`
     const nav = `<nav>${links
@@ -575,6 +578,7 @@ async function main() {
       rounds: { type: 'string', default: '3' },
       binary: { type: 'string', default: join(ROOT, 'dist', 'trawl') },
       keep: { type: 'boolean', default: false },
+      'page-bytes': { type: 'string' },
       json: { type: 'string' },
       serve: { type: 'string' },
       port: { type: 'string' },
@@ -585,6 +589,8 @@ async function main() {
   const pages = Number(values.pages)
   const second = values.second ? Number(values.second) : null
   const seed = Number(values.seed)
+  const pageBytes = values['page-bytes'] === undefined ? null : Number(values['page-bytes'])
+  if (pageBytes !== null && (!Number.isInteger(pageBytes) || pageBytes < 1024)) throw new Error('--page-bytes: a whole number of at least 1024')
   const timeoutS = Number(values.timeout)
   const concurrency = Number(values.concurrency)
   const threads = Number(values.threads)
@@ -610,7 +616,7 @@ async function main() {
   // A private copy of the binary, so a rebuild of dist/ during the run does not pull it away.
   const binary = join(work, 'trawl')
   if (!skip.trawl) copyFileSync(values.binary!, binary)
-  const report: Record<string, unknown> = { cores: cpus().length, loadavgBefore: loadavg(), seed }
+  const report: Record<string, unknown> = { cores: cpus().length, loadavgBefore: loadavg(), seed, pageBytes }
   try {
     const load = loadavg()[0]!
     console.log(`crawl bench: ${cpus().length} cores, load average ${load.toFixed(2)}${load > 1 ? ' (the machine is busy: numbers will be low and noisy)' : ''}`)
@@ -620,7 +626,7 @@ async function main() {
       const port = await freePort()
       const dir = join(work, `site-${n}`)
       const g0 = performance.now()
-      const site = generateSite(dir, n, port, seed)
+      const site = generateSite(dir, n, port, seed, pageBytes)
       const server = await startServer(site, dir, values.server!)
       servers.push(server)
       console.log(
