@@ -47,7 +47,7 @@ const SOURCES = ['content', 'url', 'artifact_id'] as const
 const APPLY_FETCH_TIMEOUT_MS = 30_000
 
 /** A page apply cannot read, as the API says it (docs/extract.md, "Apply"; decision 95). */
-function refusal(err: PageRefused): ApiError {
+function refusal(err: PageRefused): ApiError | ValidationError {
   switch (err.code) {
     case 'not_found':
       return new ApiError(404, 'not_found', err.message)

@@ -46,7 +46,7 @@ function openFile(path: string): Promise<WriteStream> {
 
 /**
  * Writes a run's pages to the target; a line saying where goes to `out` unless the pages
- * themselves went there. Throws the store's 404 ApiError for an unknown run, before writing.
+ * themselves went there. Throws a `not_found` DomainError for an unknown run, before writing.
  */
 export async function writeExport(deps: ExportDeps, tenant: string, runId: string, target: ExportTarget, mainContent: boolean, out: NodeJS.WritableStream): Promise<void> {
   const pages = exportPages(deps, tenant, runId, { main_content: mainContent, filters: {} })

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { openBlobStore } from '../blob'
 import { ConfigError, loadConfig, tenantFlag } from '../config'
-import { ApiError } from '../http/errors'
+import { DomainError } from '../core/errors'
 import { ParsePool } from '../parse/pool'
 import { exportTarget, mainContentFlag, writeExport } from './export-output'
 import { createStore } from '../store'
@@ -44,7 +44,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WriteStream = pr
     await writeExport({ store, blobs, parser }, tenant, runId, target, mainContent, out)
     return 0
   } catch (e) {
-    if (!(e instanceof ApiError && e.status === 404)) throw e
+    if (!(e instanceof DomainError && e.code === 'not_found')) throw e
     err.write(`trawl: run ${runId} not found in ${config.dataDir} (tenant ${tenant})\n`)
     return 1
   } finally {

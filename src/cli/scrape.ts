@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, RENDER_MODES, type RenderMode } from '../confi
 import { Fields, type Field } from '../extract/field-schema'
 import { checkFields } from '../extract/selectors'
 import { createFetcher } from '../fetch'
-import { FieldErrors } from '../http/errors'
+import { FieldErrors } from '../core/errors'
 import { createLogger } from '../log'
 import { ParsePool } from '../parse/pool'
 import { localeProblem, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type Format } from '../scrape/schema'

@@ -1,6 +1,6 @@
 import type { BlobStore } from '../blob/blob-store'
 import { readBlobBytes } from '../blob/read-bytes'
-import { notFound } from '../http/errors'
+import { notFound } from '../core/errors'
 import { documentKind } from '../parse/document'
 import { ParseFailure, type ParseContext, type StepResult } from '../parse/pipeline'
 import type { Pipeline } from '../parse/pipeline-schema'

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { HTMLElement } from 'node-html-parser'
-import type { FieldErrors } from '../http/errors'
+import type { FieldErrors } from '../core/errors'
 import { looseObject as obj } from '../util/loose'
 import { Fields } from './field-schema'
 import { extractObject, type ExtractError } from './fields'

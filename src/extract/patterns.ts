@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../http/errors'
+import type { FieldErrors } from '../core/errors'
 import { looseArray, looseObject } from '../util/loose'
 import { compileRe2, PatternTooLarge } from '../util/re2'
 import { compileUrlPattern, type UrlMatcher } from './url-pattern'

@@ -1,5 +1,5 @@
 import { parse as parseCss, type Selector } from 'css-what'
-import type { FieldErrors } from '../http/errors'
+import type { FieldErrors } from '../core/errors'
 import { looseArray as arr, looseObject as obj } from '../util/loose'
 import { compileCheck } from './select'
 

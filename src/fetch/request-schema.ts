@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { FieldErrors } from '../http/errors'
+import type { FieldErrors } from '../core/errors'
 import { isHttpUrl } from '../http/formats'
 import { StringEnum } from '../http/schemas'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'

@@ -3,7 +3,8 @@ import { Elysia } from 'elysia'
 import type { Logger } from '../log'
 import { VERSION } from '../version'
 import { DOCS_ASSETS } from './docs-assets'
-import { ApiError, payloadTooLarge, ValidationError } from './errors'
+import { DomainError, ValidationError, type DomainCode } from '../core/errors'
+import { ApiError, payloadTooLarge } from './errors'
 import { allowedMethods } from './methods'
 import { json, mount, type References, type Route } from './route'
 import { tenantOf } from './tenant'
@@ -29,6 +30,25 @@ export function createApp(opts: AppOptions) {
   const starts = new WeakMap<Request, number>()
   const cors = opts.cors && { allow: opts.cors.allowHeaders.join(', '), expose: opts.cors.exposeHeaders.join(', ') }
   const allowed = allowedMethods(() => app.routes, { options: Boolean(cors) })
+  /** The answer to whatever a route or hook threw (design.md §3). */
+  const answerError = (code: string | number, thrown: unknown, request: Request): Response => {
+    // Elysia wraps whatever onParse throws in a ParseError; our own errors are in its cause.
+    const cause = code === 'PARSE' ? (thrown as Error).cause : undefined
+    const error = cause instanceof ApiError || cause instanceof DomainError ? cause : thrown
+    const ours = error instanceof ApiError || error instanceof DomainError
+    if (opts.tenant && (ours || code === 'PARSE') && pathOf(request).startsWith('/v1/')) {
+      try {
+        tenantOf(request) // tenant is checked before validation, even when the body did not parse
+      } catch (tenantError) {
+        return errorResponse(tenantError as ApiError)
+      }
+    }
+    if (ours) return errorResponse(error)
+    if (code === 'NOT_FOUND') return unrouted(request, allowed)
+    if (code === 'PARSE') return errorResponse(ValidationError.of('body', 'is not valid JSON'))
+    opts.log.error('unhandled error', { method: request.method, url: request.url, error: String((error as Error)?.stack ?? error) })
+    return errorResponse(new ApiError(500, 'internal', 'internal error'))
+  }
   const app = new Elysia()
     .onRequest(({ request, set }) => {
       if (cors) {
@@ -67,21 +87,11 @@ export function createApp(opts: AppOptions) {
         throw ValidationError.of('body', `is not valid JSON: ${(err as Error).message}`)
       }
     })
-    .onError(({ code, error: thrown, request }) => {
-      // Elysia wraps whatever onParse throws in a ParseError; our own errors are in its cause.
-      const error = code === 'PARSE' && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown
-      if (opts.tenant && (error instanceof ApiError || code === 'PARSE') && pathOf(request).startsWith('/v1/')) {
-        try {
-          tenantOf(request) // tenant is checked before validation, even when the body did not parse
-        } catch (tenantError) {
-          return errorResponse(tenantError as ApiError)
-        }
-      }
-      if (error instanceof ApiError) return errorResponse(error)
-      if (code === 'NOT_FOUND') return unrouted(request, allowed)
-      if (code === 'PARSE') return errorResponse(ValidationError.of('body', 'is not valid JSON'))
-      opts.log.error('unhandled error', { method: request.method, url: request.url, error: String((error as Error)?.stack ?? error) })
-      return errorResponse(new ApiError(500, 'internal', 'internal error'))
+    .onError(({ code, error, request, set }) => {
+      const response = answerError(code, error, request)
+      // The access line reads the status from here: an error's reply never reaches onAfterResponse.
+      set.status = response.status
+      return response
     })
     // The plugin knows nothing of query encodings; say how our objects travel (design.md §3).
     .onAfterHandle({ as: 'global' }, ({ path, response }) => {
@@ -203,6 +213,22 @@ function unrouted(request: Request, allowed: (path: string) => string[]): Respon
   return errorResponse(new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; it answers ${allow}`), { allow })
 }
 
-export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
-  return json(error.status, error.body(), headers)
+/** The status of each domain error code (design.md §3). */
+const DOMAIN_STATUS: Record<DomainCode, number> = {
+  not_found: 404,
+  conflict: 409,
+  validation: 422,
+  not_html: 422,
+  parse_error: 500,
+}
+
+/**
+ * The answer to an error: the one place a domain error gets its status and body. A code of a
+ * family of its own (a scrape's target failures, design.md §7) is a failure of the work: a 500
+ * that keeps its code.
+ */
+export function errorResponse(error: ApiError | DomainError<string>, headers?: Record<string, string>): Response {
+  if (error instanceof ValidationError) return json(DOMAIN_STATUS.validation, { error: 'validation', fields: error.fields }, headers)
+  const status = error instanceof ApiError ? error.status : (DOMAIN_STATUS[error.code as DomainCode] ?? 500)
+  return json(status, { error: error.code, message: error.message }, headers)
 }

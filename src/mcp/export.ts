@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { exportPages, jsonlLine, llmsHeader, llmsSection, type PageRecord } from '../export'
-import { notFound } from '../http/errors'
+import { notFound } from '../core/errors'
 import { StringEnum, Uuid } from '../http/schemas'
 import type { McpDeps, ToolAnswer } from './tools'
 

@@ -1,6 +1,6 @@
 import { applyToPage } from '../extract/apply-source'
 import type { DataMapDef } from '../extract/data-map'
-import { ApiError } from '../http/errors'
+import { DomainError } from '../core/errors'
 import { ParseTimeout, PoolError, type ParsePool } from '../parse/pool'
 import type { Scraper } from '../scrape/scraper'
 
@@ -14,10 +14,10 @@ import type { Scraper } from '../scrape/scraper'
 export async function extractWithDataMap(scraper: Scraper, parser: ParsePool, tenant: string, url: string, id: string, map: DataMapDef, timeoutMs: number) {
   const scraped = await scraper.scrape({ url, formats: [{ kind: 'html' }], proxy: null, timeoutMs, locale: null })
   const html = scraped.results[0]!
-  if (html.kind !== 'html') throw new ApiError(422, 'not_html', `${scraped.url} is not an HTML or text document`)
+  if (html.kind !== 'html') throw new DomainError('not_html', `${scraped.url} is not an HTML or text document`)
   const page = { url: scraped.url, body: new TextEncoder().encode(html.content), content_type: 'text/html; charset=utf-8', redirects: [] }
   return applyToPage(parser, page, id, map, tenant).catch((err) => {
-    if (err instanceof ParseTimeout || err instanceof PoolError) throw new ApiError(500, 'parse_error', err.message)
+    if (err instanceof ParseTimeout || err instanceof PoolError) throw new DomainError('parse_error', err.message)
     throw err
   })
 }

@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ToolInfo } from '@modelcontextprotocol/sdk/types.js'
-import { ApiError, ValidationError } from '../http/errors'
+import { DomainError, ValidationError } from '../core/errors'
 import { VERSION } from '../version'
 import { argumentsOf, TOOLS, type McpDeps } from './tools'
 
@@ -39,7 +39,7 @@ export function createMcpServer(deps: McpDeps, tenant: string): Server {
 /** What an agent is told of a failed call: the problem and its code, never a stack. */
 function failureText(err: unknown, deps: McpDeps, tool: string): string {
   if (err instanceof ValidationError) return `invalid arguments: ${err.message}`
-  if (err instanceof ApiError) return `${err.code}: ${err.message}`
+  if (err instanceof DomainError) return `${err.code}: ${err.message}`
   deps.log.error('MCP tool failed', { tool, error: String((err as Error)?.stack ?? err) })
   return 'internal: the tool failed unexpectedly; the server log has the details'
 }

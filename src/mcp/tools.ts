@@ -7,7 +7,7 @@ import { normalizeUrl } from '../crawl/url'
 import { Fields, type Field } from '../extract/field-schema'
 import { checkFields } from '../extract/selectors'
 import type { Fetcher } from '../fetch/fetcher'
-import { ApiError, FieldErrors, notFound, ValidationError } from '../http/errors'
+import { DomainError, FieldErrors, notFound, ValidationError } from '../core/errors'
 import { StringEnum, Uuid } from '../http/schemas'
 import { validate } from '../http/validate'
 import type { Logger } from '../log'
@@ -257,7 +257,7 @@ const extract: Tool<typeof ExtractInput> = {
     const fields = fieldsOrThrow(args.fields!, 'fields')
     const scraped = await scraperFor(deps, args.render).scrape({ url, formats: [{ kind: 'json', fields }], proxy: null, timeoutMs, locale: null })
     const r = scraped.results[0]!
-    if (r.kind !== 'json') throw new ApiError(422, 'not_html', `${scraped.url} is not an HTML or text document`)
+    if (r.kind !== 'json') throw new DomainError('not_html', `${scraped.url} is not an HTML or text document`)
     return { text: [JSON.stringify({ data: r.data, errors: r.errors }, null, 2)] }
   },
 }

@@ -1,5 +1,5 @@
 import { checkFields, selectorProblem } from '../extract/selectors'
-import type { FieldErrors } from '../http/errors'
+import type { FieldErrors } from '../core/errors'
 import { looseArray as arr, looseObject as obj } from '../util/loose'
 import { regexProblem } from '../util/re2'
 

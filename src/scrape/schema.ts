@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Fields } from '../extract/field-schema'
 import { checkFields } from '../extract/selectors'
-import type { FieldErrors } from '../http/errors'
+import type { FieldErrors } from '../core/errors'
 import { LinkOut, Metadata } from '../parse/result-schema'
 
 /** The scrape request (SPEC "Scrape API") and its checks beyond the schema. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config'
-import { ApiError } from '../http/errors'
+import { DomainError } from '../core/errors'
 import type { Logger } from '../log'
 import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { Fetcher } from '../fetch/fetcher'
@@ -13,14 +13,7 @@ import { needsScript } from './needs-script'
 import { acceptLanguage, type ScrapeRequest, type ScrapeResult } from './schema'
 
 /** Why a scrape failed: a target failure (design.md §7), answered 500 with this code and never charged. */
-export class ScrapeFailure extends ApiError {
-  constructor(
-    override readonly code: FetchErrorCode | 'http_status' | 'parse_error',
-    message: string,
-  ) {
-    super(500, code, message)
-  }
-}
+export class ScrapeFailure extends DomainError<FetchErrorCode | 'http_status' | 'parse_error'> {}
 
 /**
  * A scrape as the scraper answers it: as SPEC's result, except that content which is not text

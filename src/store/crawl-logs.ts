@@ -1,7 +1,7 @@
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
 import { normalizeHost } from '../crawl/url'
 import { decodeCursor } from '../http/cursor'
-import { ValidationError } from '../http/errors'
+import { ValidationError } from '../core/errors'
 import { emptyPage, INT, keysetPage, TEXT, type Page } from './list'
 import { epoch, formatIso } from './time'
 

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { conflict } from '../http/errors'
+import { conflict } from '../core/errors'
 import { indexLabels, parseLabels, unindexLabels, type Labels } from './labels'
 import { ListQuery, type Page } from './list'
 import { iso } from './time'

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { ValidationError } from '../http/errors'
+import { ValidationError } from '../core/errors'
 
 export type Labels = Record<string, string>
 

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { PatternDef, PatternFormat } from '../extract/patterns'
-import { conflict } from '../http/errors'
+import { conflict } from '../core/errors'
 import type { hostRepository } from './hosts'
 import { emptyPage, ListQuery, type Page } from './list'
 import { iso } from './time'

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { conflict } from '../http/errors'
+import { conflict } from '../core/errors'
 import { emptyPage, INT, ListQuery, type Page } from './list'
 import { parseDuration } from '../util/duration'
 import { iso } from './time'

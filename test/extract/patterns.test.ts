@@ -3,7 +3,7 @@ import { RE2JS } from 're2js'
 import { categorize, checkPatternDef, compilePatterns, patternProblem, resolvePath, type PatternFormat } from '../../src/extract/patterns'
 import { compileUrlPattern } from '../../src/extract/url-pattern'
 import { estimateProgramSize, RE2_BUDGET } from '../../src/util/re2'
-import { FieldErrors, ValidationError } from '../../src/http/errors'
+import { FieldErrors, ValidationError } from '../../src/core/errors'
 
 /** Whether `pattern` matches `path` resolved against https://a.com/, the way the match route does it. */
 const matches = (format: PatternFormat, pattern: string, path: string) => compilePatterns({ format, patterns: [pattern] })(resolvePath(path, 'a.com')!).length > 0

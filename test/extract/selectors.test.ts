@@ -3,7 +3,7 @@ import { checkDataMap } from '../../src/extract/data-map'
 import { selectAll } from '../../src/extract/select'
 import { checkFields, selectorProblem } from '../../src/extract/selectors'
 import { parseTree } from '../../src/extract/tree'
-import { FieldErrors, ValidationError } from '../../src/http/errors'
+import { FieldErrors, ValidationError } from '../../src/core/errors'
 
 const invalid = (why: string) => `is not a valid CSS selector: ${why}`
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, spyOn, test } from 'bun:test'
 import { encodeCursor } from '../../src/http/cursor'
-import { ValidationError } from '../../src/http/errors'
+import { ValidationError } from '../../src/core/errors'
 import { listStatement, LOG_STEPS, MAX_GROUPS, type LogEntry, type LogFilter } from '../../src/store/crawl-logs'
 import { job, testApi } from '../helpers/api'
 
