@@ -1,5 +1,5 @@
 import type TurndownService from 'turndown'
-import type { DomNode } from './main-content'
+import type { DomNode } from './dom'
 import type { RenderState } from './markdown'
 import { tableRules, type DomRule } from './markdown-tables'
 import { scriptText } from './text'

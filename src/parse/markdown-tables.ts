@@ -1,4 +1,4 @@
-import { textOf, type DomNode } from './main-content'
+import { textOf, type DomNode } from './dom'
 
 // GFM tables for turndown. The GFM plugin's table rules re-walk `table.rows` for every cell
 // of the heading row (quadratic: most of turndown's time on a table-heavy page) and keep a

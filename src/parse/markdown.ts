@@ -1,5 +1,6 @@
 import TurndownService from 'turndown'
-import { mainContent, textOf, type DomNode } from './main-content'
+import { textOf, type DomNode } from './dom'
+import { mainContent } from './main-content'
 import { INDENT, TRAILING_SPACE, turndownRules } from './markdown-rules'
 import { boundNesting, MAX_NESTING } from './nesting'
 

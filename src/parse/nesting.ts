@@ -10,114 +10,34 @@
 // the depth, never let a document nest without bound. (Formatting elements the parser reopens,
 // <b> and the like, can add a few levels the model does not see.)
 
+import {
+  BREAKOUT,
+  CLOSES_P,
+  HEADING,
+  HEADING_KINDS,
+  IGNORED,
+  INTEGRATION,
+  ITEM,
+  K,
+  KNOWN,
+  last,
+  LIST_STOP,
+  RAW_TEXT,
+  REOPENS,
+  SCOPE,
+  SCOPED_END,
+  SECTION,
+  SIBLINGS,
+  SPECIAL,
+  TABLE_PART,
+  TOP_SIBLING,
+  VOID,
+  type Kind,
+} from './nesting-elements'
+import { isAlpha, TagReader } from './nesting-tokens'
+
 /** Depth at which boundNesting stops nesting; Chromium's parser stops at 512 levels too. */
 export const MAX_NESTING = 512
-
-// What the tree builder does with an element of a name, as bits.
-const VOID = 1 // no content, no end tag
-const RAW_TEXT = 1 << 1 // text up to its end tag (plaintext: to the end)
-const IGNORED = 1 << 2 // html, head, body: never opened inside <body>
-const SPECIAL = 1 << 3 // "special" category: ends the search of "any other end tag"
-const LIST_STOP = 1 << 4 // special, except address, div, p, li, dd, dt: ends the search for an li/dd/dt
-const SCOPE = 1 << 5 // default scope boundary
-const CLOSES_P = 1 << 6 // its start tag closes an open <p>
-const HEADING = 1 << 7
-const SCOPED_END = 1 << 8 // its end tag closes it when in scope, whatever is open above
-const TABLE_PART = 1 << 9
-const BREAKOUT = 1 << 10 // its start tag ends foreign content
-const INTEGRATION = 1 << 11 // foreign element holding HTML (also special and a scope boundary)
-const ITEM = 1 << 12 // li, dd, dt
-const SECTION = 1 << 13 // tbody, thead, tfoot
-const TOP_SIBLING = 1 << 14 // option, optgroup, rb, rp, rt: close such an element on top
-const REOPENS = 1 << 15 // a, nobr: a second one closes the first
-
-const FLAGS = new Map<string, number>()
-const flag = (bit: number, names: string) => {
-  for (const name of names.split(' ')) FLAGS.set(name, (FLAGS.get(name) ?? 0) | bit)
-}
-flag(VOID, 'area base basefont bgsound br col embed frame hr image img input keygen link meta param source track wbr')
-// (domino, unlike browsers, parses <noscript> in the body as markup.)
-flag(RAW_TEXT, 'script style xmp iframe noembed noframes textarea title plaintext')
-flag(IGNORED, 'html head body')
-const SPECIAL_NAMES =
-  'address applet area article aside base basefont bgsound blockquote body br button caption center col colgroup ' +
-  'dd details dir div dl dt embed fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head ' +
-  'header hgroup hr html iframe img input keygen li link listing main marquee menu meta nav noembed noframes ' +
-  'noscript object ol p param plaintext pre script search section select source style summary table tbody td ' +
-  'template textarea tfoot th thead title tr track ul wbr xmp'
-flag(SPECIAL, SPECIAL_NAMES)
-flag(
-  LIST_STOP,
-  SPECIAL_NAMES.split(' ')
-    .filter((n) => !['address', 'div', 'p', 'li', 'dd', 'dt'].includes(n))
-    .join(' '),
-)
-flag(SCOPE, 'applet caption html table td th marquee object template')
-flag(INTEGRATION, 'foreignobject desc title mi mo mn ms mtext annotation-xml')
-flag(
-  CLOSES_P,
-  'address article aside blockquote center details dialog dir div dl fieldset figcaption figure footer header ' +
-    'hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 h5 h6 pre listing form li dd dt plaintext xmp',
-)
-flag(HEADING, 'h1 h2 h3 h4 h5 h6')
-flag(
-  SCOPED_END,
-  'address article aside blockquote button center details dialog dir div dl fieldset figcaption figure footer ' +
-    'header hgroup listing main menu nav ol pre search section summary ul form applet marquee object dd dt',
-)
-flag(TABLE_PART, 'caption colgroup tbody thead tfoot tr td th')
-flag(
-  BREAKOUT,
-  'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu ' + 'meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var',
-)
-flag(ITEM, 'li dd dt')
-flag(SECTION, 'tbody thead tfoot')
-flag(TOP_SIBLING, 'option optgroup rb rp rt')
-flag(REOPENS, 'a nobr')
-
-// One per element name seen; `open` holds the stack indices of the open elements of that name.
-// Known names share one Kind across calls; every call leaves `open` and `over` empty again.
-type Kind = { name: string; flags: number; open: number[]; over: number }
-const KNOWN = new Map<string, Kind>([...FLAGS].map(([name, flags]) => [name, { name, flags, open: [], over: 0 }]))
-const known = (name: string) => KNOWN.get(name)!
-const K = {
-  p: known('p'),
-  li: known('li'),
-  dd: known('dd'),
-  dt: known('dt'),
-  button: known('button'),
-  table: known('table'),
-  td: known('td'),
-  th: known('th'),
-  tr: known('tr'),
-  tbody: known('tbody'),
-  caption: known('caption'),
-  template: known('template'),
-  form: known('form'),
-  ol: known('ol'),
-  ul: known('ul'),
-  select: known('select'),
-  option: known('option'),
-  optgroup: known('optgroup'),
-}
-const HEADING_KINDS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map(known)
-// The end tag of each raw-text element, searched for from lastIndex.
-const RAW_END = new Map<string, RegExp>()
-
-// Start tags closing an element of these kinds that is on top of the stack, or, past the cap,
-// on top of the removed elements.
-const SIBLINGS = new Map<Kind, Kind[]>([
-  [K.p, [K.p]],
-  [K.li, [K.li]],
-  [K.dd, [K.dd, K.dt]],
-  [K.dt, [K.dd, K.dt]],
-  [K.option, [K.option]],
-  [K.optgroup, [K.option, K.optgroup]],
-  [K.tr, [K.tr, K.td, K.th]],
-  [K.td, [K.td, K.th]],
-  [K.th, [K.td, K.th]],
-  ...['rb', 'rp', 'rt'].map((n) => [known(n), ['rb', 'rp', 'rt'].map(known)] as [Kind, Kind[]]),
-])
 
 /**
  * Returns html with the start tags that would nest elements deeper than `max` levels below
@@ -151,14 +71,15 @@ class Bounder {
   // Elements opened past the cap: their tags are removed, their end tags too.
   private readonly overflow: Kind[] = []
   private readonly cut: number[] = [] // [start, end) pairs to remove
-  private readonly found = new Map<string, number>() // next index of a searched string, or -1
+  private readonly tags: TagReader
   private formOpen = false
-  private selfClosing = false
 
   constructor(
     private readonly html: string,
     private readonly max: number,
-  ) {}
+  ) {
+    this.tags = new TagReader(html)
+  }
 
   run(): string {
     try {
@@ -187,22 +108,22 @@ class Bounder {
       if (lt < 0 || lt + 1 >= length) break
       const c = html.charCodeAt(lt + 1)
       if (isAlpha(c)) {
-        const nameEnd = this.nameEnd(lt + 1)
-        const end = this.tagEnd(nameEnd)
+        const nameEnd = this.tags.nameEnd(lt + 1)
+        const end = this.tags.tagEnd(nameEnd)
         if (end < 0) break
-        i = this.start(this.kind(html.slice(lt + 1, nameEnd)), lt, end, this.selfClosing)
+        i = this.start(this.kind(html.slice(lt + 1, nameEnd)), lt, end, this.tags.selfClosing)
       } else if (c === 0x2f /* / */) {
         if (isAlpha(html.charCodeAt(lt + 2))) {
-          const nameEnd = this.nameEnd(lt + 2)
-          const end = this.tagEnd(nameEnd)
+          const nameEnd = this.tags.nameEnd(lt + 2)
+          const end = this.tags.tagEnd(nameEnd)
           if (end < 0) break
           this.end(this.kind(html.slice(lt + 2, nameEnd)), lt, end)
           i = end
-        } else i = html.charCodeAt(lt + 2) === 0x3e ? lt + 3 : this.afterGt(lt + 2)
+        } else i = html.charCodeAt(lt + 2) === 0x3e ? lt + 3 : this.tags.afterGt(lt + 2)
       } else if (c === 0x21 /* ! */) {
-        i = this.markupDeclaration(lt)
+        i = this.tags.markupDeclaration(lt, this.inForeign())
       } else if (c === 0x3f /* ? */) {
-        i = this.afterGt(lt + 2)
+        i = this.tags.afterGt(lt + 2)
       } else i = lt + 1
     }
   }
@@ -217,110 +138,6 @@ class Bounder {
     return kind
   }
 
-  // ---- tokenizing ----
-
-  private markupDeclaration(lt: number): number {
-    const html = this.html
-    if (html.startsWith('<!--', lt)) {
-      // "<!-->" and "<!--->" are whole (empty) comments; otherwise up to "-->" or "--!>".
-      if (html.startsWith('>', lt + 4)) return lt + 5
-      if (html.startsWith('->', lt + 4)) return lt + 6
-      const a = this.next('-->', lt + 4)
-      const b = this.next('--!>', lt + 4)
-      if (a < 0 && b < 0) return html.length
-      return a >= 0 && (b < 0 || a < b) ? a + 3 : b + 4
-    }
-    if (this.inForeign() && html.startsWith('<![CDATA[', lt)) {
-      const end = this.next(']]>', lt + 9)
-      return end < 0 ? html.length : end + 3
-    }
-    return this.afterGt(lt + 2)
-  }
-
-  private afterGt(from: number): number {
-    const gt = this.html.indexOf('>', from)
-    return gt < 0 ? this.html.length : gt + 1
-  }
-
-  // indexOf with memory: a string searched for again from further on is not searched twice.
-  private next(needle: string, from: number): number {
-    const known = this.found.get(needle)
-    if (known !== undefined && (known < 0 || known >= from)) return known
-    const at = this.html.indexOf(needle, from)
-    this.found.set(needle, at)
-    return at
-  }
-
-  private nameEnd(from: number): number {
-    const html = this.html
-    let j = from
-    while (j < html.length) {
-      const c = html.charCodeAt(j)
-      if (c <= 0x20 ? isSpace(c) : c === 0x2f || c === 0x3e) break
-      j++
-    }
-    return j
-  }
-
-  // The end of a tag whose name ends at `from`, skipping attributes (quoted values may hold
-  // ">"), or -1 when the input ends inside the tag; sets selfClosing.
-  private tagEnd(from: number): number {
-    const html = this.html
-    const length = html.length
-    let j = from
-    let selfClosing = false
-    while (j < length) {
-      const c = html.charCodeAt(j)
-      if (c === 0x3e) {
-        this.selfClosing = selfClosing
-        return j + 1
-      }
-      if (c === 0x2f) {
-        selfClosing = html.charCodeAt(j + 1) === 0x3e
-        j++
-        continue
-      }
-      selfClosing = false
-      if (isSpace(c)) {
-        j++
-        continue
-      }
-      // An attribute name (its first character may be "="), then perhaps "=" and a value.
-      j++
-      while (j < length) {
-        const d = html.charCodeAt(j)
-        if (isSpace(d) || d === 0x2f || d === 0x3e || d === 0x3d) break
-        j++
-      }
-      while (j < length && isSpace(html.charCodeAt(j))) j++
-      if (html.charCodeAt(j) !== 0x3d) continue
-      j++
-      while (j < length && isSpace(html.charCodeAt(j))) j++
-      const q = html.charCodeAt(j)
-      if (q === 0x22 || q === 0x27) {
-        const close = html.indexOf(q === 0x22 ? '"' : "'", j + 1)
-        if (close < 0) return -1
-        j = close + 1
-      } else {
-        while (j < length) {
-          const d = html.charCodeAt(j)
-          if (isSpace(d) || d === 0x3e) break
-          j++
-        }
-      }
-    }
-    return -1
-  }
-
-  // Where the text of a raw-text element ends: at its end tag, or the end of the input.
-  private rawTextEnd(name: string, from: number): number {
-    if (name === 'plaintext') return this.html.length
-    let re = RAW_END.get(name)
-    if (!re) RAW_END.set(name, (re = new RegExp(`</${name}[\\t\\n\\f\\r />]`, 'gi')))
-    re.lastIndex = from
-    return re.exec(this.html)?.index ?? this.html.length
-  }
-
   // ---- tree building ----
 
   private start(kind: Kind, lt: number, end: number, selfClosing: boolean): number {
@@ -332,7 +149,7 @@ class Bounder {
     if (foreign ? selfClosing : flags & (VOID | IGNORED)) return end
     if (!foreign && flags & RAW_TEXT) {
       if (this.overflow.length === 0 && flags & CLOSES_P) this.closeP()
-      return this.rawTextEnd(kind.name, end)
+      return this.tags.rawTextEnd(kind.name, end)
     }
     // A second <form> while one is open is ignored (the parser's form element pointer).
     if (kind === K.form && this.formOpen && last(K.template) < 0) return end
@@ -508,19 +325,6 @@ class Bounder {
   }
 }
 
-function last(kind: Kind): number {
-  const open = kind.open
-  return open.length > 0 ? open[open.length - 1]! : -1
-}
-
 function lastOf(list: number[]): number {
   return list.length > 0 ? list[list.length - 1]! : -1
-}
-
-function isAlpha(c: number): boolean {
-  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
-}
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d
 }

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { mainContent, type DomNode } from '../../src/parse/main-content'
+import type { DomNode } from '../../src/parse/dom'
+import { mainContent } from '../../src/parse/main-content'
 import { toMarkdown, type MarkdownOptions } from '../../src/parse/markdown'
 import { boundNesting } from '../../src/parse/nesting'
 

@@ -3,11 +3,12 @@ import type { Logger } from '../../log'
 import type { Lookup } from '../address-guard'
 import { FetchError } from '../errors'
 import type { FetchResult } from '../types'
-import { type BrowserFetch, PageFetch } from './page'
+import { PageFetch } from './page'
+import type { BrowserFetch } from './page-request'
 import { BrowserSession } from './session'
 import { Semaphore } from './waiting'
 
-export type { BrowserFetch } from './page'
+export type { BrowserFetch } from './page-request'
 
 export type BrowserClientOptions = {
   /** A path, or a command name looked up on PATH. */

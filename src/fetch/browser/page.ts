@@ -1,51 +1,19 @@
 import type { Logger } from '../../log'
 import { FetchError } from '../errors'
-import type { Cookie, FetchResult, HeaderPair, Method, Redirect } from '../types'
+import type { FetchResult, Redirect } from '../types'
 import type { CdpEvent } from './cdp'
 import { netError } from './net-errors'
 import type { BrowserSession, Continuation, Paused } from './session'
 import { mimeEssence } from '../../parse/document'
 import { MAX_REFRESH_DELAY_S, REDIRECT_TYPE } from '../redirects'
-import { headerValue, sameDocument, splitHeaders, toCookie, toCookieParam } from './shapes'
-
-export type BrowserFetch = {
-  /** Absolute http(s) URL. */
-  url: string
-  /** Applied to the first main-document request; later hops are the browser's own. */
-  method: Method
-  body?: Uint8Array
-  /**
-   * Final request headers. User-Agent goes through the user-agent override; Authorization, Cookie
-   * and Proxy-Authorization only to the first URL's origin; the rest to every request as extra headers.
-   */
-  headers: HeaderPair[]
-  /** Set in the page's fresh browser context before navigating; no domain means the URL's host. */
-  cookies: Cookie[]
-  /** An http(s) proxy URL, applied to this fetch's browser context only. */
-  proxy: string | null
-  /** networkidle: load fired and no request in flight for 500 ms. */
-  waitUntil: 'load' | 'networkidle'
-  /** Server and client hops of the main frame together. */
-  maxRedirects: number
-}
+import { type BrowserFetch, type Credentials, credentialsOf, prepare, withCredentials } from './page-request'
+import { BodyReader, type FinalResponse, RENDERED_TYPES, WireHeaders } from './page-response'
+import { headerValue, sameDocument, splitHeaders, toCookie } from './shapes'
 
 export type PageOptions = { maxBodyBytes: number; log: Logger }
 
 const IDLE_MS = 500
-/** Whether two header lists of one response agree where it matters (redirect, type, length). */
-const agreeOnFraming = (a: HeaderPair[], b: HeaderPair[]) => ['location', 'content-type', 'content-length'].every((n) => headerValue(a, n) === headerValue(b, n))
-const RENDERED_TYPES = new Set(['text/html', 'application/xhtml+xml'])
 const SAME_DOCUMENT = new Set(['sameDocument', 'historySameDocument'])
-/** Headers that stay with the origin they were given for, as the standard client keeps them. */
-const CREDENTIALS = new Set(['authorization', 'cookie', 'proxy-authorization'])
-
-// The doctype serializer keeps legacy doctypes intact; `<!DOCTYPE html>` for HTML5 pages.
-const SERIALIZE = `(() => {
-  const d = document, t = d.doctype
-  return (t ? new XMLSerializer().serializeToString(t) : '') + (d.documentElement ? d.documentElement.outerHTML : '')
-})()`
-
-type FinalResponse = { url: string; status: number; headers: HeaderPair[]; contentType: string | null; networkId: string | undefined }
 
 /**
  * One fetch in its own browser context and page: set up, navigate, wait, read, and dispose of
@@ -54,9 +22,9 @@ type FinalResponse = { url: string; status: number; headers: HeaderPair[]; conte
  */
 export class PageFetch {
   private readonly started = performance.now()
-  private readonly origin: string
   /** Credentials from the request headers: added per request, to the first URL's origin only. */
-  private readonly credentials: [string, string][] = []
+  private readonly credentials: Credentials
+  private readonly body: BodyReader
   private readonly redirects: Redirect[] = []
   private readonly inflight = new Set<string>()
   private readonly unsubscribe: (() => void)[] = []
@@ -76,8 +44,7 @@ export class PageFetch {
   private response: FinalResponse | null = null
   private raw: Uint8Array | null = null
   private mainBytes = 0
-  /** The raw headers of the latest main-document response (Set-Cookie included, which the interceptor never sees). */
-  private rawHeaders: { id: string; status: number; headers: HeaderPair[] } | null = null
+  private readonly wireHeaders = new WireHeaders()
   private frameMime: string | null = null
   /** The id (loader = network id) of a main-frame document on its way, until its response arrives. */
   private expecting: string | null = null
@@ -99,7 +66,12 @@ export class PageFetch {
     private readonly opts: PageOptions,
   ) {
     this.settled.catch(() => {})
-    this.origin = new URL(req.url).origin
+    this.credentials = credentialsOf(req)
+    this.body = new BodyReader(
+      (method, params, onPage) => this.send(method, params, onPage),
+      opts.maxBodyBytes,
+      (what) => this.tooLarge(what),
+    )
   }
 
   async run(signal: AbortSignal): Promise<FetchResult> {
@@ -145,16 +117,16 @@ export class PageFetch {
     this.sessionId = page.sessionId
     session.pages.set(page.targetId, {
       request: (p) => this.onDocumentRequest(p),
-      subrequest: (p) => this.withCredentials(p),
+      subrequest: (p) => withCredentials(p, this.credentials),
       refused: (err) => this.finish(err),
       response: (p) => this.onDocumentResponse(p),
     })
     this.unsubscribe.push(session.cdp.on(page.sessionId, (e) => this.onEvent(e)))
-    await Promise.all([this.setCookies(), ...this.headerCommands()])
+    await prepare((method, params, onPage) => this.send(method, params, onPage), req, page.contextId, this.opts.log)
     const nav = await this.send<{ errorText?: string }>('Page.navigate', { url: req.url })
     if (nav.errorText) this.onMainFailure(nav.errorText)
     await this.settled
-    const body = this.raw ?? (await this.render())
+    const body = this.raw ?? (await this.body.rendered(req.url, this.response?.networkId, this.frameMime))
     const cookies = await this.send<{ cookies: Parameters<typeof toCookie>[0][] }>('Storage.getCookies', { browserContextId: page.contextId }, false)
     const final = this.response!
     return {
@@ -170,60 +142,10 @@ export class PageFetch {
     }
   }
 
-  private async setCookies() {
-    if (!this.req.cookies.length) return
-    const cookies = this.req.cookies.map((c) => toCookieParam(c, this.req.url))
-    try {
-      await this.send('Storage.setCookies', { cookies, browserContextId: this.contextId }, false)
-    } catch {
-      // One cookie Chromium refuses (a Secure one for http, a bad domain) must not sink the rest.
-      for (const c of cookies) {
-        await this.send('Storage.setCookies', { cookies: [c], browserContextId: this.contextId }, false).catch((err) =>
-          this.opts.log.debug('chromium refused a cookie', { name: c.name, error: String(err) }),
-        )
-      }
-    }
-  }
-
-  private headerCommands(): Promise<unknown>[] {
-    const extra: Record<string, string> = {}
-    const names = new Map<string, string>()
-    let userAgent: string | undefined
-    let acceptLanguage: string | undefined
-    for (const [name, value] of this.req.headers) {
-      const lower = name.toLowerCase()
-      if (lower === 'user-agent') {
-        userAgent = value
-        continue
-      }
-      if (lower === 'accept-language') acceptLanguage = value
-      if (CREDENTIALS.has(lower)) {
-        // Extra headers would go to every host the page loads from: scripts, CDNs, trackers.
-        this.credentials.push([name, value])
-        continue
-      }
-      const key = names.get(lower)
-      if (key) extra[key] = `${extra[key]}, ${value}`
-      else (names.set(lower, name), (extra[name] = value))
-    }
-    const out: Promise<unknown>[] = []
-    if (names.size) out.push(this.send('Network.setExtraHTTPHeaders', { headers: extra }))
-    if (userAgent) out.push(this.send('Emulation.setUserAgentOverride', { userAgent, ...(acceptLanguage && { acceptLanguage }) }))
-    return out
-  }
-
-  /** The request's headers with the credentials for its origin, when there are credentials at all. */
-  private withCredentials(p: Paused): Continuation {
-    if (!this.credentials.length) return {}
-    const headers = Object.entries(p.request.headers ?? {}).filter(([name]) => !CREDENTIALS.has(name.toLowerCase()))
-    if (URL.parse(p.request.url)?.origin === this.origin) headers.push(...this.credentials)
-    return { headers: headers.map(([name, value]) => ({ name, value })) }
-  }
-
   private onDocumentRequest(p: Paused): Continuation | FetchError {
     if (this.finished || this.over) return new FetchError('connect', 'the page has already settled')
     this.lastDocument = { url: p.request.url, at: performance.now() }
-    if (p.redirectedRequestId) return this.withCredentials(p) // a server hop, counted at its response
+    if (p.redirectedRequestId) return withCredentials(p, this.credentials) // a server hop, counted at its response
     const id = p.networkId ?? p.requestId
     // The same request again (an HTTPS upgrade falling back to http, a restart): no new hop.
     const again = this.documents.includes(id)
@@ -239,7 +161,7 @@ export class PageFetch {
     }
     this.expectDocument(id)
     const { method, body } = this.req
-    const credentials = this.withCredentials(p)
+    const credentials = withCredentials(p, this.credentials)
     if (!first || (method === 'GET' && !body)) return credentials
     return { ...credentials, method, ...(body && { postData: Buffer.from(body).toString('base64') }) }
   }
@@ -250,7 +172,7 @@ export class PageFetch {
     if (p.responseErrorReason !== undefined) return this.session.continue(p.requestId, {})
     const status = p.responseStatusCode!
     const seen = splitHeaders(p.responseHeaders)
-    const headers = this.rawHeadersOf(p.networkId, status, seen) ?? seen
+    const headers = this.wireHeaders.take(p.networkId, status, seen) ?? seen
     const location = headerValue(headers, 'location')
     const type = REDIRECT_TYPE[status]
     const target = location !== undefined && type ? URL.parse(location, p.request.url) : null
@@ -277,7 +199,7 @@ export class PageFetch {
     }
     if (renders) return this.session.continue(p.requestId, {})
     try {
-      this.raw = empty ? new Uint8Array(0) : await this.readBody(p.requestId)
+      this.raw = empty ? new Uint8Array(0) : await this.body.sent(p.requestId)
     } catch (err) {
       if (err instanceof FetchError) this.finish(err)
       // Chromium keeps no body for a redirect response.
@@ -287,57 +209,6 @@ export class PageFetch {
     // The bytes are in hand; showing them in the page (or downloading them) would only cost time.
     this.session.fail(p.requestId, 'Aborted')
     this.check()
-  }
-
-  /**
-   * The raw headers for this pause, taken once. A redirect chain keeps one request id, so they
-   * must also agree with what the interceptor saw, or a late copy could speak for the next hop.
-   */
-  private rawHeadersOf(id: string | undefined, status: number, seen: HeaderPair[]): HeaderPair[] | null {
-    const raw = this.rawHeaders
-    this.rawHeaders = null
-    if (!raw || raw.id !== id || raw.status !== status) return null
-    const agree = agreeOnFraming(raw.headers, seen)
-    return agree ? raw.headers : null
-  }
-
-  private async readBody(requestId: string): Promise<Uint8Array> {
-    const { stream } = await this.send<{ stream: string }>('Fetch.takeResponseBodyAsStream', { requestId }, false)
-    const parts: Uint8Array[] = []
-    let size = 0
-    try {
-      for (;;) {
-        const chunk = await this.send<{ data: string; base64Encoded?: boolean; eof: boolean }>('IO.read', { handle: stream, size: 1 << 20 }, false)
-        const bytes = chunk.base64Encoded ? Buffer.from(chunk.data, 'base64') : Buffer.from(chunk.data, 'utf8')
-        size += bytes.length
-        if (size > this.opts.maxBodyBytes) throw this.tooLarge(`sent more than ${this.opts.maxBodyBytes} bytes`)
-        if (bytes.length) parts.push(bytes)
-        if (chunk.eof) break
-      }
-    } finally {
-      this.send('IO.close', { handle: stream }, false).catch(() => {})
-    }
-    return Buffer.concat(parts)
-  }
-
-  private async render(): Promise<Uint8Array> {
-    // A document Chromium sniffed into something that is not HTML is better returned as sent.
-    const networkId = this.response?.networkId
-    if (this.frameMime && !RENDERED_TYPES.has(this.frameMime) && networkId) {
-      const raw = await this.send<{ body: string; base64Encoded: boolean }>('Network.getResponseBody', { requestId: networkId }).catch(() => null)
-      if (raw) return this.bounded(raw.base64Encoded ? Buffer.from(raw.body, 'base64') : raw.body)
-    }
-    const r = await this.send<{ result: { value?: unknown }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression: SERIALIZE, returnByValue: true })
-    if (r.exceptionDetails || typeof r.result.value !== 'string') throw new FetchError('connect', `reading the rendered page of ${this.req.url} failed: ${r.exceptionDetails?.text ?? 'no document'}`)
-    return this.bounded(r.result.value)
-  }
-
-  private bounded(body: string | Uint8Array): Uint8Array {
-    // UTF-8 never has fewer bytes than UTF-16 code units, so a long string fails before encoding.
-    if (body.length > this.opts.maxBodyBytes) throw this.tooLarge(`renders to more than ${this.opts.maxBodyBytes} bytes`)
-    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
-    if (bytes.length > this.opts.maxBodyBytes) throw this.tooLarge(`renders to ${bytes.length} bytes`)
-    return bytes
   }
 
   private tooLarge(what: string) {
@@ -374,13 +245,7 @@ export class PageFetch {
         break
       case 'Network.responseReceivedExtraInfo':
         // Usually ahead of the interceptor's pause; when behind, it still improves the answer.
-        if (params.requestId === this.expecting || params.requestId === this.response?.networkId) {
-          const raw = { id: params.requestId as string, status: params.statusCode as number, headers: splitHeaders(params.headers) }
-          const final = this.response
-          if (final && final.networkId === raw.id && final.status === raw.status && !this.expecting) {
-            if (agreeOnFraming(raw.headers, final.headers)) final.headers = raw.headers
-          } else this.rawHeaders = raw
-        }
+        if (params.requestId === this.expecting || params.requestId === this.response?.networkId) this.wireHeaders.received(params, this.response, !!this.expecting)
         break
       case 'Network.requestWillBeSent':
         this.inflight.add(params.requestId)
