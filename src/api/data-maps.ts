@@ -3,7 +3,7 @@ import { applyToPage, artifactPage, fetchPage, PageRefused, type ApplyPage } fro
 import { checkDataMap, DataMapDef } from '../extract/data-map'
 import { FetchError } from '../fetch/errors'
 import { ApiError, notFound, ValidationError, type FieldErrors } from '../http/errors'
-import { isHttpUrl } from '../http/formats'
+import { isHttpUrl } from '../core/formats'
 import { route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import { ParseTimeout, PoolError } from '../parse/pool'

@@ -7,7 +7,7 @@ import { ParsePool } from '../parse/pool'
 import { exportTarget, mainContentFlag, writeExport } from './export-output'
 import { createStore } from '../store'
 import { openDatabase } from '../store/db'
-import { isUuid } from '../http/formats'
+import { isUuid } from '../core/formats'
 
 const USAGE = 'trawl export RUN_ID [--format jsonl|llms] [-o FILE] [--out-dir DIR] [--main-content true|false] [--data-dir DIR] [--tenant T]'
 

@@ -9,12 +9,12 @@ import { FetchError } from '../fetch/errors'
 import { createFetcher } from '../fetch'
 import { FETCH_TIMEOUT_MS } from '../fetch/options-schema'
 import { FieldErrors, ValidationError } from '../core/errors'
-import { isHttpUrl } from '../http/formats'
+import { isHttpUrl } from '../core/formats'
 import { createLogger } from '../log'
 import { ParsePool, ParseTimeout, PoolError } from '../parse/pool'
 import { createStore } from '../store'
 import { openDatabase } from '../store/db'
-import { isUuid } from '../http/formats'
+import { isUuid } from '../core/formats'
 
 /** The fetch API's bounds (in seconds) and default. */
 const TIMEOUT_SECONDS = { min: FETCH_TIMEOUT_MS.min / 1000, max: FETCH_TIMEOUT_MS.max / 1000, default: 30 }

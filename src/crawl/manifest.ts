@@ -1,11 +1,11 @@
 // The schema below uses the `uri` format: whoever checks a config needs the formats registered.
-import '../http/formats'
+import '../core/formats'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { fetchOptions } from '../fetch/options-schema'
 import { checkFetchOptions } from '../fetch/request-schema'
 import { FieldErrors } from '../core/errors'
-import { Duration, StringEnum } from '../http/schemas'
+import { Duration, StringEnum } from '../core/schemas'
 import { checkPipelines, checkRegexes } from '../parse/check'
 import { Category, Pipeline, Regex } from '../parse/pipeline-schema'
 import { parseDuration } from '../util/duration'

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { StringEnum } from '../http/schemas'
+import { StringEnum } from '../core/schemas'
 
 export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'url', 'date'] as const
 

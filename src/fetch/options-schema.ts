@@ -2,7 +2,7 @@ import { Type, type Static, type TObject } from '@sinclair/typebox'
 import { parseDuration } from '../util/duration'
 import type { FetchRequest } from './types'
 import { BROWSER_KEYWORDS } from './user-agents'
-import { DateTime, Duration, StringEnum } from '../http/schemas'
+import { DateTime, Duration, StringEnum } from '../core/schemas'
 
 const closed = { additionalProperties: false } as const
 const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$", patternHint: 'an HTTP header name' })

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ErrorBody } from '../http/schemas'
+import { ErrorBody } from '../core/schemas'
 import { Cookie, Redirect } from './options-schema'
 import type { FetchResult } from './types'
 

@@ -1,6 +1,6 @@
 import { Kind, Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { FieldErrors, ValidationError } from './errors'
-import { validate } from './validate'
+import { validate } from '../core/validate'
 
 /**
  * The one query parser every route uses (design.md §3). Elysia's own parser splits arrays on

@@ -3,7 +3,7 @@ import type { Elysia } from 'elysia'
 import { FieldErrors } from './errors'
 import { parseQuery } from './query'
 import { TENANT_PATTERN, tenantOf } from './tenant'
-import { validate } from './validate'
+import { validate } from '../core/validate'
 
 /** What a handler answers: a status with a JSON body, or a ready Response. */
 export type Reply = { status: number; body?: unknown } | Response

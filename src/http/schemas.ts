@@ -1,24 +1,9 @@
 import { Type, type TLiteral, type TString, type TUnion } from '@sinclair/typebox'
-import { DURATION_PATTERN } from '../util/duration'
 
-/** Schemas shared by several routes. Every default lives in src/config.ts or here, once. */
+/** Schemas of the API's queries. Every default lives in src/config.ts or here, once. */
 
-export const Uuid = Type.String({ format: 'uuid' })
-export const DateTime = Type.String({ format: 'date-time' })
-export const Hash = Type.String({ pattern: '^[0-9a-f]{32}$', patternHint: '32 lowercase hex characters' })
-export const Duration = Type.String({ pattern: DURATION_PATTERN, patternHint: 'a duration such as 250ms, 30s or 1h30m' })
-
-/** String pairs; keys 1..128 characters, values up to 1024, at most 64 pairs. */
-export const Labels = Type.Record(Type.String({ pattern: '^.{1,128}$' }), Type.String({ maxLength: 1024 }), {
-  additionalProperties: false,
-  maxProperties: 64,
-  description: 'string keys to string values',
-})
-
-/** A union of string literals that validates as one and documents as an enum. */
-export function StringEnum<const T extends readonly string[]>(values: T, opts: { default?: T[number]; description?: string } = {}): TUnion<TLiteral<T[number]>[]> {
-  return Type.Union(values.map((v) => Type.Literal(v)) as never, opts) as never
-}
+// The shared value schemas live in src/core; routes take them from here with the query ones.
+export { DateTime, Duration, ErrorBody, Hash, Labels, StringEnum, Uuid } from '../core/schemas'
 
 export const MAX_FILTER_VALUES = 500
 /** A repeated query key: every value validated by the item schema (a string or a StringEnum). */
@@ -29,6 +14,3 @@ export const PageQuery = {
   page: Type.Optional(Type.String({ maxLength: 512, description: 'opaque cursor from next_page' })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: PER_PAGE_DEFAULT })),
 }
-
-/** The generic error body (`{"error","message"}`), also inside batch error items. */
-export const ErrorBody = Type.Object({ error: Type.String(), message: Type.String() })

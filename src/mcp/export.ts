@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { exportPages, jsonlLine, llmsHeader, llmsSection, type PageRecord } from '../export'
 import { notFound } from '../core/errors'
-import { StringEnum, Uuid } from '../http/schemas'
+import { StringEnum, Uuid } from '../core/schemas'
 import type { McpDeps, ToolAnswer } from './tools'
 
 const closed = { additionalProperties: false } as const

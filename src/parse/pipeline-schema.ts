@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Fields } from '../extract/field-schema'
-import { StringEnum, Uuid } from '../http/schemas'
+import { StringEnum, Uuid } from '../core/schemas'
 
 export const CATEGORIES = ['articles', 'blogs', 'products', 'forums', 'sections', 'others'] as const
 export const Category = StringEnum(CATEGORIES)

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ErrorBody, StringEnum } from '../http/schemas'
+import { ErrorBody, StringEnum } from '../core/schemas'
 
 /** Response shapes of /v1/parse and /v1/parse/batch, for the OpenAPI document and docs/api.md. */
 
