@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { TENANT_PATTERN } from './http/tenant'
+import { TENANT_PATTERN } from './core/tenant'
 import { parseDuration } from './util/duration'
 import { nearest } from './util/nearest'
 
@@ -260,7 +260,7 @@ export function loadConfig(
 
 const TENANT = new RegExp(TENANT_PATTERN)
 
-/** `--tenant T` of the commands that work on the local data dir: `local` when not given, else an X-Tenant-Id by its rule (src/http/tenant.ts). */
+/** `--tenant T` of the commands that work on the local data dir: `local` when not given, else an X-Tenant-Id by its rule (src/core/tenant.ts). */
 export function tenantFlag(raw: unknown): string {
   const tenant = (raw as string | undefined) ?? 'local'
   if (!TENANT.test(tenant)) throw new ConfigError(`--tenant: must be 1..128 of A-Z a-z 0-9 . _ : -, got "${tenant}"`)

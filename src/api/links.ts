@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { normalizeUrl } from '../crawl/url'
+import { normalizeUrl } from '../core/url'
 import { notFound } from '../http/errors'
 import { itemsMust, route, type Route } from '../http/route'
 import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'

@@ -24,7 +24,7 @@ import { MAX_ROBOTS_BYTES, robotsFromStatus, type AgentRules } from './robots'
 import { Scope } from './scope'
 import { parseSitemap } from './sitemaps'
 import { runOutcome, sortedCounts } from './outcome'
-import { hostHash, hostOf, hostPortOf, linkHash, normalizeUrl } from './url'
+import { hostHash, hostOf, hostPortOf, linkHash, normalizeUrl } from '../core/url'
 
 export type EngineDeps = { store: Store; fetcher: Fetcher; parser: ParsePool; blobs: BlobStore; log: Logger }
 export type RunRow = { seq: number; id: string; tenant: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }

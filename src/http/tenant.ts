@@ -1,7 +1,8 @@
+import { TENANT_PATTERN } from '../core/tenant'
 import { ApiError } from './errors'
 
 export const TENANT_HEADER = 'x-tenant-id'
-export const TENANT_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
+export { TENANT_PATTERN }
 const TENANT = new RegExp(TENANT_PATTERN)
 
 /** The tenant of a management request; 400 when the header is missing or malformed (design.md §3). */

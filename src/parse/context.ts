@@ -1,4 +1,4 @@
-import { hostHash, normalizeHost } from '../crawl/url'
+import { hostHash, normalizeHost } from '../core/url'
 import type { Store } from '../store'
 import type { ParseContext } from './pipeline'
 

@@ -1,5 +1,5 @@
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
-import { normalizeHost } from '../crawl/url'
+import { normalizeHost } from '../core/url'
 import { decodeCursor } from '../http/cursor'
 import { ValidationError } from '../core/errors'
 import { emptyPage, INT, keysetPage, TEXT, type Page } from './list'

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { hostHash, normalizeHost } from '../crawl/url'
+import { hostHash, normalizeHost } from '../core/url'
 import { labelRepository, parseLabels, type Labels } from './labels'
 import { ListQuery, type Page } from './list'
 import { iso } from './time'

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { hostOf, linkHash, normalizeUrl } from '../crawl/url'
+import { hostOf, linkHash, normalizeUrl } from '../core/url'
 import type { hostRepository } from './hosts'
 import { labelRepository, parseLabels, type Labels } from './labels'
 import { emptyPage, ListQuery, type Page } from './list'

@@ -1,5 +1,5 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import { hostHash, linkHash, normalizeHost, normalizeUrl } from '../crawl/url'
+import { hostHash, linkHash, normalizeHost, normalizeUrl } from '../core/url'
 import { decodeCursor } from '../http/cursor'
 import type { hostRepository } from './hosts'
 import { parseLabels } from './labels'

@@ -2,7 +2,7 @@
 // the real fetcher and its address guard) or by `artifact_id` (a row and a blob in the real
 // store and blob store), beside base64 `content` (test/api/data-maps.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { normalizeUrl } from '../../src/crawl/url'
+import { normalizeUrl } from '../../src/core/url'
 import type { NewArtifact } from '../../src/store/artifacts'
 import { job, snapshot, testApi, type TestApi } from '../helpers/api'
 import { unusedPort } from '../helpers/fixture-site'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { hostHash } from '../../src/crawl/url'
+import { hostHash } from '../../src/core/url'
 import { encodeCursor } from '../../src/http/cursor'
 import type { EdgeFilter, RunGraphQuery, VisitFilter } from '../../src/store/run-graph'
 import { job, qs, testApi, type TestApi } from '../helpers/api'

@@ -4,7 +4,7 @@
  * POST /v1/data_maps/{id}/apply, which has no page URL.
  */
 import { describe, expect, test } from 'bun:test'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { useCrawlEnv } from '../helpers/crawl-run'
 import { crawlSite } from '../helpers/crawl-site'
 

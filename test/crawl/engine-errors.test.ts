@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { useCrawlEnv, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
 

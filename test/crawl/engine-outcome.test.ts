@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { Runner } from '../../src/crawl/runner'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { createLogger } from '../../src/log'
 import { FAILED } from '../../src/store/frontier'
 import { testApi } from '../helpers/api'

@@ -4,7 +4,7 @@
  * bytes, crawl log entries per step, metrics and latency.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, tree, type CrawlSite } from '../helpers/crawl-site'
 

@@ -5,7 +5,7 @@
  * at depth 0 within the scope.
  */
 import { describe, expect, test } from 'bun:test'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
 

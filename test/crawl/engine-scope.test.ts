@@ -4,7 +4,7 @@
  * (the final URL is seen; loops and long chains end as redirect_limit).
  */
 import { describe, expect, test } from 'bun:test'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { useCrawlEnv, pathOf, type CrawlEnv } from '../helpers/crawl-run'
 import { crawlSite, type CrawlSite, withSite } from '../helpers/crawl-site'
 

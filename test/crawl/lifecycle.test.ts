@@ -10,7 +10,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { Runner } from '../../src/crawl/runner'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { createLogger } from '../../src/log'
 import { managementApp } from '../../src/server'
 import { jsonClient } from '../helpers/client'

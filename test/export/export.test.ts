@@ -4,7 +4,7 @@
  * filters; the artifact URL; streaming that does not render the whole run first.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { linkHash } from '../../src/crawl/url'
+import { linkHash } from '../../src/core/url'
 import { exportPages, type PageRecord } from '../../src/export'
 import { ParsePool } from '../../src/parse/pool'
 import { useCrawlEnv } from '../helpers/crawl-run'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { hash32, hostHash, hostOf, hostPortOf, linkHash, normalizeHost, normalizeUrl } from '../../src/crawl/url'
+import { hash32, hostHash, hostOf, hostPortOf, linkHash, normalizeHost, normalizeUrl } from '../../src/core/url'
 
 describe('normalizeUrl', () => {
   // The test vectors of docs/api.md (design.md §3), exactly.
