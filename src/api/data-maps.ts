@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { applyToPage, artifactPage, fetchPage, PageRefused, type ApplyPage } from '../extract/apply-source'
+import { artifactPage } from '../catalogue/artifact-page'
+import { applyToPage, fetchPage, PageRefused, type ApplyPage } from '../extract/apply-source'
 import { checkDataMap, DataMapDef } from '../extract/data-map'
 import { FetchError } from '../fetch/errors'
 import { ApiError, notFound, ValidationError, type FieldErrors } from '../http/errors'

@@ -1,10 +1,7 @@
-import { BlobError, type BlobStore } from '../blob/blob-store'
-import { readBlobBytes } from '../blob/read-bytes'
 import type { Fetcher } from '../fetch/fetcher'
 import { documentKind, mimeEssence } from '../parse/document'
 import type { StepResult } from '../parse/pipeline'
 import type { ParsePool } from '../parse/pool'
-import type { Store } from '../store'
 import { NO_DOCUMENT_URL } from './coerce'
 import type { DataMapDef } from './data-map'
 
@@ -52,32 +49,8 @@ export async function fetchPage(fetcher: Fetcher, url: string, timeoutMs: number
   return { url: r.url, body: r.body, content_type: htmlType(r.content_type, r.final_url), redirects: r.redirects }
 }
 
-/**
- * A stored page: an artifact of the tenant, its bytes from the blob store, at the artifact's
- * `url` (the URL the crawl requested, from the link catalogue; where a redirect led is not
- * recorded). Throws PageRefused `not_found` for a missing artifact or body.
- */
-export async function artifactPage(store: Store, blobs: BlobStore, tenant: string, artifactId: string, maxBytes: number): Promise<ApplyPage> {
-  const artifact = store.artifacts.get(tenant, artifactId)
-  if (!artifact) throw new PageRefused('not_found', 'artifact not found')
-  const contentType = htmlType(artifact.content_type, `artifact ${artifact.id}`)
-  if (artifact.size > maxBytes) throw new PageRefused('too_large', `names an artifact of ${artifact.size} bytes; apply reads at most ${maxBytes} (TRAWL_MAX_BODY_BYTES)`)
-  let body: Uint8Array | null
-  try {
-    body = await readBlobBytes(blobs, artifact.blob_key, maxBytes)
-  } catch (err) {
-    if (err instanceof BlobError && err.code === 'too_large')
-      throw new PageRefused('too_large', `names an artifact of more than ${maxBytes} bytes; apply reads at most ${maxBytes} (TRAWL_MAX_BODY_BYTES)`)
-    // A key no store accepts names no blob (a row written badly): missing, as /blob says.
-    if (err instanceof BlobError && err.code === 'invalid_key') body = null
-    else throw err
-  }
-  if (!body) throw new PageRefused('not_found', 'artifact content not found')
-  return { url: artifact.url, body, content_type: contentType, redirects: [] }
-}
-
 /** The content type, when it is HTML or XHTML; a data map reads nothing else. */
-function htmlType(contentType: string | null, what: string): string {
+export function htmlType(contentType: string | null, what: string): string {
   if (contentType && documentKind(contentType) === 'html') return contentType
   throw new PageRefused('unsupported_content_type', `${what} is ${contentType ? mimeEssence(contentType) || '(empty)' : 'without a content type'}; a data map applies to HTML and XHTML`)
 }

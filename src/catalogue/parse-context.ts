@@ -1,6 +1,6 @@
 import { hostHash, normalizeHost } from '../core/url'
+import type { ParseContext } from '../parse/pipeline'
 import type { Store } from '../store'
-import type { ParseContext } from './pipeline'
 
 /**
  * A tenant's pattern sets and data maps as the pipelines see them. Lookups are memoized for
