@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import { migrateUnderLock } from '../store/db'
-import { openWalDatabase, type Synchronous } from '../store/wal'
+import { migrateUnderLock } from '../sqlite/migrate'
+import { openWalDatabase, type Synchronous } from '../sqlite/wal'
 
 /** A blob's row. `file` is set for bodies kept as files under blobs/, `body` for inline ones. */
 export type BlobRow = { size: number; checksum: string; content_type: string; file: string | null }

@@ -1,5 +1,5 @@
-import { migrateUnderLock } from '../store/db'
-import { openWalDatabase, type Synchronous } from '../store/wal'
+import { migrateUnderLock } from '../sqlite/migrate'
+import { openWalDatabase, type Synchronous } from '../sqlite/wal'
 
 /** What the index knows of an object: what S3 cannot tell back through Bun.S3Client (the checksum). */
 export type IndexRow = { size: number; checksum: string; content_type: string }

@@ -6,7 +6,7 @@ import { Operations } from './operations'
 import { Checksum, checksumOf } from './checksum'
 import { openS3Index, type IndexStatements } from './s3-index'
 import type { S3Location } from '../config'
-import type { Synchronous } from '../store/wal'
+import type { Synchronous } from '../sqlite/wal'
 import type { Database } from 'bun:sqlite'
 
 /** Tuning of the S3 store; the defaults suit AWS and the tests alike. */
