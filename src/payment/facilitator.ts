@@ -1,5 +1,6 @@
 import { isObject } from './wire'
 import { readCapped } from '../fetch/body'
+import { serviceFetch } from '../fetch/service'
 
 /** How long one facilitator call may take: /settle waits for the transaction's receipt, a few seconds on Base. */
 const FACILITATOR_TIMEOUT_MS = 10_000
@@ -19,7 +20,7 @@ type Answer = { status: number; body: Record<string, unknown> }
  * A client of an x402 facilitator's HTTP API. The facilitator is the operator's own choice of
  * service, so it is called directly rather than through the target fetcher and its address guard.
  */
-export function facilitatorClient(baseUrl: string, fetchFn: typeof fetch = fetch, timeoutMs = FACILITATOR_TIMEOUT_MS) {
+export function facilitatorClient(baseUrl: string, fetchFn: typeof fetch = serviceFetch, timeoutMs = FACILITATOR_TIMEOUT_MS) {
   async function post(path: '/verify' | '/settle', body: FacilitatorRequest): Promise<Answer> {
     // One deadline for the request and the reading of its answer.
     const signal = AbortSignal.timeout(timeoutMs)
