@@ -382,7 +382,8 @@ async function runTrawl(binary: string, site: Site, work: string, server: Server
         visits: pages,
         visits200: ok,
         frontierUrls: count('SELECT count(*) AS n FROM frontier'),
-        edges: count('SELECT count(*) AS n FROM edges'),
+        // A run's edges are its visits' children: 32 hex characters each (decision 101).
+        edges: count('SELECT coalesce(sum(length(children)), 0) / 32 AS n FROM visits'),
         links: count('SELECT count(*) AS n FROM links'),
         artifacts: count('SELECT count(*) AS n FROM artifacts'),
         crawlLogs: count('SELECT count(*) AS n FROM crawl_logs'),
@@ -528,7 +529,7 @@ function printTable(results: Result[]) {
     if (r.rssCurveMb?.length) console.log(`${label(r)}: RSS MB at each tenth of the crawl: ${r.rssCurveMb.map((c) => f0(c.rssMb)).join(', ')}`)
     if (r.recorded)
       console.log(
-        `${label(r)}: recorded ${r.recorded.visits} visits (${r.recorded.visits200} with 200), ${r.recorded.frontierUrls} frontier URLs, ${r.recorded.edges} edges, ${r.recorded.links} links, ${r.recorded.artifacts} artifacts, ${r.recorded.crawlLogs} log rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
+        `${label(r)}: recorded ${r.recorded.visits} visits (${r.recorded.visits200} with 200), ${r.recorded.frontierUrls} frontier URLs, ${r.recorded.edges} edges (children), ${r.recorded.links} links, ${r.recorded.artifacts} artifacts, ${r.recorded.crawlLogs} crawl_logs rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
       )
     for (const n of r.notes) console.log(`${label(r)}: ${n}`)
   }
