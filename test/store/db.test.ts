@@ -3,7 +3,7 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createStore } from '../../src/store'
+import { createSqliteRepositories } from '../../src/store'
 import { migrate, openDatabase } from '../../src/store/db'
 import { migrations } from '../../src/store/migrations'
 
@@ -46,12 +46,12 @@ describe('openDatabase', () => {
   test('reopening keeps data and applies nothing twice', () => {
     const dir = tempDir()
     const db1 = openDatabase(dir)
-    const store = createStore(db1)
+    const store = createSqliteRepositories(db1)
     store.jobs.create('t', { id: crypto.randomUUID(), name: 'kept', config: {}, labels: { a: 'b' } })
     db1.close()
     const db2 = openDatabase(dir)
     expect(
-      createStore(db2)
+      createSqliteRepositories(db2)
         .jobs.list('t', { labels: { a: 'b' } }, undefined, 10)
         .data.map((j) => j.name),
     ).toEqual(['kept'])
@@ -75,8 +75,9 @@ describe('openDatabase', () => {
     const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (?, ?, ?, 'h', 0, NULL, ?, ?)")
     url.run(run, 'hb', 'http://h/b', 2, 2)
     url.run(run, 'ha', 'http://h/a', 0, 1)
-    raw.close()
-    const db = openDatabase(dir)
+    // As 007 left it: 013 folds edges into their parents' visit rows (page-records.test.ts).
+    migrate(raw, 7)
+    const db = raw
     expect(db.query('SELECT parent, first_seq, last_seq FROM edge_parents ORDER BY parent').all()).toEqual([
       { parent: 'p1', first_seq: 1, last_seq: 2 },
       { parent: 'p2', first_seq: 3, last_seq: 5 },
@@ -99,7 +100,11 @@ describe('openDatabase', () => {
     const dir = tempDir()
     const { raw } = version5(dir)
     raw.exec(`INSERT INTO hosts (tenant, hash, domain, created_at) VALUES ('t', 'h', 'h.example', 0)`)
-    for (const hash of ['p1', 'p2', 'a', 'b', 'c']) raw.query(`INSERT INTO links (tenant, hash, url, host_seq, created_at) VALUES ('t', ?, ?, 1, 0)`).run(hash, `http://h.example/${hash}`)
+    // Link hashes are 32 characters (a visit row's children are read 32 at a time): 'p1' stands for p1000….
+    const h = (name: string) => name.padEnd(32, '0')
+    for (const hash of ['p1', 'p2', 'a', 'b', 'c']) raw.query(`INSERT INTO links (tenant, hash, url, host_seq, created_at) VALUES ('t', ?, ?, 1, 0)`).run(h(hash), `http://h.example/${hash}`)
+    // The parents were visited: their visit rows hold their edges since 013.
+    for (const p of ['p1', 'p2']) raw.query(`INSERT INTO visits (run_seq, hash, host_hash, depth, status, visited_at) VALUES (1, ?, 'h', 0, 200, 0)`).run(h(p))
     // The old recordEdges took a second call for a parent: p1's edges straddle p2's.
     const edge = raw.query('INSERT INTO edges (run_seq, parent, child, created_at) VALUES (1, ?, ?, 0)')
     for (const [p, c] of [
@@ -107,7 +112,7 @@ describe('openDatabase', () => {
       ['p2', 'b'],
       ['p1', 'c'],
     ] as const)
-      edge.run(p, c)
+      edge.run(h(p), h(c))
     // Two processes that both believed they held the run gave seq 1 to two URLs.
     const url = raw.query("INSERT INTO frontier (run_seq, hash, url, host, depth, parent, state, seq) VALUES (1, ?, ?, 'h', 0, NULL, 0, ?)")
     url.run('x', 'http://h.example/x', 1)
@@ -115,8 +120,9 @@ describe('openDatabase', () => {
     url.run('z', 'http://h.example/z', 2)
     raw.close()
     const db = openDatabase(dir)
-    const store = createStore(db)
-    const pairs = (hashes: string[]) => store.runGraph.edges('t', 1, { url_hashes: hashes }, undefined, 50).data.map((e) => `${e.parent.hash}>${e.child.hash}`)
+    const store = createSqliteRepositories(db)
+    const short = (hash: string) => hash.replace(/0+$/, '')
+    const pairs = (hashes: string[]) => store.runGraph.edges('t', 1, { url_hashes: hashes.map(h) }, undefined, 50).data.map((e) => `${short(e.parent.hash)}>${short(e.child.hash)}`)
     expect(pairs(['p1'])).toEqual(['p1>a', 'p1>c'])
     expect(pairs(['p2'])).toEqual(['p2>b'])
     expect(pairs(['c'])).toEqual(['p1>c'])
@@ -163,7 +169,7 @@ describe('openDatabase', () => {
     const dir = tempDir()
     const db = openDatabase(dir)
     try {
-      const store = createStore(db)
+      const store = createSqliteRepositories(db)
       const j = store.jobs.create('t', { id: crypto.randomUUID(), name: 'j', config: {}, labels: {} })
       store.runs.create('t', j, { id: crypto.randomUUID(), config: {} })
       expect(store.jobs.delete('t', j.id)).toBe(true)
