@@ -93,7 +93,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   const { store, parser, fetcher, blobs } = resources
   const engine = createEngines(resources, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
-  const payments = createPaymentGate(config, store.db, log)
+  const payments = createPaymentGate(config, store.payments, log)
   const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments }, (request) => scrape.server?.requestIP(request)?.address ?? 'unknown'))
   // reusePort off: Elysia turns it on, and then a second trawl on the same port starts without
   // error and the two split the traffic. Bun's own body cap sits above ours so that an oversized

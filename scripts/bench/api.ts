@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createStore, type Store } from '../../src/store'
+import { createSqliteRepositories, type SqliteRepositories } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 
 type LoadSpec = { port: number; path: string; tenant: string | null; connections: number; warmupMs: number; durationMs: number }
@@ -120,7 +120,7 @@ async function measure(spec: LoadSpec): Promise<LoadSample> {
 
 // ---------------------------------------------------------------- seeding
 
-function seed(store: Store) {
+function seed(store: SqliteRepositories) {
   const plan = [{ tenant: TENANT, links: 100_000, jobs: 10_000 }, ...OTHERS.map((tenant) => ({ tenant, links: 10_000, jobs: 1_000 }))]
   const config = { seeds: ['https://site1.example/'], limits: { max_depth: 2, max_urls: 5000 } }
   for (let slice = 0; slice < SLICES; slice++) {
@@ -241,7 +241,7 @@ async function main() {
     )
     const t0 = performance.now()
     const db = openDatabase(dataDir)
-    const counts = seed(createStore(db))
+    const counts = seed(createSqliteRepositories(db))
     db.close()
     const seedSeconds = (performance.now() - t0) / 1000
     console.log(`seeded ${counts.links} links, ${counts.hosts} hosts, ${counts.jobs} jobs, ${counts.labels} label rows (10 tenants) in ${seedSeconds.toFixed(1)} s`)

@@ -6,6 +6,7 @@ import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uu
 import { ARTIFACT_KINDS } from '../store/artifacts'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters } from './filters'
+import { afterOf, pageBody } from './paging'
 import { PageOf } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -70,7 +71,7 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
     tag: 'artifacts',
     query: Type.Object(ArtifactFilters, closed),
     response: { status: 200, schema: PageOf(ArtifactShape) },
-    handle: ({ tenant, query }) => ({ status: 200, body: store.artifacts.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }),
+    handle: async ({ tenant, query }) => ({ status: 200, body: pageBody(await store.artifacts.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
   }),
   route({
     method: 'GET',
@@ -79,8 +80,8 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
     tag: 'artifacts',
     params: ArtifactParams,
     response: { status: 200, schema: ArtifactShape },
-    handle: ({ tenant, params }) => {
-      const artifact = store.artifacts.get(tenant, params.artifact_id)
+    handle: async ({ tenant, params }) => {
+      const artifact = await store.artifacts.get(tenant, params.artifact_id)
       if (!artifact) throw notFound('artifact')
       return { status: 200, body: artifact }
     },
@@ -93,13 +94,13 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
     params: ArtifactParams,
     response: { status: 204, description: 'deleted' },
     handle: async ({ tenant, params }) => {
-      const artifact = store.artifacts.get(tenant, params.artifact_id)
+      const artifact = await store.artifacts.get(tenant, params.artifact_id)
       if (!artifact) throw notFound('artifact')
       // Blob first: if that fails the row stays and the delete can be retried; a row left
       // after its blob is gone only answers 404 on /blob until the retry removes it.
       // A key no store accepts names no blob (a row the engine wrote badly): treated as missing.
-      if (isValidKey(artifact.blob_key) && !store.artifacts.blobShared(tenant, artifact)) await blobs.delete(artifact.blob_key)
-      store.artifacts.delete(tenant, artifact.id)
+      if (isValidKey(artifact.blob_key) && !(await store.artifacts.blobShared(tenant, artifact))) await blobs.delete(artifact.blob_key)
+      await store.artifacts.delete(tenant, artifact.id)
       return { status: 204 }
     },
   }),
@@ -112,7 +113,7 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
     params: ArtifactParams,
     response: { status: 200, description: 'the artifact bytes', contentType: '*/*' },
     handle: async ({ tenant, params }) => {
-      const artifact = store.artifacts.get(tenant, params.artifact_id)
+      const artifact = await store.artifacts.get(tenant, params.artifact_id)
       if (!artifact) throw notFound('artifact')
       const blob = isValidKey(artifact.blob_key) ? await blobs.get(artifact.blob_key) : null
       if (!blob) throw notFound('artifact content')

@@ -5,6 +5,7 @@ import { DateTime, PageQuery, QueryArray, StringEnum, Uuid } from '../http/schem
 import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS, METRIC_DIMENSIONS, WINDOWS } from '../store/crawl-logs'
 import type { Deps } from './deps'
 import { RunParams } from './runs'
+import { afterOf, pageBody } from './paging'
 import { PageOf } from './shapes'
 
 /** SPEC: the crawl log listing is the one list whose per_page defaults to 20. */
@@ -124,10 +125,10 @@ export const crawlLogRoutes = ({ store }: Deps): Route[] => [
     params: RunParams,
     query: LogQuery,
     response: { status: 200, schema: PageOf(CrawlLogShape) },
-    handle: ({ tenant, params, query }) => {
-      const page = store.crawlLogs.list(tenant, params.run_id, query, query.page, query.per_page ?? LOG_PER_PAGE_DEFAULT)
+    handle: async ({ tenant, params, query }) => {
+      const page = await store.crawlLogs.list(tenant, params.run_id, query, afterOf(query.page), query.per_page ?? LOG_PER_PAGE_DEFAULT)
       if (!page) throw notFound('run')
-      return { status: 200, body: page }
+      return { status: 200, body: pageBody(page) }
     },
   }),
   route({
@@ -138,8 +139,8 @@ export const crawlLogRoutes = ({ store }: Deps): Route[] => [
     params: RunParams,
     query: MetricsQuery,
     response: { status: 200, schema: MetricsShape },
-    handle: ({ tenant, params, query }) => {
-      const metrics = store.crawlLogs.metrics(tenant, params.run_id, query)
+    handle: async ({ tenant, params, query }) => {
+      const metrics = await store.crawlLogs.metrics(tenant, params.run_id, query)
       if (!metrics) throw notFound('run')
       return { status: 200, body: metrics }
     },
@@ -152,8 +153,8 @@ export const crawlLogRoutes = ({ store }: Deps): Route[] => [
     params: RunParams,
     query: LatencyQuery,
     response: { status: 200, schema: LatencyShape },
-    handle: ({ tenant, params, query }) => {
-      const latency = store.crawlLogs.latency(tenant, params.run_id, query)
+    handle: async ({ tenant, params, query }) => {
+      const latency = await store.crawlLogs.latency(tenant, params.run_id, query)
       if (!latency) throw notFound('run')
       return { status: 200, body: latency }
     },

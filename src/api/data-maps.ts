@@ -11,6 +11,7 @@ import { ParseTimeout, PoolError } from '../parse/pool'
 import { decodeBase64, NOT_BASE64 } from '../util/base64'
 import type { Deps } from './deps'
 import { CreatedFilters, HostFilters, IdFilters } from './filters'
+import { afterOf, pageBody } from './paging'
 import { HostRef, PageOf } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -70,7 +71,7 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     tag: 'data maps',
     query: Type.Object({ ...PageQuery, ...IdFilters, ...HostFilters, ...SchemaFilter, ...CreatedFilters }, closed),
     response: { status: 200, schema: PageOf(DataMapShape) },
-    handle: ({ tenant, query }) => ({ status: 200, body: store.dataMaps.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }),
+    handle: async ({ tenant, query }) => ({ status: 200, body: pageBody(await store.dataMaps.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
   }),
   route({
     method: 'GET',
@@ -80,10 +81,10 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     params: HostParams,
     query: Type.Object({ ...PageQuery, ...IdFilters, ...SchemaFilter, ...CreatedFilters }, closed),
     response: { status: 200, schema: PageOf(DataMapShape) },
-    handle: ({ tenant, params, query }) => {
-      const host = store.hosts.get(tenant, params.host_hash)
-      if (!host) throw notFound('host')
-      return { status: 200, body: store.dataMaps.listOfHost(tenant, host.seq, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }
+    handle: async ({ tenant, params, query }) => {
+      const page = await store.dataMaps.listOfHost(tenant, params.host_hash, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)
+      if (!page) throw notFound('host')
+      return { status: 200, body: pageBody(page) }
     },
   }),
   route({
@@ -95,10 +96,10 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     body: Type.Object({ schema_id: Uuid, map: DataMapDef, id: Type.Optional(Uuid) }, closed),
     refine,
     response: { status: 201, schema: DataMapShape },
-    handle: ({ tenant, params, body }) => {
-      const host = store.hosts.get(tenant, params.host_hash)
-      if (!host) throw notFound('host')
-      return { status: 201, body: store.dataMaps.create(tenant, host.seq, { id: body.id ?? crypto.randomUUID(), schema_id: body.schema_id, map: body.map }) }
+    handle: async ({ tenant, params, body }) => {
+      const map = await store.dataMaps.create(tenant, params.host_hash, { id: body.id ?? crypto.randomUUID(), schema_id: body.schema_id, map: body.map })
+      if (!map) throw notFound('host')
+      return { status: 201, body: map }
     },
   }),
   route({
@@ -108,8 +109,8 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     tag: 'data maps',
     params: MapParams,
     response: { status: 200, schema: DataMapShape },
-    handle: ({ tenant, params }) => {
-      const map = store.dataMaps.get(tenant, params.map_id)
+    handle: async ({ tenant, params }) => {
+      const map = await store.dataMaps.get(tenant, params.map_id)
       if (!map) throw notFound('data map')
       return { status: 200, body: map }
     },
@@ -123,8 +124,8 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     body: Type.Object({ schema_id: Type.Optional(Uuid), map: Type.Optional(DataMapDef) }, closed),
     refine,
     response: { status: 200, schema: DataMapShape },
-    handle: ({ tenant, params, body }) => {
-      const map = store.dataMaps.update(tenant, params.map_id, body)
+    handle: async ({ tenant, params, body }) => {
+      const map = await store.dataMaps.update(tenant, params.map_id, body)
       if (!map) throw notFound('data map')
       return { status: 200, body: map }
     },
@@ -136,8 +137,8 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     tag: 'data maps',
     params: MapParams,
     response: { status: 204, description: 'deleted' },
-    handle: ({ tenant, params }) => {
-      if (!store.dataMaps.delete(tenant, params.map_id)) throw notFound('data map')
+    handle: async ({ tenant, params }) => {
+      if (!(await store.dataMaps.delete(tenant, params.map_id))) throw notFound('data map')
       return { status: 204 }
     },
   }),
@@ -169,7 +170,7 @@ export const dataMapRoutes = ({ store, config, parser, fetcher, blobs }: Deps): 
     handle: async ({ tenant, params, body }) => {
       // Decoded before the lookup: a 422 comes before a 404 (design.md §3, order of checks).
       const bytes = body.content === undefined ? null : decodeContent(body.content, config.maxBodyBytes)
-      const map = store.dataMaps.get(tenant, params.map_id)
+      const map = await store.dataMaps.get(tenant, params.map_id)
       if (!map) throw notFound('data map')
       try {
         const page: ApplyPage = bytes

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { exportPages, jsonlLine, llmsHeader, llmsSection, type PageRecord } from '../export'
+import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { StringEnum } from '../http/schemas'
 import type { Deps } from './deps'
@@ -62,10 +63,11 @@ export const exportRoutes = ({ store, blobs, parser }: Deps): Route[] => [
     params: RunParams,
     query: ExportQuery,
     response: { status: 200, description: 'JSONL (application/x-ndjson) or markdown (text/markdown)', contentType: 'application/x-ndjson' },
-    handle: ({ tenant, params, query }) => {
+    handle: async ({ tenant, params, query }) => {
       const { format = 'jsonl', main_content = true, ...filters } = query
-      const pages = exportPages({ store, blobs, parser }, tenant, params.run_id, { main_content, filters })
-      const run = store.runs.get(tenant, params.run_id)!
+      const run = await store.runs.get(tenant, params.run_id)
+      if (!run) throw notFound('run')
+      const pages = await exportPages({ store, blobs, parser }, tenant, run.id, { main_content, filters })
       const body = format === 'llms' ? streamOf(pages, llmsHeader(run), llmsSection) : streamOf(pages, '', jsonlLine)
       return new Response(body, { status: 200, headers: { 'content-type': CONTENT_TYPES[format] } })
     },

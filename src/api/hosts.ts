@@ -6,6 +6,7 @@ import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
 import { HostFilters, LabelFilter, LinkFilters } from './filters'
 import { labelRoutes } from './label-routes'
+import { afterOf, pageBody } from './paging'
 import { DataOf, HostShape, LinkShape, PageOf } from './shapes'
 
 const HostParams = Type.Object({ host_hash: Hash })
@@ -20,9 +21,9 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     tag: 'hosts',
     query: Type.Object({ ...PageQuery, ...HostFilters, ...LabelFilter }, closed),
     response: { status: 200, schema: PageOf(HostShape) },
-    handle: ({ tenant, query }) => ({
+    handle: async ({ tenant, query }) => ({
       status: 200,
-      body: store.hosts.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
+      body: pageBody(await store.hosts.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)),
     }),
   }),
   route({
@@ -33,9 +34,9 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     body: Type.Object({ hosts: Type.Array(Type.String({ maxLength: 253 }), { minItems: 1, maxItems: 255 }) }, closed),
     response: { status: 200, schema: DataOf(HostShape) },
     refine: itemsMust('hosts', normalizeHost, 'is not a valid domain'),
-    handle: ({ tenant, body }) => {
+    handle: async ({ tenant, body }) => {
       const domains = body.hosts.map((raw) => normalizeHost(raw)!) // refine rejected any that do not normalize
-      return { status: 200, body: { data: store.hosts.upsert(tenant, [...new Set(domains)]) } }
+      return { status: 200, body: { data: await store.hosts.upsert(tenant, [...new Set(domains)]) } }
     },
   }),
   route({
@@ -45,11 +46,10 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     tag: 'hosts',
     params: HostParams,
     response: { status: 200, schema: HostShape },
-    handle: ({ tenant, params }) => {
-      const host = store.hosts.get(tenant, params.host_hash)
+    handle: async ({ tenant, params }) => {
+      const host = await store.hosts.get(tenant, params.host_hash)
       if (!host) throw notFound('host')
-      const { seq: _, ...shown } = host
-      return { status: 200, body: shown }
+      return { status: 200, body: host }
     },
   }),
   route({
@@ -60,10 +60,10 @@ export const hostRoutes = ({ store }: Deps): Route[] => [
     params: HostParams,
     query: Type.Object({ ...PageQuery, ...LinkFilters, ...LabelFilter }, closed),
     response: { status: 200, schema: PageOf(LinkShape) },
-    handle: ({ tenant, params, query }) => {
-      const host = store.hosts.get(tenant, params.host_hash)
-      if (!host) throw notFound('host')
-      return { status: 200, body: store.links.listOfHost(tenant, host.seq, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }
+    handle: async ({ tenant, params, query }) => {
+      const page = await store.links.listOfHost(tenant, params.host_hash, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)
+      if (!page) throw notFound('host')
+      return { status: 200, body: pageBody(page) }
     },
   }),
   ...labelRoutes({ base: '/v1/hosts', param: 'host_hash', params: HostParams, what: 'host', tag: 'hosts', repo: store.hosts.labels }),

@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox'
-import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
+import { checkConfig, CrawlConfig } from '../crawl/manifest'
 import { notFound, type FieldErrors } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels, PageQuery, PER_PAGE_DEFAULT, QueryArray, Uuid } from '../http/schemas'
 import type { Deps } from './deps'
-import { finishBodyDeletions } from '../blob/run-bodies'
+import { createJob } from '../runs/create'
+import { deleteJob } from '../runs/delete'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
+import { afterOf, pageBody } from './paging'
 import { JobShape, PageOf, RunShape } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -14,6 +16,7 @@ export const JobParams = Type.Object({ job_id: Uuid })
 
 /** Jobs: a name, labels and a crawl manifest. Deleting a job deletes its runs (and, as they land, triggers and artifacts). */
 export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] => {
+  const deletion = { store, blobs, log }
   const proxyNames = Object.keys(config.proxies)
   const refine = (body: unknown, errors: FieldErrors) => {
     const cfg = (body as { config?: unknown }).config
@@ -27,7 +30,7 @@ export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] 
       tag: 'jobs',
       query: Type.Object({ ...PageQuery, ...IdFilters, names: Type.Optional(QueryArray(Name)), ...CreatedFilters, ...LabelFilter }, closed),
       response: { status: 200, schema: PageOf(JobShape) },
-      handle: ({ tenant, query }) => ({ status: 200, body: store.jobs.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }),
+      handle: async ({ tenant, query }) => ({ status: 200, body: pageBody(await store.jobs.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
     }),
     route({
       method: 'POST',
@@ -38,14 +41,9 @@ export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] 
       body: Type.Object({ name: Name, config: CrawlConfig, labels: Type.Optional(Labels), id: Type.Optional(Uuid) }, closed),
       refine,
       response: { status: 201, schema: Type.Intersect([JobShape, Type.Object({ run: Type.Optional(RunShape) })]) },
-      handle: ({ tenant, query, body }) => {
-        const created = store.transaction(() => {
-          const { seq, ...job } = store.jobs.create(tenant, { id: body.id ?? crypto.randomUUID(), name: body.name, config: body.config, labels: body.labels ?? {} })
-          if (!query.create_run) return job
-          const run = store.runs.create(tenant, { seq, id: job.id, labels: job.labels }, { id: crypto.randomUUID(), config: resolveConfig(body.config) })
-          engine?.notify()
-          return { ...job, run }
-        })
+      handle: async ({ tenant, query, body }) => {
+        const created = await createJob(store, tenant, { id: body.id ?? crypto.randomUUID(), name: body.name, config: body.config, labels: body.labels ?? {} }, query.create_run ?? false)
+        if (created.run) engine?.notify()
         return { status: 201, body: created }
       },
     }),
@@ -56,11 +54,10 @@ export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] 
       tag: 'jobs',
       params: JobParams,
       response: { status: 200, schema: JobShape },
-      handle: ({ tenant, params }) => {
-        const job = store.jobs.get(tenant, params.job_id)
+      handle: async ({ tenant, params }) => {
+        const job = await store.jobs.get(tenant, params.job_id)
         if (!job) throw notFound('job')
-        const { seq: _, ...shown } = job
-        return { status: 200, body: shown }
+        return { status: 200, body: job }
       },
     }),
     route({
@@ -72,8 +69,8 @@ export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] 
       body: Type.Object({ name: Type.Optional(Name), config: Type.Optional(CrawlConfig), labels: Type.Optional(Labels) }, closed),
       refine,
       response: { status: 200, schema: JobShape },
-      handle: ({ tenant, params, body }) => {
-        const job = store.jobs.update(tenant, params.job_id, body)
+      handle: async ({ tenant, params, body }) => {
+        const job = await store.jobs.update(tenant, params.job_id, body)
         if (!job) throw notFound('job')
         return { status: 200, body: job }
       },
@@ -86,16 +83,7 @@ export const jobRoutes = ({ store, config, engine, blobs, log }: Deps): Route[] 
       params: JobParams,
       response: { status: 204, description: 'deleted' },
       handle: async ({ tenant, params }) => {
-        const runIds = store.transaction(() => {
-          const runIds = store.runs.idsOfJob(tenant, params.job_id)
-          for (const runId of runIds) store.artifacts.deleteForRun(tenant, runId)
-          if (!store.jobs.delete(tenant, params.job_id)) throw notFound('job')
-          store.artifacts.requestBodyDeletion(runIds)
-          return runIds
-        })
-        // Every body under each run (their rows' keys are all there), rows or not: a crash's
-        // leftovers too. The requests stay until they are done.
-        await finishBodyDeletions(blobs, store.artifacts, log, runIds)
+        if (!(await deleteJob(deletion, tenant, params.job_id))) throw notFound('job')
         return { status: 204 }
       },
     }),

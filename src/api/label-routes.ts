@@ -2,14 +2,15 @@ import { Type, type TObject } from '@sinclair/typebox'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { Labels } from '../http/schemas'
-import { MAX_LABELS, type labelRepository } from '../store/labels'
+import { MAX_LABELS } from '../store/labels'
+import type { LabelStore } from '../store/types'
 import { LabelsShape } from './shapes'
 
 /**
  * GET, PUT (merge) and DELETE (by keys) of a resource's labels; all three answer
  * 200 `{"labels": {…the labels now}}` (design.md §3).
  */
-export function labelRoutes(opts: { base: string; param: string; params: TObject; what: string; tag: string; repo: ReturnType<typeof labelRepository> }): Route[] {
+export function labelRoutes(opts: { base: string; param: string; params: TObject; what: string; tag: string; repo: LabelStore }): Route[] {
   const path = `${opts.base}/:${opts.param}/labels`
   const key = (params: Record<string, unknown>) => params[opts.param] as string
   const answer = (labels: Record<string, string> | null) => {
@@ -24,7 +25,7 @@ export function labelRoutes(opts: { base: string; param: string; params: TObject
       tag: opts.tag,
       params: opts.params,
       response: { status: 200, schema: LabelsShape },
-      handle: ({ tenant, params }) => answer(opts.repo.get(tenant, key(params))),
+      handle: async ({ tenant, params }) => answer(await opts.repo.get(tenant, key(params))),
     }),
     route({
       method: 'PUT',
@@ -34,7 +35,7 @@ export function labelRoutes(opts: { base: string; param: string; params: TObject
       params: opts.params,
       body: Type.Object({ labels: Labels }, { additionalProperties: false }),
       response: { status: 200, schema: LabelsShape },
-      handle: ({ tenant, params, body }) => answer(opts.repo.merge(tenant, key(params), body.labels)),
+      handle: async ({ tenant, params, body }) => answer(await opts.repo.merge(tenant, key(params), body.labels)),
     }),
     route({
       method: 'DELETE',
@@ -44,7 +45,7 @@ export function labelRoutes(opts: { base: string; param: string; params: TObject
       params: opts.params,
       query: Type.Object({ keys: Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: MAX_LABELS }) }, { additionalProperties: false }),
       response: { status: 200, schema: LabelsShape },
-      handle: ({ tenant, params, query }) => answer(opts.repo.remove(tenant, key(params), query.keys)),
+      handle: async ({ tenant, params, query }) => answer(await opts.repo.remove(tenant, key(params), query.keys)),
     }),
   ]
 }

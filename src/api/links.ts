@@ -6,6 +6,7 @@ import { Hash, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
 import type { Deps } from './deps'
 import { HostFilters, LabelFilter, LinkFilters } from './filters'
 import { labelRoutes } from './label-routes'
+import { afterOf, pageBody } from './paging'
 import { DataOf, LinkShape, PageOf } from './shapes'
 
 const LinkParams = Type.Object({ link_hash: Hash })
@@ -20,9 +21,9 @@ export const linkRoutes = ({ store }: Deps): Route[] => [
     tag: 'links',
     query: Type.Object({ ...PageQuery, ...LinkFilters, ...HostFilters, ...LabelFilter }, closed),
     response: { status: 200, schema: PageOf(LinkShape) },
-    handle: ({ tenant, query }) => ({
+    handle: async ({ tenant, query }) => ({
       status: 200,
-      body: store.links.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
+      body: pageBody(await store.links.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)),
     }),
   }),
   route({
@@ -33,9 +34,9 @@ export const linkRoutes = ({ store }: Deps): Route[] => [
     body: Type.Object({ urls: Type.Array(Type.String({ maxLength: 8192 }), { minItems: 1, maxItems: 255 }) }, closed),
     response: { status: 200, schema: DataOf(LinkShape) },
     refine: itemsMust('urls', (raw) => normalizeUrl(raw), 'must be an absolute http(s) URL'),
-    handle: ({ tenant, body }) => {
+    handle: async ({ tenant, body }) => {
       const urls = body.urls.map((raw) => normalizeUrl(raw)!) // refine rejected any that do not normalize
-      return { status: 200, body: { data: store.links.upsert(tenant, [...new Set(urls)]) } }
+      return { status: 200, body: { data: await store.links.upsert(tenant, [...new Set(urls)]) } }
     },
   }),
   route({
@@ -45,8 +46,8 @@ export const linkRoutes = ({ store }: Deps): Route[] => [
     tag: 'links',
     params: LinkParams,
     response: { status: 200, schema: LinkShape },
-    handle: ({ tenant, params }) => {
-      const link = store.links.get(tenant, params.link_hash)
+    handle: async ({ tenant, params }) => {
+      const link = await store.links.get(tenant, params.link_hash)
       if (!link) throw notFound('link')
       return { status: 200, body: link }
     },

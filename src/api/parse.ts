@@ -3,7 +3,7 @@ import { Redirect } from '../fetch/options-schema'
 import { ApiError, notFound, type FieldErrors } from '../http/errors'
 import { json, route, type Route } from '../http/route'
 import { checkPipelines } from '../parse/check'
-import { storeParseContext } from '../catalogue/parse-context'
+import { storeParseContext, type ContextNeeds } from '../catalogue/parse-context'
 import { dataMapIds, ParseFailure, type ParseContext, type ParseInput } from '../parse/pipeline'
 import { Pipeline } from '../parse/pipeline-schema'
 import { ParseTimeout, PoolError } from '../parse/pool'
@@ -58,6 +58,8 @@ function checkParseBody(raw: unknown, at: string, errors: FieldErrors) {
 /** The data map ids the pipelines of a body name that the tenant does not have. */
 const missingDataMaps = (body: ParseBody, ctx: ParseContext): string[] => dataMapIds(body.pipelines ?? []).filter((id) => ctx.dataMap(id) === null)
 
+const needsOf = (body: ParseBody): ContextNeeds => ({ url: body.url, redirects: body.redirects, pipelines: body.pipelines ?? [] })
+
 const inputOf = (body: ParseBody): ParseInput => ({
   url: body.url,
   body: decodeBase64(body.body)!,
@@ -77,7 +79,7 @@ export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
     refine: (body, errors) => checkParseBody(body, '', errors),
     response: { status: 200, schema: ParseResultSchema },
     handle: async ({ tenant, body }) => {
-      const ctx = storeParseContext(store, tenant)
+      const ctx = await storeParseContext(store, tenant, [needsOf(body)])
       const missing = missingDataMaps(body, ctx)
       if (missing.length) throw notFound(`data map ${missing[0]}`)
       try {
@@ -98,7 +100,7 @@ export const parseRoutes = ({ store, log, parser }: Deps): Route[] => [
     refine: (body, errors) => looseArray(looseObject(body).items).forEach((item, i) => checkParseBody(item, `items[${i}]`, errors)),
     response: { status: 200, schema: Type.Object({ results: Type.Array(BatchItem, { description: 'in item order' }) }) },
     handle: async ({ tenant, body }) => {
-      const ctx = storeParseContext(store, tenant)
+      const ctx = await storeParseContext(store, tenant, body.items.map(needsOf))
       const results = await Promise.all(
         body.items.map(async (item) => {
           const missing = missingDataMaps(item, ctx)

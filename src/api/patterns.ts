@@ -7,6 +7,7 @@ import { CATEGORIES, Category } from '../parse/pipeline-schema'
 import { ParseTimeout, PoolError } from '../parse/pool'
 import type { Deps } from './deps'
 import { CreatedFilters, HostFilters, IdFilters } from './filters'
+import { afterOf, pageBody } from './paging'
 import { HostRef, PageOf } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -47,7 +48,7 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     tag: 'patterns',
     query: Type.Object({ ...SetFilters, ...HostFilters }, closed),
     response: { status: 200, schema: PageOf(PatternSetShape) },
-    handle: ({ tenant, query }) => ({ status: 200, body: store.patterns.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }),
+    handle: async ({ tenant, query }) => ({ status: 200, body: pageBody(await store.patterns.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
   }),
   route({
     method: 'GET',
@@ -57,10 +58,10 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     params: HostParams,
     query: Type.Object(SetFilters, closed),
     response: { status: 200, schema: PageOf(PatternSetShape) },
-    handle: ({ tenant, params, query }) => {
-      const host = store.hosts.get(tenant, params.host_hash)
-      if (!host) throw notFound('host')
-      return { status: 200, body: store.patterns.listOfHost(tenant, host.seq, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }
+    handle: async ({ tenant, params, query }) => {
+      const page = await store.patterns.listOfHost(tenant, params.host_hash, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)
+      if (!page) throw notFound('host')
+      return { status: 200, body: pageBody(page) }
     },
   }),
   route({
@@ -72,10 +73,9 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     body: Type.Object({ category: Category, patterns: PatternDefinition, id: Type.Optional(Uuid) }, closed),
     refine,
     response: { status: 201, schema: PatternSetShape },
-    handle: ({ tenant, params, body }) => {
-      const host = store.hosts.get(tenant, params.host_hash)
-      if (!host) throw notFound('host')
-      const set = store.patterns.create(tenant, host.seq, { id: body.id ?? crypto.randomUUID(), category: body.category, patterns: body.patterns })
+    handle: async ({ tenant, params, body }) => {
+      const set = await store.patterns.create(tenant, params.host_hash, { id: body.id ?? crypto.randomUUID(), category: body.category, patterns: body.patterns })
+      if (!set) throw notFound('host')
       return { status: 201, body: set }
     },
   }),
@@ -86,8 +86,8 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     tag: 'patterns',
     params: SetParams,
     response: { status: 200, schema: PatternSetShape },
-    handle: ({ tenant, params }) => {
-      const set = store.patterns.get(tenant, params.patterns_id)
+    handle: async ({ tenant, params }) => {
+      const set = await store.patterns.get(tenant, params.patterns_id)
       if (!set) throw notFound('pattern set')
       return { status: 200, body: set }
     },
@@ -101,8 +101,8 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     body: Type.Object({ patterns: PatternDefinition }, closed),
     refine,
     response: { status: 200, schema: PatternSetShape },
-    handle: ({ tenant, params, body }) => {
-      const set = store.patterns.replace(tenant, params.patterns_id, body.patterns)
+    handle: async ({ tenant, params, body }) => {
+      const set = await store.patterns.replace(tenant, params.patterns_id, body.patterns)
       if (!set) throw notFound('pattern set')
       return { status: 200, body: set }
     },
@@ -114,8 +114,8 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     tag: 'patterns',
     params: SetParams,
     response: { status: 204, description: 'deleted' },
-    handle: ({ tenant, params }) => {
-      if (!store.patterns.delete(tenant, params.patterns_id)) throw notFound('pattern set')
+    handle: async ({ tenant, params }) => {
+      if (!(await store.patterns.delete(tenant, params.patterns_id))) throw notFound('pattern set')
       return { status: 204 }
     },
   }),
@@ -130,7 +130,7 @@ export const patternRoutes = ({ store, parser }: Deps): Route[] => [
     refine: itemsMust('paths', (raw) => resolvePath(raw, 'example.com'), 'must be a path or an absolute http(s) URL'),
     response: { status: 200, schema: Type.Object({ results: Type.Array(MatchResult) }) },
     handle: async ({ tenant, params, body }) => {
-      const set = store.patterns.get(tenant, params.patterns_id)
+      const set = await store.patterns.get(tenant, params.patterns_id)
       if (!set) throw notFound('pattern set')
       // On a parse worker: a set at its size budget can take seconds over long paths.
       const { category, patterns, host } = set

@@ -2,9 +2,11 @@ import { Type } from '@sinclair/typebox'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, MAX_FILTER_VALUES, PageQuery, PER_PAGE_DEFAULT } from '../http/schemas'
+import type { Page } from '../store/types'
 import type { Deps } from './deps'
 import { RunParams } from './runs'
 import { HostFilters, LinkFilters } from './filters'
+import { afterOf, pageBody } from './paging'
 import { LinkShape, PageOf } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -30,10 +32,9 @@ const EdgeFilters = { ...PageQuery, ...LinkFilters, ...HostFilters }
 
 /** A run's link graph: the links it visited and the edges between pages and their links. */
 export const runGraphRoutes = ({ store }: Deps): Route[] => {
-  const runSeq = (tenant: string, runId: string) => {
-    const seq = store.frontier.runSeq(tenant, runId)
-    if (seq === null) throw notFound('run')
-    return seq
+  const ofRun = <T>(page: Page<T> | null) => {
+    if (!page) throw notFound('run')
+    return { status: 200, body: pageBody(page) }
   }
   return [
     route({
@@ -44,10 +45,7 @@ export const runGraphRoutes = ({ store }: Deps): Route[] => {
       params: RunParams,
       query: Type.Object(VisitFilters, closed),
       response: { status: 200, schema: PageOf(VisitedLinkShape) },
-      handle: ({ tenant, params, query }) => ({
-        status: 200,
-        body: store.runGraph.visits(tenant, runSeq(tenant, params.run_id), query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
-      }),
+      handle: async ({ tenant, params, query }) => ofRun(await store.runGraph.visits(tenant, params.run_id, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)),
     }),
     route({
       method: 'GET',
@@ -58,10 +56,7 @@ export const runGraphRoutes = ({ store }: Deps): Route[] => {
       params: RunParams,
       query: Type.Object(EdgeFilters, closed),
       response: { status: 200, schema: PageOf(EdgeShape) },
-      handle: ({ tenant, params, query }) => ({
-        status: 200,
-        body: store.runGraph.edges(tenant, runSeq(tenant, params.run_id), query, query.page, query.per_page ?? PER_PAGE_DEFAULT),
-      }),
+      handle: async ({ tenant, params, query }) => ofRun(await store.runGraph.edges(tenant, params.run_id, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)),
     }),
   ]
 }

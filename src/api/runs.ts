@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox'
-import { resolveConfig, type CrawlConfig } from '../crawl/manifest'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
 import { RUN_OUTCOMES, RUN_STATUSES, STOP_REASONS, type RunMove } from '../store/runs'
-import { finishBodyDeletions } from '../blob/run-bodies'
+import { createRun } from '../runs/create'
+import { deleteRun } from '../runs/delete'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters, LabelFilter } from './filters'
 import { JobParams } from './jobs'
+import { afterOf, pageBody } from './paging'
 import { PageOf, RunShape } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -35,8 +36,8 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       tag: 'runs',
       params: RunParams,
       response: { status: 200, schema: RunShape },
-      handle: ({ tenant, params }) => {
-        const run = store.runs.move(tenant, params.run_id, verb)
+      handle: async ({ tenant, params }) => {
+        const run = await store.runs.move(tenant, params.run_id, verb)
         if (!run) throw notFound('run')
         engine?.notify()
         return { status: 200, body: run }
@@ -50,10 +51,7 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       tag: 'runs',
       query: Type.Object({ ...RunFilters, job_ids: Type.Optional(QueryArray(Uuid)) }, closed),
       response: { status: 200, schema: PageOf(RunShape) },
-      handle: ({ tenant, query }) => {
-        const jobSeqs = query.job_ids && store.jobs.seqsOf(tenant, query.job_ids)
-        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT, jobSeqs) }
-      },
+      handle: async ({ tenant, query }) => ({ status: 200, body: pageBody(await store.runs.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
     }),
     route({
       method: 'GET',
@@ -63,10 +61,10 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       params: JobParams,
       query: Type.Object(RunFilters, closed),
       response: { status: 200, schema: PageOf(RunShape) },
-      handle: ({ tenant, params, query }) => {
-        const job = store.jobs.get(tenant, params.job_id)
-        if (!job) throw notFound('job')
-        return { status: 200, body: store.runs.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT, [job.seq]) }
+      handle: async ({ tenant, params, query }) => {
+        const page = await store.runs.listOfJob(tenant, params.job_id, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)
+        if (!page) throw notFound('job')
+        return { status: 200, body: pageBody(page) }
       },
     }),
     route({
@@ -78,10 +76,9 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       body: Type.Object({ id: Type.Optional(Uuid) }, closed),
       bodyOptional: true,
       response: { status: 201, schema: RunShape },
-      handle: ({ tenant, params, body }) => {
-        const job = store.jobs.get(tenant, params.job_id)
-        if (!job) throw notFound('job')
-        const run = store.runs.create(tenant, job, { id: body.id ?? crypto.randomUUID(), config: resolveConfig(job.config as CrawlConfig) })
+      handle: async ({ tenant, params, body }) => {
+        const run = await createRun(store, tenant, params.job_id, body.id)
+        if (!run) throw notFound('job')
         engine?.notify()
         return { status: 201, body: run }
       },
@@ -93,8 +90,8 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       tag: 'runs',
       params: RunParams,
       response: { status: 200, schema: RunShape },
-      handle: ({ tenant, params }) => {
-        const run = store.runs.get(tenant, params.run_id)
+      handle: async ({ tenant, params }) => {
+        const run = await store.runs.get(tenant, params.run_id)
         if (!run) throw notFound('run')
         return { status: 200, body: run }
       },
@@ -107,14 +104,7 @@ export const runRoutes = ({ store, engine, blobs, log }: Deps): Route[] => {
       params: RunParams,
       response: { status: 204, description: 'deleted' },
       handle: async ({ tenant, params }) => {
-        store.transaction(() => {
-          store.artifacts.deleteForRun(tenant, params.run_id)
-          if (!store.runs.delete(tenant, params.run_id)) throw notFound('run')
-          store.artifacts.requestBodyDeletion([params.run_id])
-        })
-        // Every body under the run (its rows' keys are all there), rows or not: a crash's
-        // leftovers too. The request stays until it is done.
-        await finishBodyDeletions(blobs, store.artifacts, log, [params.run_id])
+        if (!(await deleteRun({ store, blobs, log }, tenant, params.run_id))) throw notFound('run')
         return { status: 204 }
       },
     }),

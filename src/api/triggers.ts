@@ -8,6 +8,7 @@ import { EXECUTION_OUTCOMES, TRIGGER_KINDS, type Condition } from '../store/trig
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters } from './filters'
 import { JobParams } from './jobs'
+import { afterOf, pageBody } from './paging'
 import { PageOf } from './shapes'
 
 const closed = { additionalProperties: false } as const
@@ -112,10 +113,7 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     tag: 'triggers',
     query: Type.Object({ ...TriggerFilters, job_ids: Type.Optional(QueryArray(Uuid)) }, closed),
     response: { status: 200, schema: PageOf(TriggerShape) },
-    handle: ({ tenant, query }) => {
-      const jobSeqs = query.job_ids && store.jobs.seqsOf(tenant, query.job_ids)
-      return { status: 200, body: store.triggers.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT, jobSeqs) }
-    },
+    handle: async ({ tenant, query }) => ({ status: 200, body: pageBody(await store.triggers.list(tenant, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
   }),
   route({
     method: 'GET',
@@ -125,10 +123,10 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     params: JobParams,
     query: Type.Object(TriggerFilters, closed),
     response: { status: 200, schema: PageOf(TriggerShape) },
-    handle: ({ tenant, params, query }) => {
-      const job = store.jobs.get(tenant, params.job_id)
-      if (!job) throw notFound('job')
-      return { status: 200, body: store.triggers.list(tenant, query, query.page, query.per_page ?? PER_PAGE_DEFAULT, [job.seq]) }
+    handle: async ({ tenant, params, query }) => {
+      const page = await store.triggers.listOfJob(tenant, params.job_id, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)
+      if (!page) throw notFound('job')
+      return { status: 200, body: pageBody(page) }
     },
   }),
   route({
@@ -142,17 +140,16 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     body: Type.Object({ name: Name, condition: ConditionSchema, id: Type.Optional(Uuid) }, closed),
     refine,
     response: { status: 201, schema: TriggerShape },
-    handle: ({ tenant, params, body }) => {
-      const job = store.jobs.get(tenant, params.job_id)
-      if (!job) throw notFound('job')
+    handle: async ({ tenant, params, body }) => {
       const condition = (body.condition.kind === 'on_finish' ? { kind: 'on_finish', params: body.condition.params ?? {} } : body.condition) as Condition
       const now = Date.now()
-      const trigger = store.triggers.create(tenant, job, {
+      const trigger = await store.triggers.create(tenant, params.job_id, {
         id: body.id ?? crypto.randomUUID(),
         name: body.name,
         condition,
         nextAt: condition.kind === 'schedule' ? nextTick(condition.params, now) : null,
       })
+      if (!trigger) throw notFound('job')
       engine?.notify()
       return { status: 201, body: trigger }
     },
@@ -164,11 +161,10 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     tag: 'triggers',
     params: TriggerParams,
     response: { status: 200, schema: TriggerShape },
-    handle: ({ tenant, params }) => {
-      const trigger = store.triggers.get(tenant, params.trigger_id)
+    handle: async ({ tenant, params }) => {
+      const trigger = await store.triggers.get(tenant, params.trigger_id)
       if (!trigger) throw notFound('trigger')
-      const { seq: _, ...shown } = trigger
-      return { status: 200, body: shown }
+      return { status: 200, body: trigger }
     },
   }),
   route({
@@ -178,8 +174,8 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     tag: 'triggers',
     params: TriggerParams,
     response: { status: 204, description: 'deleted' },
-    handle: ({ tenant, params }) => {
-      if (!store.triggers.delete(tenant, params.trigger_id)) throw notFound('trigger')
+    handle: async ({ tenant, params }) => {
+      if (!(await store.triggers.delete(tenant, params.trigger_id))) throw notFound('trigger')
       return { status: 204 }
     },
   }),
@@ -193,8 +189,13 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
       tag: 'triggers',
       params: TriggerParams,
       response: { status: 200, schema: TriggerShape },
-      handle: ({ tenant, params }) => {
-        const trigger = store.triggers.setEnabled(tenant, params.trigger_id, enabled, (schedule) => nextTick(schedule, Date.now()))
+      handle: async ({ tenant, params }) => {
+        const current = await store.triggers.get(tenant, params.trigger_id)
+        if (!current) throw notFound('trigger')
+        // Ticks that passed while it was disabled never fire: the next one is counted from now.
+        // A condition never changes, so the tick worked out here is the one for the row written.
+        const nextAt = enabled && !current.enabled && current.condition.kind === 'schedule' ? nextTick(current.condition.params, Date.now()) : null
+        const trigger = await store.triggers.setEnabled(tenant, params.trigger_id, enabled, nextAt)
         if (!trigger) throw notFound('trigger')
         engine?.notify()
         return { status: 200, body: trigger }
@@ -209,10 +210,10 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     params: TriggerParams,
     query: Type.Object(ExecutionFilters, closed),
     response: { status: 200, schema: PageOf(ExecutionShape) },
-    handle: ({ tenant, params, query }) => {
-      const trigger = store.triggers.get(tenant, params.trigger_id)
-      if (!trigger) throw notFound('trigger')
-      return { status: 200, body: store.triggers.executions(tenant, trigger.seq, query, query.page, query.per_page ?? PER_PAGE_DEFAULT) }
+    handle: async ({ tenant, params, query }) => {
+      const page = await store.triggers.executions(tenant, params.trigger_id, query, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)
+      if (!page) throw notFound('trigger')
+      return { status: 200, body: pageBody(page) }
     },
   }),
 ]

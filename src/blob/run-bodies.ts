@@ -6,9 +6,9 @@ export const runPrefix = (runId: string) => `runs/${runId}/`
 
 /** What the catalogue says of bodies: which keys an artifact row names, and which runs' bodies are to go. */
 export type BodyCatalogue = {
-  claimed(keys: string[]): Set<string>
-  pendingBodyDeletions(): string[]
-  bodyDeletionDone(runId: string): void
+  claimed(keys: string[]): Set<string> | Promise<Set<string>>
+  pendingBodyDeletions(): string[] | Promise<string[]>
+  bodyDeletionDone(runId: string): void | Promise<void>
 }
 
 const PAGE = 1000
@@ -23,7 +23,7 @@ export async function deleteUnclaimed(blobs: BlobStore, keys: string[], catalogu
   let deleted = 0
   for (let i = 0; i < keys.length; i += CHUNK) {
     const chunk = keys.slice(i, i + CHUNK)
-    const claimed = catalogue.claimed(chunk)
+    const claimed = await catalogue.claimed(chunk)
     const done = await Promise.all(
       chunk
         .filter((key) => !claimed.has(key))
@@ -63,12 +63,12 @@ export async function deleteRunBodies(blobs: BlobStore, runId: string, catalogue
  * not finished (a process stopped in the middle). Each run's request is done once its prefix
  * is empty; a failure leaves it for the next start.
  */
-export async function finishBodyDeletions(blobs: BlobStore, catalogue: BodyCatalogue, log: Logger, runIds = catalogue.pendingBodyDeletions(), keepGoing: () => boolean = () => true): Promise<void> {
-  for (const runId of runIds) {
+export async function finishBodyDeletions(blobs: BlobStore, catalogue: BodyCatalogue, log: Logger, runIds?: string[], keepGoing: () => boolean = () => true): Promise<void> {
+  for (const runId of runIds ?? (await catalogue.pendingBodyDeletions())) {
     if (!keepGoing()) return
     try {
       const n = await deleteRunBodies(blobs, runId, catalogue, log)
-      catalogue.bodyDeletionDone(runId)
+      await catalogue.bodyDeletionDone(runId)
       if (n) log.debug('run bodies deleted', { run: runId, bodies: n })
     } catch (err) {
       log.warn('the bodies of a deleted run could not all be deleted; the next start tries again', { run: runId, error: String(err) })

@@ -9,7 +9,7 @@ import type { Store } from '../store'
  * recorded). Throws PageRefused `not_found` for a missing artifact or body.
  */
 export async function artifactPage(store: Store, blobs: BlobStore, tenant: string, artifactId: string, maxBytes: number): Promise<ApplyPage> {
-  const artifact = store.artifacts.get(tenant, artifactId)
+  const artifact = await store.artifacts.get(tenant, artifactId)
   if (!artifact) throw new PageRefused('not_found', 'artifact not found')
   const contentType = htmlType(artifact.content_type, `artifact ${artifact.id}`)
   if (artifact.size > maxBytes) throw new PageRefused('too_large', `names an artifact of ${artifact.size} bytes; apply reads at most ${maxBytes} (TRAWL_MAX_BODY_BYTES)`)

@@ -1,11 +1,13 @@
 import { ConfigError, loadConfig, tenantFlag } from '../config'
-import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
+import { DomainError } from '../core/errors'
+import { checkConfig, CrawlConfig } from '../crawl/manifest'
 import { LEASE_MS, type Outcome } from '../crawl/execution'
 import { Scope } from '../crawl/scope'
 import type { Run } from '../store/runs'
 import { parseDuration } from '../util/duration'
 import { regexProblem } from '../util/re2'
 import { openCrawlResources } from '../crawl/resources'
+import { createAdHocRun } from '../runs/create'
 import { Runner } from '../crawl/runner'
 import { processOwner } from '../util/process'
 import { normalizeUrl } from '../core/url'
@@ -86,14 +88,9 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const owner = processOwner()
   // The run is leased to this runner as it is created: a `trawl serve` on the same data dir
   // sees it running and held, never pending, so it cannot take it first.
-  const { run, runSeq } = store.transaction(() => {
-    const job = store.jobs.create(tenant, { id: crypto.randomUUID(), name: `crawl ${seed}`.slice(0, 255), config: jobConfig, labels: {} })
-    const run = store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) })
-    const runSeq = store.frontier.runSeq(tenant, run.id)!
-    const now = Date.now()
-    if (!store.frontier.claimRun(runSeq, owner, now, now + LEASE_MS)) throw new Error('the new run could not be leased')
-    return { run, runSeq }
-  })
+  const created = await createAdHocRun(store, tenant, seed, jobConfig, { owner, ms: LEASE_MS })
+  const { run } = created
+  const runSeq = created.runSeq!
   const runner = new Runner(resources, 1, runSeq, owner)
   const finished = new Promise<Outcome>((resolve) => {
     runner.onFinish = (seq, outcome) => {
@@ -105,8 +102,10 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const started = Date.now()
   const tty = Boolean(err.isTTY)
   let last = ''
-  const progress = setInterval(() => {
-    const c = store.runs.get(tenant, run.id)!.stats
+  let crawling = true
+  const progress = setInterval(async () => {
+    const c = (await store.runs.get(tenant, run.id))!.stats
+    if (!crawling) return // the summary is being written
     const seconds = (Date.now() - started) / 1000
     const line = `visited ${c.visited}  queued ${c.queued}  failed ${c.failed}  ${(c.visited / Math.max(seconds, 0.001)).toFixed(1)} pages/s`
     if (line === last) return
@@ -117,18 +116,21 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   const onSigint = (signal: NodeJS.Signals) => {
     interrupted ??= signal
     // The stop endpoint's move: the run finishes with `manual` and the execution leaves promptly.
-    // A run that finished meanwhile has nothing left to stop.
-    if (store.runs.get(tenant, run.id)?.status !== 'finished') store.runs.move(tenant, run.id, 'stop')
+    // A run that finished meanwhile (a conflict) has nothing left to stop.
+    store.runs.move(tenant, run.id, 'stop').catch((e: unknown) => {
+      if (!(e instanceof DomainError && e.code === 'conflict')) throw e
+    })
   }
   // Ctrl-C, and the ends a terminal or a supervisor gives (SIGTERM, SIGHUP), all stop the run:
   // left with a dead holder's lease it would be finished by any serve on the data dir instead.
   for (const signal of STOP_SIGNALS) process.on(signal, onSigint)
   runner.start()
   const outcome = await finished
+  crawling = false
   clearInterval(progress)
   for (const signal of STOP_SIGNALS) process.off(signal, onSigint)
   await runner.stop()
-  const final = store.runs.get(tenant, run.id)!
+  const final = (await store.runs.get(tenant, run.id))!
   if (tty) err.write('\n')
   const seconds = (Date.now() - started) / 1000
   out.write(

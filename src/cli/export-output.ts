@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from '../config'
+import { notFound } from '../core/errors'
 import { exportPages, jsonlLine, llmsHeader, llmsSection, writeOutDir, type ExportDeps } from '../export'
 
 /** Where a command writes a run's pages: JSONL or llms to a file or stdout, or a directory. */
@@ -49,14 +50,15 @@ function openFile(path: string): Promise<WriteStream> {
  * themselves went there. Throws a `not_found` DomainError for an unknown run, before writing.
  */
 export async function writeExport(deps: ExportDeps, tenant: string, runId: string, target: ExportTarget, mainContent: boolean, out: NodeJS.WritableStream): Promise<void> {
-  const pages = exportPages(deps, tenant, runId, { main_content: mainContent, filters: {} })
+  const run = await deps.store.runs.get(tenant, runId)
+  if (!run) throw notFound('run')
+  const pages = await exportPages(deps, tenant, runId, { main_content: mainContent, filters: {} })
   if (target.kind === 'dir') {
     const written = await writeOutDir(pages, target.dir)
     out.write(`exported ${written.pages} pages: ${written.files.length} markdown files and ${join(target.dir, 'index.md')}\n`)
     return
   }
   const sink = target.file === undefined ? out : await openFile(target.file)
-  const run = deps.store.runs.get(tenant, runId)!
   const line = target.format === 'llms' ? llmsSection : jsonlLine
   if (target.format === 'llms') await write(sink, llmsHeader(run))
   let count = 0

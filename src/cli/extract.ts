@@ -53,7 +53,7 @@ export async function extractCommand(argv: string[], out: NodeJS.WritableStream 
     throw new ConfigError(`--timeout: must be seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}, got "${timeout}"`)
   }
   const tenant = tenantFlag(flags.tenant)
-  const [id, def] = fieldsFile !== undefined ? [FILE_MAP_ID, readDefinition(fieldsFile)] : [mapId!, storedMap(config.dataDir, tenant, mapId!)]
+  const [id, def] = fieldsFile !== undefined ? [FILE_MAP_ID, readDefinition(fieldsFile)] : [mapId!, await storedMap(config.dataDir, tenant, mapId!)]
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const fetcher = createFetcher(config, log)
@@ -106,12 +106,12 @@ function readDefinition(path: string): DataMapDef {
 }
 
 /** A stored data map of the tenant in the data dir; never creates a data dir that was not there. */
-function storedMap(dataDir: string, tenant: string, id: string): DataMapDef {
+async function storedMap(dataDir: string, tenant: string, id: string): Promise<DataMapDef> {
   if (!isUuid(id)) throw new ConfigError(`--data-map: must be a uuid, got "${id}"`)
   if (!existsSync(join(dataDir, 'trawl.db'))) throw new ConfigError(`--data-map: ${dataDir} has no trawl.db`)
   const db = openDatabase(dataDir)
   try {
-    const map = createStore(db).dataMaps.get(tenant, id)
+    const map = await createStore(db).dataMaps.get(tenant, id)
     if (!map) throw new ConfigError(`--data-map: tenant ${tenant} has no data map ${id} in ${dataDir}`)
     return map.map
   } finally {

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../config'
 import { atomicToUsd } from '../payment/money'
 import { openDatabase } from '../store/db'
-import { PAYMENT_STATUSES, paymentRepository, type Payment, type PaymentStatus } from '../store/payments'
+import { createStore } from '../store'
+import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../store/payments'
 
 /**
  * `trawl payments [--status S] [--json] [--data-dir D]`: the payment ledger, newest first. The
@@ -24,9 +25,9 @@ export async function paymentsCommand(argv: string[], out: NodeJS.WritableStream
   }
   const db = openDatabase(config.dataDir)
   try {
-    const rows = paymentRepository(db).list(status as PaymentStatus | undefined)
-    if (flags.json) for (const p of rows) out.write(`${JSON.stringify(jsonLine(p))}\n`)
-    else writeTable(rows, out)
+    const rows = createStore(db).payments.list(status as PaymentStatus | undefined)
+    if (flags.json) for await (const p of rows) out.write(`${JSON.stringify(jsonLine(p))}\n`)
+    else await writeTable(rows, out)
   } finally {
     db.close()
   }
@@ -57,7 +58,7 @@ function jsonLine(p: Payment) {
   }
 }
 
-function writeTable(rows: Iterable<Payment>, out: NodeJS.WritableStream) {
+async function writeTable(rows: AsyncIterable<Payment>, out: NodeJS.WritableStream) {
   const head = ['TIME', 'STATUS', 'PAYER', 'AMOUNT', 'NETWORK', 'RESOURCE']
   const widths = [24, 14, 42, 18, 12]
   const line = (cells: string[]) =>
@@ -68,7 +69,7 @@ function writeTable(rows: Iterable<Payment>, out: NodeJS.WritableStream) {
   const totals = new Map<string, { count: number; atomic: bigint }>()
   let count = 0
   out.write(line(head))
-  for (const p of rows) {
+  for await (const p of rows) {
     count++
     const t = totals.get(p.status) ?? { count: 0, atomic: 0n }
     const dollars = usd(p.amount)

@@ -72,16 +72,15 @@ type Pending = { bytes: number; done: Promise<{ record: PageRecord } | { error: 
  * rendered now from the stored raw body on the parse workers (the crawl stores no markdown, so
  * it stays as fast as it was), several pages at once, order kept. Visits are read from the store
  * a keyset page at a time and at most IN_FLIGHT pages are held, so memory stays flat however
- * large the run. Throws the not-found error (404) at once, before anything is read, when the
- * tenant has no such run.
+ * large the run. Rejects with the not-found error before any page is read when the tenant has
+ * no such run.
  */
-export function exportPages(deps: ExportDeps, tenant: string, runId: string, opts: ExportOptions): AsyncGenerator<PageRecord> {
-  const runSeq = deps.store.frontier.runSeq(tenant, runId)
-  if (runSeq === null) throw notFound('run')
-  return pages(deps, tenant, runId, runSeq, opts)
+export async function exportPages(deps: ExportDeps, tenant: string, runId: string, opts: ExportOptions): Promise<AsyncGenerator<PageRecord>> {
+  if (!(await deps.store.runs.get(tenant, runId))) throw notFound('run')
+  return pages(deps, tenant, runId, opts)
 }
 
-async function* pages(deps: ExportDeps, tenant: string, runId: string, runSeq: number, opts: ExportOptions): AsyncGenerator<PageRecord> {
+async function* pages(deps: ExportDeps, tenant: string, runId: string, opts: ExportOptions): AsyncGenerator<PageRecord> {
   const pipelines = pipelineOf(opts.main_content)
   const window: Pending[] = []
   let bytes = 0
@@ -98,7 +97,7 @@ async function* pages(deps: ExportDeps, tenant: string, runId: string, runSeq: n
     return done.record
   }
   let skip = opts.skip ?? 0
-  for (const batch of visitBatches(deps.store, tenant, runId, runSeq, opts.filters)) {
+  for await (const batch of visitBatches(deps.store, tenant, runId, opts.filters)) {
     for (const visit of batch) {
       if (skip > 0) {
         skip--
@@ -119,20 +118,22 @@ async function* pages(deps: ExportDeps, tenant: string, runId: string, runSeq: n
 }
 
 /** The run's visits a keyset page at a time, each with its artifacts and, when it failed, why. */
-function* visitBatches(store: Store, tenant: string, runId: string, runSeq: number, filters: ExportFilters): Generator<Visit[]> {
-  let cursor: string | undefined
+async function* visitBatches(store: Store, tenant: string, runId: string, filters: ExportFilters): AsyncGenerator<Visit[]> {
+  let after: number | undefined
   do {
-    const page = store.runGraph.visits(tenant, runSeq, filters, cursor, VISIT_PAGE)
-    cursor = page.next_page ?? undefined
-    if (!page.data.length) return
+    // Null when the run was deleted meanwhile: the export ends there.
+    const page = await store.runGraph.visits(tenant, runId, filters, after, VISIT_PAGE)
+    after = page?.next ?? undefined
+    if (!page?.data.length) return
     const hashes = page.data.map((v) => v.hash)
-    const artifacts = Map.groupBy(store.artifacts.forUrls(tenant, runId, hashes), (a) => a.url_hash)
+    const artifacts = Map.groupBy(await store.artifacts.forUrls(tenant, runId, hashes), (a) => a.url_hash)
     const failed = page.data.filter((v) => v.status === null || v.status >= 400)
     // A URL's error entry is logged before its visit is recorded.
     const upTo = Math.max(...failed.map((v) => Date.parse(v.visited_at)))
     const errors = failed.length
-      ? store.crawlLogs.errorsOf(
-          runSeq,
+      ? await store.crawlLogs.errorsOf(
+          tenant,
+          runId,
           failed.map((v) => v.hash),
           upTo,
         )
@@ -145,7 +146,7 @@ function* visitBatches(store: Store, tenant: string, runId: string, runSeq: numb
           ? (errors.get(v.hash) ?? (v.status === null ? { reason: 'unknown', detail: null } : { reason: 'http_status', detail: `the server answered ${v.status}` }))
           : null,
     }))
-  } while (cursor)
+  } while (after !== undefined)
 }
 
 async function readJson(blobs: BlobStore, a: Artifact): Promise<ParsedArtifact | null> {

@@ -29,7 +29,7 @@ type ExportArgs = { run_id: string; format?: 'llms' | 'jsonl'; main_content?: bo
  * passed over unrendered: a deep offset costs only the reading of their visit rows.
  */
 export async function exportPage(deps: McpDeps, tenant: string, args: ExportArgs): Promise<ToolAnswer> {
-  const run = deps.store.runs.get(tenant, args.run_id)
+  const run = await deps.store.runs.get(tenant, args.run_id)
   if (!run) throw notFound('run')
   const format = args.format ?? 'llms'
   const offset = args.offset ?? 0
@@ -41,7 +41,7 @@ export async function exportPage(deps: McpDeps, tenant: string, args: ExportArgs
   let pages = 0
   let cut = 0
   let next: number | null = null
-  const records = exportPages(deps, tenant, run.id, { main_content: args.main_content ?? true, filters: {}, skip: offset })
+  const records = await exportPages(deps, tenant, run.id, { main_content: args.main_content ?? true, filters: {}, skip: offset })
   try {
     let index = offset
     for await (const record of records) {

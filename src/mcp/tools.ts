@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { Engine } from '../api/deps'
 import type { BlobStore } from '../blob/blob-store'
 import { RENDER_MODES, type Config, type RenderMode } from '../config'
-import { checkConfig, CrawlConfig, resolveConfig } from '../crawl/manifest'
+import { checkConfig, CrawlConfig } from '../crawl/manifest'
 import { normalizeUrl } from '../core/url'
 import { Fields, type Field } from '../extract/field-schema'
 import { checkFields } from '../extract/selectors'
@@ -14,6 +14,7 @@ import type { Logger } from '../log'
 import type { ParsePool } from '../parse/pool'
 import { Regex } from '../parse/pipeline-schema'
 import { TIMEOUT_SECONDS, urlProblem, type Format } from '../scrape/schema'
+import { createAdHocRun } from '../runs/create'
 import { Scraper, type Scraped } from '../scrape/scraper'
 import type { Store } from '../store'
 import { exportPage, ExportInput } from './export'
@@ -190,11 +191,8 @@ const crawlStart: Tool<typeof CrawlStartInput> = {
       if (!(err instanceof ValidationError)) throw err
       throw new ValidationError(err.fields.map((f) => ({ ...f, field: f.field.replace(/^config\.(scope|limits)\./, '') })))
     }
-    // As POST /v1/jobs?create_run=true: the job and its first run in one transaction.
-    const run = store.transaction(() => {
-      const job = store.jobs.create(tenant, { id: crypto.randomUUID(), name: `crawl ${seed}`.slice(0, 255), config: jobConfig, labels: {} })
-      return store.runs.create(tenant, { seq: job.seq, id: job.id, labels: {} }, { id: crypto.randomUUID(), config: resolveConfig(jobConfig) })
-    })
+    // As POST /v1/jobs?create_run=true: the job and its first run, both or neither.
+    const { run } = await createAdHocRun(store, tenant, seed, jobConfig)
     engine?.notify()
     return { text: [JSON.stringify({ run_id: run.id, job_id: run.job_id, status: run.status })] }
   },
@@ -209,7 +207,7 @@ const crawlStatus: Tool<typeof RunInput> = {
   input: RunInput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async call({ store }, tenant, args) {
-    const run = store.runs.get(tenant, args.run_id)
+    const run = await store.runs.get(tenant, args.run_id)
     if (!run) throw notFound('run')
     const shown = {
       run_id: run.id,
@@ -250,7 +248,7 @@ const extract: Tool<typeof ExtractInput> = {
     if ((args.fields === undefined) === (args.data_map_id === undefined)) throw ValidationError.of('fields', 'give either fields or data_map_id')
     const timeoutMs = Math.round((args.timeout_seconds ?? TIMEOUT_SECONDS.default) * 1000)
     if (args.data_map_id !== undefined) {
-      const map = deps.store.dataMaps.get(tenant, args.data_map_id)
+      const map = await deps.store.dataMaps.get(tenant, args.data_map_id)
       if (!map) throw notFound('data map')
       return { text: [JSON.stringify(await extractWithDataMap(scraperFor(deps, args.render), deps.parser, tenant, url, map.id, map.map, timeoutMs), null, 2)] }
     }

@@ -1,9 +1,7 @@
-import type { Database } from 'bun:sqlite'
 import { getAddress, isAddress } from 'viem'
 import { ConfigError, type Config } from '../config'
 import type { Logger } from '../log'
-import { paymentRepository, type LedgerWrite, type PaymentRepository } from '../store/payments'
-import { CommitBatcher } from '../util/commit-batcher'
+import type { PaymentStore } from '../store/types'
 import { challengeResponse, networkName, receiptHeader, requirementsFor, type Terms } from './challenge'
 import { FacilitatorError, facilitatorClient, type FacilitatorClient, type FacilitatorRequest } from './facilitator'
 import { atomicToUsd, usdToAtomic } from './money'
@@ -61,7 +59,7 @@ export type PaymentGateOptions = {
 }
 
 /** The payment gate of the scrape API; null when no pay-to address is configured and scraping is free. */
-export function createPaymentGate(config: Config, db: Database, log: Logger, opts: PaymentGateOptions = {}): PaymentGate | null {
+export function createPaymentGate(config: Config, ledger: PaymentStore, log: Logger, opts: PaymentGateOptions = {}): PaymentGate | null {
   if (!config.payTo) return null
   // config.ts checks the shape only; a mixed-case address with a wrong checksum is most likely a typo.
   if (!isAddress(config.payTo, { strict: true })) throw new ConfigError(`TRAWL_PAY_TO: "${config.payTo}" fails its EIP-55 checksum; check the address, or write it in lower case`)
@@ -72,31 +70,26 @@ export function createPaymentGate(config: Config, db: Database, log: Logger, opt
     maxTimeoutSeconds: Math.max(1, Math.ceil(config.payMaxTimeoutMs / 1000)),
   }
   const now = opts.now ?? Date.now
-  const ledger = paymentRepository(db)
   const facilitator = config.facilitatorUrl ? facilitatorClient(config.facilitatorUrl, opts.fetch, opts.facilitatorTimeoutMs) : null
   return new Gate(terms, ledger, facilitator, config.facilitatorUrl, log, now)
 }
 
 class Gate implements PaymentGate {
   private readonly verifier: AuthorizationVerifier
-  /**
-   * The ledger's writes, group-committed: under load, the inserts and moves of requests in
-   * flight together share one transaction, about a third of the SQLite cost of one each. Each
-   * caller still waits for its own commit before it answers (decision 77).
-   */
-  private readonly writes: CommitBatcher<LedgerWrite, boolean>
 
+  /**
+   * `ledger` answers each write once it is committed; the SQLite engine group-commits the writes
+   * of requests in flight together (decision 77).
+   */
   constructor(
     private readonly terms: Terms,
-    private readonly ledger: PaymentRepository,
+    private readonly ledger: PaymentStore,
     private readonly facilitator: FacilitatorClient | null,
     private readonly facilitatorUrl: string | null,
     private readonly log: Logger,
     private readonly now: () => number,
   ) {
     this.verifier = new AuthorizationVerifier(terms.network)
-    // isolate: a failed batch is retried write by write, so one bad write fails only its own request.
-    this.writes = new CommitBatcher((ops) => ledger.applyAll(ops), { maxBatch: 64, maxWaitMs: 2, isolate: true })
   }
 
   async admit(request: Request, resource: string) {
@@ -117,19 +110,16 @@ class Gate implements PaymentGate {
 
   async record({ resource, verified: v }: Checked) {
     const requirements = requirementsFor(v.version, this.terms, resource)
-    const accepted = await this.writes.submit({
-      kind: 'accept',
-      payment: {
-        key: v.key,
-        payer: v.payer,
-        amount: v.value,
-        network: this.terms.network.v1,
-        version: v.version,
-        payload: v.payload,
-        requirements,
-        validBefore: v.validBefore,
-        resource,
-      },
+    const accepted = await this.ledger.accept({
+      key: v.key,
+      payer: v.payer,
+      amount: v.value,
+      network: this.terms.network.v1,
+      version: v.version,
+      payload: v.payload,
+      requirements,
+      validBefore: v.validBefore,
+      resource,
     })
     if (!accepted) {
       this.log.info('payment replayed', { payer: v.payer, key: v.key })
@@ -150,7 +140,7 @@ class Gate implements PaymentGate {
    */
   private async mark(payment: Admitted, to: 'served' | 'handler_failed' | 'settled' | 'settle_failed', extra?: { tx?: string; error?: string }) {
     try {
-      await this.writes.submit({ kind: 'mark', key: payment.key, from: 'accepted', to, settle: extra })
+      await this.ledger.mark(payment.key, 'accepted', to, extra)
     } catch (err) {
       this.log.error('payment ledger update failed; the row stays accepted', { key: payment.key, to, error: String(err) })
     }
@@ -168,7 +158,7 @@ class Gate implements PaymentGate {
       why = refusal('unexpected_verify_error')
       this.log.warn('facilitator verify failed', { error: err instanceof FacilitatorError ? err.message : String(err) })
     }
-    this.ledger.release(payment.key)
+    await this.ledger.release(payment.key)
     return challengeResponse(this.terms, payment.resource, why)
   }
 

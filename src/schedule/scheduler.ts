@@ -1,7 +1,7 @@
-import { resolveConfig, type CrawlConfig } from '../crawl/manifest'
 import type { Logger } from '../log'
+import { fireTrigger } from '../runs/create'
 import type { Store } from '../store'
-import type { Condition, DueFiring, Execution } from '../store/triggers'
+import type { DueFiring, Execution, ScheduleParams } from '../store/triggers'
 import { nextTick } from './cron'
 
 /** At most this long between looks at the database, so firings recorded by another process are seen. */
@@ -35,6 +35,9 @@ export class Scheduler {
   private queued = false
   /** No firing is tried before this (epoch ms): set by a transient failure. */
   private retryAt = 0
+  /** A turn is under way; a wake meanwhile asks for another look once it ends (`again`). */
+  private busy = false
+  private again = false
 
   constructor(
     private readonly store: Store,
@@ -46,7 +49,7 @@ export class Scheduler {
 
   start() {
     this.stopped = false
-    this.wake()
+    void this.wake()
   }
 
   stop() {
@@ -61,7 +64,7 @@ export class Scheduler {
     this.queued = true
     queueMicrotask(() => {
       this.queued = false
-      this.wake()
+      void this.wake()
     })
   }
 
@@ -70,14 +73,14 @@ export class Scheduler {
    * reason that may pass stays due, and the turn ends there; `more` is then false, and the next
    * try waits RETRY_MS.
    */
-  tick(): Turn {
+  async tick(): Promise<Turn> {
     const made: Execution[] = []
     const now = this.now()
     if (now < this.retryAt) return { made, more: false }
-    const due = this.store.triggers.due(now, BATCH)
+    const due = await this.store.triggers.due(now, BATCH)
     let more = due.length === BATCH
     for (const d of due) {
-      const outcome = this.fire(d, now)
+      const outcome = await this.fire(d, now)
       if (outcome === 'retry') {
         this.retryAt = now + RETRY_MS
         more = false
@@ -90,14 +93,10 @@ export class Scheduler {
     return { made, more }
   }
 
-  private fire(d: DueFiring, now: number): Execution | null | 'retry' {
+  private async fire(d: DueFiring, now: number): Promise<Execution | null | 'retry'> {
+    const nextAt = d.schedule ? this.next(d.schedule, now) : null
     try {
-      const execution = this.store.triggers.fire(
-        d,
-        now,
-        (condition, after) => this.next(condition, after),
-        (tenant, jobId) => this.createRun(tenant, jobId),
-      )
+      const execution = await fireTrigger(this.store, d, now, nextAt)
       if (execution) this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
       return execution
     } catch (err) {
@@ -109,7 +108,7 @@ export class Scheduler {
       // tick and a delayed firing is dropped, both logged.
       this.log.error('trigger firing failed', { trigger_seq: d.trigger_seq, error: String(err) })
       try {
-        this.store.triggers.discard(d, (condition) => this.next(condition, now))
+        await this.store.triggers.discard(d, nextAt)
       } catch (discardError) {
         this.log.warn('trigger firing deferred: the database is not available', { trigger_seq: d.trigger_seq, error: String(discardError), retry_ms: RETRY_MS })
         return 'retry'
@@ -119,52 +118,52 @@ export class Scheduler {
   }
 
   /** The tick after `after`; null (no more ticks) when the expression cannot be evaluated. */
-  private next(condition: Condition, after: number): number | null {
-    if (condition.kind !== 'schedule') return null
+  private next(schedule: ScheduleParams, after: number): number | null {
     try {
-      return nextTick(condition.params, after)
+      return nextTick(schedule, after)
     } catch (err) {
-      this.log.error('cron expression cannot be evaluated; the schedule stops', { expression: condition.params.expression, error: String(err) })
+      this.log.error('cron expression cannot be evaluated; the schedule stops', { expression: schedule.expression, error: String(err) })
       return null
     }
   }
 
-  private createRun(tenant: string, jobId: string): string {
-    const job = this.store.jobs.get(tenant, jobId)!
-    const run = this.store.runs.create(tenant, job, { id: crypto.randomUUID(), config: resolveConfig(job.config as CrawlConfig) })
-    return run.id
-  }
-
-  private wake(): void {
+  private async wake(): Promise<void> {
     if (this.stopped) return
-    let more = false
-    try {
-      more = this.tick().more
-    } catch (err) {
-      this.log.error('trigger scheduler failed', { error: String(err) })
-      this.retryAt = this.now() + RETRY_MS
-    }
-    // A full batch leaves more: the next one after other work has had its turn (HTTP, the runs' leases).
-    if (more) {
-      if (this.timer) clearTimeout(this.timer)
-      this.timer = setTimeout(() => this.wake(), 0)
+    if (this.busy) {
+      this.again = true
       return
     }
-    this.arm()
+    this.busy = true
+    try {
+      let more = false
+      try {
+        more = (await this.tick()).more
+      } catch (err) {
+        this.log.error('trigger scheduler failed', { error: String(err) })
+        this.retryAt = this.now() + RETRY_MS
+      }
+      // A notification during the turn may concern what it had already looked at.
+      if (this.again) more = true
+      this.again = false
+      // A full batch leaves more: the next one after other work has had its turn (HTTP, the runs' leases).
+      if (more) return this.arm(0)
+      let wait = POLL_MS
+      const now = this.now()
+      try {
+        const at = await this.store.triggers.nextDue()
+        if (at !== null) wait = Math.max(0, Math.min(POLL_MS, at - now))
+      } catch (err) {
+        this.log.error('trigger scheduler failed', { error: String(err) })
+      }
+      this.arm(Math.max(wait, this.retryAt - now))
+    } finally {
+      this.busy = false
+    }
   }
 
-  private arm() {
+  private arm(wait: number) {
     if (this.stopped) return
     if (this.timer) clearTimeout(this.timer)
-    const now = this.now()
-    let wait = POLL_MS
-    try {
-      const at = this.store.triggers.nextDue()
-      if (at !== null) wait = Math.max(0, Math.min(POLL_MS, at - now))
-    } catch (err) {
-      this.log.error('trigger scheduler failed', { error: String(err) })
-    }
-    wait = Math.max(wait, this.retryAt - now)
-    this.timer = setTimeout(() => this.wake(), wait)
+    this.timer = setTimeout(() => void this.wake(), wait)
   }
 }

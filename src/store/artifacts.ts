@@ -161,8 +161,8 @@ export function artifactRepository(db: Database) {
     pendingBodyDeletions: (): string[] => (pendingDeletions.all() as { run_id: string }[]).map((r) => r.run_id),
     bodyDeletionDone: (runId: string): void => void deletionDone.run(runId),
     /** Newest first, like every other list. */
-    list(tenant: string, f: ArtifactFilter, page: string | undefined, perPage: number): Page<Artifact> {
-      return query(tenant, f).page(db, COLUMNS, page, perPage, toArtifact)
+    list(tenant: string, f: ArtifactFilter, after: number | undefined, perPage: number): Page<Artifact> {
+      return query(tenant, f).page(db, COLUMNS, after, perPage, toArtifact)
     },
     /** The query behind a list page (tests EXPLAIN it). */
     query,

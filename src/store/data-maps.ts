@@ -76,14 +76,14 @@ export function dataMapRepository(db: Database, hosts: ReturnType<typeof hostRep
     delete(tenant: string, id: string): boolean {
       return remove.run(tenant, id).changes > 0
     },
-    list(tenant: string, f: DataMapFilter, page: string | undefined, perPage: number): Page<DataMap> {
+    list(tenant: string, f: DataMapFilter, after: number | undefined, perPage: number): Page<DataMap> {
       const hostSeqs = hosts.seqsMatching(tenant, f.host_hashes, f.hosts)
       if (hostSeqs?.length === 0) return emptyPage()
-      return query(tenant, f, hostSeqs).page(db, COLUMNS, page, perPage, toDataMap)
+      return query(tenant, f, hostSeqs).page(db, COLUMNS, after, perPage, toDataMap)
     },
     /** Data maps of one host (its seq from a tenant-checked lookup). */
-    listOfHost(tenant: string, hostSeq: number, f: DataMapFilter, page: string | undefined, perPage: number): Page<DataMap> {
-      return query(tenant, f, [hostSeq]).page(db, COLUMNS, page, perPage, toDataMap)
+    listOfHost(tenant: string, hostSeq: number, f: DataMapFilter, after: number | undefined, perPage: number): Page<DataMap> {
+      return query(tenant, f, [hostSeq]).page(db, COLUMNS, after, perPage, toDataMap)
     },
   }
 }

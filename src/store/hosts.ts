@@ -45,8 +45,8 @@ export function hostRepository(db: Database) {
       const row = byHash.get(tenant, hash) as (HostRow & { seq: number }) | null
       return row ? { ...toHost(row), seq: row.seq } : null
     },
-    list(tenant: string, f: HostFilter, page: string | undefined, perPage: number): Page<Host> {
-      return new ListQuery('hosts', tenant, 'host').in('t.hash', f.host_hashes, true).in('t.domain', storedDomains(f.hosts), true).labels(f.labels).page(db, COLUMNS, page, perPage, toHost)
+    list(tenant: string, f: HostFilter, after: number | undefined, perPage: number): Page<Host> {
+      return new ListQuery('hosts', tenant, 'host').in('t.hash', f.host_hashes, true).in('t.domain', storedDomains(f.hosts), true).labels(f.labels).page(db, COLUMNS, after, perPage, toHost)
     },
     /**
      * Seqs of the hosts matching both lists (either may be absent), for filtering their links;

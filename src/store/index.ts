@@ -11,9 +11,15 @@ import { runGraphRepository } from './run-graph'
 import { frontierRepository } from './frontier'
 import { triggerRepository } from './triggers'
 import { journalDir, journalRuns, RunJournal } from './fetch-journal'
+import { paymentRepository } from './payments'
+import { sqliteStore } from './sqlite-store'
+import type { Store } from './types'
 
-/** Every repository over one database; what routes and the engine receive. */
-export function createStore(db: Database) {
+export type { Store } from './types'
+export { sqliteStore }
+
+/** The SQLite engine's synchronous repositories over one database: the internals its Store (sqliteStore) wraps. */
+export function createSqliteRepositories(db: Database) {
   const hosts = hostRepository(db)
   return {
     db,
@@ -28,6 +34,7 @@ export function createStore(db: Database) {
     runGraph: runGraphRepository(db, hosts),
     frontier: frontierRepository(db),
     triggers: triggerRepository(db),
+    payments: paymentRepository(db),
     /** The fetch journal of a run (fetch-journal.ts): opened by the execution that holds the run. */
     journals: {
       open: (runSeq: number) => RunJournal.open(journalDir(db.filename), runSeq),
@@ -40,4 +47,7 @@ export function createStore(db: Database) {
     },
   }
 }
-export type Store = ReturnType<typeof createStore>
+export type SqliteRepositories = ReturnType<typeof createSqliteRepositories>
+
+/** The Store over a SQLite database. */
+export const createStore = (db: Database): Store => sqliteStore(createSqliteRepositories(db))

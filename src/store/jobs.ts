@@ -73,14 +73,14 @@ export function jobRepository(db: Database) {
     seqsOf(tenant: string, ids: string[]): number[] {
       return new ListQuery('jobs', tenant, 'job').in('t.id', ids, true).seqs(db)
     },
-    list(tenant: string, f: JobFilter, page: string | undefined, perPage: number): Page<Job> {
+    list(tenant: string, f: JobFilter, after: number | undefined, perPage: number): Page<Job> {
       return new ListQuery('jobs', tenant, 'job')
         .in('t.id', f.include_ids, true)
         .notIn('t.id', f.exclude_ids)
         .in('t.name', f.names, true)
         .range('t.created_at', f.created_before, f.created_after)
         .labels(f.labels)
-        .page(db, COLUMNS, page, perPage, toJob)
+        .page(db, COLUMNS, after, perPage, toJob)
     },
   }
 }

@@ -62,14 +62,14 @@ export function linkRepository(db: Database, hosts: ReturnType<typeof hostReposi
       const row = byHash.get(tenant, hash) as LinkRow | null
       return row ? toLink(row) : null
     },
-    list(tenant: string, f: LinkFilter, page: string | undefined, perPage: number): Page<Link> {
+    list(tenant: string, f: LinkFilter, after: number | undefined, perPage: number): Page<Link> {
       const hostSeqs = hosts.seqsMatching(tenant, f.host_hashes, f.hosts)
       if (hostSeqs?.length === 0) return emptyPage()
-      return query(tenant, f, hostSeqs).page(db, COLUMNS, page, perPage, toLink)
+      return query(tenant, f, hostSeqs).page(db, COLUMNS, after, perPage, toLink)
     },
     /** Links of one host (its seq comes from a tenant-checked lookup). */
-    listOfHost(tenant: string, hostSeq: number, f: LinkFilter, page: string | undefined, perPage: number): Page<Link> {
-      return query(tenant, f, [hostSeq]).page(db, COLUMNS, page, perPage, toLink)
+    listOfHost(tenant: string, hostSeq: number, f: LinkFilter, after: number | undefined, perPage: number): Page<Link> {
+      return query(tenant, f, [hostSeq]).page(db, COLUMNS, after, perPage, toLink)
     },
     labels: labelRepository(db, 'link', 'links'),
   }

@@ -1,5 +1,4 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import { decodeCursor, encodeCursor } from '../http/cursor'
 import { LABEL_KIND, type LabelKind } from './labels'
 import { epoch } from './time'
 
@@ -11,21 +10,24 @@ import { epoch } from './time'
 export const TEXT = 'CAST(? AS TEXT)'
 export const INT = 'CAST(? AS INTEGER)'
 
-/** A page of a list endpoint: the design.md §3 envelope. */
-export type Page<T> = { data: T[]; next_page: string | null }
+/**
+ * A page of a list: its rows, and the key of the last one when more follow (the `after` of the
+ * next page). The key means nothing outside the store; the API wraps it in a cursor.
+ */
+export type Page<T> = { data: T[]; next: number | null }
 
-export const emptyPage = <T>(): Page<T> => ({ data: [], next_page: null })
+export const emptyPage = <T>(): Page<T> => ({ data: [], next: null })
 
 /**
- * Runs a keyset page statement (it asks for `perPage + 1` rows and selects the cursor as
- * `_seq`): the first `perPage` rows, shaped, and the cursor after the last when there are more.
+ * Runs a keyset page statement (it asks for `perPage + 1` rows and selects the key as
+ * `_seq`): the first `perPage` rows, shaped, and the key of the last when there are more.
  */
 export function keysetPage<Row, T>(db: Database, built: { sql: string; params: SQLQueryBindings[] } | null, perPage: number, shape: (row: Row) => T): Page<T> {
   if (built === null) return emptyPage()
   const rows = db.query(built.sql).all(...built.params) as (Row & { _seq: number })[]
   const more = rows.length > perPage
   if (more) rows.length = perPage
-  return { data: rows.map(shape), next_page: more ? encodeCursor(rows[rows.length - 1]!._seq) : null }
+  return { data: rows.map(shape), next: more ? rows[rows.length - 1]!._seq : null }
 }
 
 /** A label filter term reads at most this many index rows to judge which label is rarest. */
@@ -102,8 +104,8 @@ export class ListQuery {
     return this
   }
 
-  page<Row, T>(db: Database, select: string, page: string | undefined, perPage: number, shape: (row: Row) => T): Page<T> {
-    return keysetPage(db, this.build(db, select, page, perPage), perPage, shape)
+  page<Row, T>(db: Database, select: string, after: number | undefined, perPage: number, shape: (row: Row) => T): Page<T> {
+    return keysetPage(db, this.build(db, select, after, perPage), perPage, shape)
   }
 
   /**
@@ -116,8 +118,7 @@ export class ListQuery {
   }
 
   /** The statement a page runs (exposed so tests can EXPLAIN it); null when nothing can match. */
-  build(db: Database, select: string, page: string | undefined, perPage: number): { sql: string; params: SQLQueryBindings[] } | null {
-    const cursor = page === undefined ? undefined : decodeCursor(page)
+  build(db: Database, select: string, cursor: number | undefined, perPage: number): { sql: string; params: SQLQueryBindings[] } | null {
     const kind = this.kind ? LABEL_KIND[this.kind] : 0
     const labels = this.selective ? this.labelFilter : this.rarestFirst(db, kind)
     if (labels === null) return null

@@ -76,14 +76,14 @@ export function patternRepository(db: Database, hosts: ReturnType<typeof hostRep
       remove.run(row.seq)
       return true
     },
-    list(tenant: string, f: PatternFilter, page: string | undefined, perPage: number): Page<PatternSet> {
+    list(tenant: string, f: PatternFilter, after: number | undefined, perPage: number): Page<PatternSet> {
       const hostSeqs = hosts.seqsMatching(tenant, f.host_hashes, f.hosts)
       if (hostSeqs?.length === 0) return emptyPage()
-      return query(tenant, f, hostSeqs).page(db, COLUMNS, page, perPage, toSet)
+      return query(tenant, f, hostSeqs).page(db, COLUMNS, after, perPage, toSet)
     },
     /** Sets of one host (its seq from a tenant-checked lookup). */
-    listOfHost(tenant: string, hostSeq: number, f: PatternFilter, page: string | undefined, perPage: number): Page<PatternSet> {
-      return query(tenant, f, [hostSeq]).page(db, COLUMNS, page, perPage, toSet)
+    listOfHost(tenant: string, hostSeq: number, f: PatternFilter, after: number | undefined, perPage: number): Page<PatternSet> {
+      return query(tenant, f, [hostSeq]).page(db, COLUMNS, after, perPage, toSet)
     },
     /** Every set of a host, oldest first: the order categorize() tries them in. Empty for an unknown host. */
     forHost(tenant: string, hostHash: string): PatternSet[] {

@@ -142,7 +142,7 @@ export function runRepository(db: Database) {
         .immediate()
     },
     /** Runs of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs' runs. */
-    list(tenant: string, f: RunFilter, page: string | undefined, perPage: number, jobSeqs?: number[]): Page<Run> {
+    list(tenant: string, f: RunFilter, after: number | undefined, perPage: number, jobSeqs?: number[]): Page<Run> {
       if (jobSeqs?.length === 0) return emptyPage()
       return new ListQuery('runs', tenant, 'run')
         .parents('t.job_seq', jobSeqs)
@@ -154,7 +154,7 @@ export function runRepository(db: Database) {
         .range('t.created_at', f.created_before, f.created_after)
         .range('t.finished_at', f.finished_before, f.finished_after)
         .labels(f.labels)
-        .page(db, COLUMNS, page, perPage, toRun)
+        .page(db, COLUMNS, after, perPage, toRun)
     },
   }
 }

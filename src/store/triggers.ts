@@ -38,8 +38,12 @@ export type ExecutionFilter = {
 /** A trigger as stored, with what the scheduler needs. */
 export type NewTrigger = { id: string; name: string; condition: Condition; nextAt: number | null }
 
-/** A firing that is due: a schedule's tick, or an on_finish firing (its row's seq) whose delay has passed. */
-export type DueFiring = { trigger_seq: number; kind: TriggerKind; due_at: number; firing_seq: number | null }
+/**
+ * A firing that is due: a schedule's tick, or an on_finish firing (its row's seq) whose delay has
+ * passed. It names its job, and a tick its schedule, so that the run's config and the next tick
+ * are worked out before the firing's transaction (a trigger's condition never changes).
+ */
+export type DueFiring = { trigger_seq: number; kind: TriggerKind; due_at: number; firing_seq: number | null; tenant: string; job_id: string; schedule: ScheduleParams | null }
 
 type TriggerRow = { id: string; job_id: string; name: string; kind: TriggerKind; params: string; enabled: number; created_at: number; last_executed_at: number | null }
 const COLUMNS = 't.id, t.job_id, t.name, t.kind, t.params, t.enabled, t.created_at, t.last_executed_at'
@@ -78,8 +82,10 @@ export function triggerRepository(db: Database) {
   const remove = db.query('DELETE FROM triggers WHERE tenant = ? AND id = ?')
   const setEnabled = db.query('UPDATE triggers SET enabled = ?2, next_at = ?3 WHERE seq = ?1')
   const dropFirings = db.query('DELETE FROM trigger_firings WHERE trigger_seq = ?')
-  const dueTicks = db.query(`SELECT seq AS trigger_seq, next_at AS due_at FROM triggers WHERE next_at IS NOT NULL AND next_at <= ${INT} ORDER BY next_at LIMIT ${INT}`)
-  const dueFirings = db.query(`SELECT seq AS firing_seq, trigger_seq, due_at FROM trigger_firings WHERE due_at <= ${INT} ORDER BY due_at LIMIT ${INT}`)
+  const dueTicks = db.query(`SELECT seq AS trigger_seq, next_at AS due_at, tenant, job_id, params FROM triggers WHERE next_at IS NOT NULL AND next_at <= ${INT} ORDER BY next_at LIMIT ${INT}`)
+  const dueFirings = db.query(
+    `SELECT f.seq AS firing_seq, f.trigger_seq, f.due_at, t.tenant, t.job_id FROM trigger_firings f JOIN triggers t ON t.seq = f.trigger_seq WHERE f.due_at <= ${INT} ORDER BY f.due_at LIMIT ${INT}`,
+  )
   const nextDue = db.query('SELECT min(at) AS at FROM (SELECT min(next_at) AS at FROM triggers WHERE next_at IS NOT NULL UNION ALL SELECT min(due_at) FROM trigger_firings)')
   const takeFiring = db.query('DELETE FROM trigger_firings WHERE seq = ?')
   const advance = db.query('UPDATE triggers SET next_at = ?3 WHERE seq = ?1 AND next_at = ?2')
@@ -131,7 +137,7 @@ export function triggerRepository(db: Database) {
         .immediate()
     },
     /** Triggers of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs'. */
-    list(tenant: string, f: TriggerFilter, page: string | undefined, perPage: number, jobSeqs?: number[]): Page<Trigger> {
+    list(tenant: string, f: TriggerFilter, after: number | undefined, perPage: number, jobSeqs?: number[]): Page<Trigger> {
       if (jobSeqs?.length === 0) return emptyPage()
       return new ListQuery('triggers', tenant)
         .parents('t.job_seq', jobSeqs)
@@ -141,10 +147,10 @@ export function triggerRepository(db: Database) {
         .when(f.enabled, `t.enabled = ${INT}`, f.enabled ? 1 : 0)
         .range('t.created_at', f.created_before, f.created_after)
         .range('t.last_executed_at', f.executed_before, f.executed_after)
-        .page(db, COLUMNS, page, perPage, toTrigger)
+        .page(db, COLUMNS, after, perPage, toTrigger)
     },
     /** Executions of one trigger (seq of this tenant's trigger), newest first. */
-    executions(tenant: string, triggerSeq: number, f: ExecutionFilter, page: string | undefined, perPage: number): Page<Execution> {
+    executions(tenant: string, triggerSeq: number, f: ExecutionFilter, after: number | undefined, perPage: number): Page<Execution> {
       return new ListQuery('trigger_executions', tenant)
         .parents('t.trigger_seq', [triggerSeq])
         .in('t.id', f.include_ids, true)
@@ -152,7 +158,7 @@ export function triggerRepository(db: Database) {
         .range('t.scheduled_at', f.scheduled_before, f.scheduled_after)
         .range('t.executed_at', f.executed_before, f.executed_after)
         .range('t.created_at', f.created_before, f.created_after)
-        .page(db, EXECUTION_COLUMNS, page, perPage, toExecution)
+        .page(db, EXECUTION_COLUMNS, after, perPage, toExecution)
     },
 
     // ------------------------------------------------------------ the scheduler's side
@@ -163,8 +169,9 @@ export function triggerRepository(db: Database) {
     },
     /** Ticks and firings due at `now`, earliest first, at most `limit` in all. */
     due(now: number, limit: number): DueFiring[] {
-      const ticks = (dueTicks.all(now, limit) as { trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'schedule' as const, firing_seq: null }))
-      const firings = (dueFirings.all(now, limit) as { firing_seq: number; trigger_seq: number; due_at: number }[]).map((r) => ({ ...r, kind: 'on_finish' as const }))
+      type Ref = { trigger_seq: number; due_at: number; tenant: string; job_id: string }
+      const ticks = (dueTicks.all(now, limit) as (Ref & { params: string })[]).map(({ params, ...r }): DueFiring => ({ ...r, kind: 'schedule', firing_seq: null, schedule: JSON.parse(params) }))
+      const firings = (dueFirings.all(now, limit) as (Ref & { firing_seq: number })[]).map((r): DueFiring => ({ ...r, kind: 'on_finish', schedule: null }))
       return [...ticks, ...firings].sort((a, b) => a.due_at - b.due_at).slice(0, limit)
     },
     /**

@@ -63,7 +63,7 @@ describe('DELETE on the S3 server', () => {
     const id = crypto.randomUUID()
     const blob_key = `runs/${runId}/${id}`
     const info = await api.blobs.put(blob_key, body, 'text/html')
-    api.store.artifacts.insert({
+    api.repos.artifacts.insert({
       tenant: 'acme',
       id,
       run_id: runId,

@@ -37,7 +37,7 @@ async function record(over: Partial<NewArtifact> & { body?: Uint8Array } = {}): 
   }
   const info = await api.blobs.put(row.blob_key, body, row.content_type)
   const stored = { ...row, size: info.size, checksum: info.checksum }
-  api.store.artifacts.insert(stored)
+  api.repos.artifacts.insert(stored)
   return stored
 }
 
@@ -233,7 +233,7 @@ describe('one artifact', () => {
   test('DELETE keeps a blob that another artifact still points at', async () => {
     const a = await record()
     const twin = { ...a, id: crypto.randomUUID() }
-    api.store.artifacts.insert(twin)
+    api.repos.artifacts.insert(twin)
     expect((await api.del(`/v1/artifacts/${a.id}`)).status).toBe(204)
     expect(await api.blobs.head(a.blob_key)).not.toBeNull()
     expect((await api.del(`/v1/artifacts/${twin.id}`)).status).toBe(204)
@@ -244,7 +244,7 @@ describe('one artifact', () => {
     const a = await record()
     await api.blobs.delete(a.blob_key)
     expect((await api.del(`/v1/artifacts/${a.id}`)).status).toBe(204)
-    expect(api.store.artifacts.get('acme', a.id)).toBeNull()
+    expect(await api.store.artifacts.get('acme', a.id)).toBeNull()
   })
 })
 
@@ -313,7 +313,7 @@ describe('GET /v1/artifacts/{artifact_id}/blob', () => {
     expect(gone.body).toEqual({ error: 'not_found', message: 'artifact content not found' })
     // a key no store accepts names no blob
     const bad = { ...a, id: crypto.randomUUID(), blob_key: '../escape' }
-    api.store.artifacts.insert(bad)
+    api.repos.artifacts.insert(bad)
     expect((await api.get(`/v1/artifacts/${bad.id}/blob`)).status).toBe(404)
     expect((await api.del(`/v1/artifacts/${bad.id}`)).status).toBe(204)
   })
@@ -323,11 +323,11 @@ describe('pagination', () => {
   test('walks 250 artifacts of a run, newest first, each exactly once, also under a kind filter', async () => {
     const run = await newRun()
     const made: string[] = []
-    api.store.transaction(() => {
+    api.repos.transaction(() => {
       for (let i = 0; i < 250; i++) {
         const id = crypto.randomUUID()
         made.push(id)
-        api.store.artifacts.insert({
+        api.repos.artifacts.insert({
           tenant: 'acme',
           id,
           run_id: run,
@@ -341,7 +341,7 @@ describe('pagination', () => {
           created_at: T0 + i,
         })
         if (i % 25 === 0)
-          api.store.artifacts.insert({
+          api.repos.artifacts.insert({
             tenant: 'other',
             id,
             run_id: run,
@@ -389,7 +389,7 @@ describe('a deleted run’s artifacts', () => {
     const kept = await record({ run_id: runB })
     for (const a of mine) expect(await api.blobs.head(a.blob_key)).not.toBeNull()
     expect((await api.del(`/v1/runs/${run}`)).status).toBe(204)
-    expect(api.store.artifacts.deleteForRun('acme', run)).toEqual([])
+    expect(api.repos.artifacts.deleteForRun('acme', run)).toEqual([])
     for (const a of mine) {
       expect(await api.blobs.head(a.blob_key)).toBeNull()
       expect((await api.get(`/v1/artifacts/${a.id}`)).status).toBe(404)
@@ -411,7 +411,7 @@ describe('a deleted run’s artifacts', () => {
     expect(await api.blobs.head(withRow.blob_key)).toBeNull()
     expect(await api.blobs.head(neighbour)).not.toBeNull()
     // Done: no deletion is left to finish.
-    expect(api.store.artifacts.pendingBodyDeletions()).toEqual([])
+    expect(await api.store.artifacts.pendingBodyDeletions()).toEqual([])
   })
 
   test('a body deletion a stopped process did not finish is finished by the next runner’s start', async () => {
@@ -419,15 +419,15 @@ describe('a deleted run’s artifacts', () => {
     const keys = [`runs/${run}/${crypto.randomUUID()}`, `runs/${run}/${crypto.randomUUID()}`]
     for (const key of keys) await api.blobs.put(key, new TextEncoder().encode('x'), 'text/html')
     // What the run's delete committed before the process stopped: the rows gone, the request kept.
-    api.store.transaction(() => {
-      api.store.runs.delete('acme', run)
-      api.store.artifacts.requestBodyDeletion([run])
+    api.repos.transaction(() => {
+      api.repos.runs.delete('acme', run)
+      api.repos.artifacts.requestBodyDeletion([run])
     })
-    expect(api.store.artifacts.pendingBodyDeletions()).toEqual([run])
+    expect(await api.store.artifacts.pendingBodyDeletions()).toEqual([run])
     // A runner for no run (only: -1): its start-up sweep is all it does here.
     const runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log: createLogger('error', () => {}) }, 1, -1)
     runner.start()
-    await waitFor('the deletion to be finished', () => api.store.artifacts.pendingBodyDeletions().length === 0, 5_000)
+    await waitFor('the deletion to be finished', async () => (await api.store.artifacts.pendingBodyDeletions()).length === 0, 5_000)
     await runner.stop()
     expect(await api.blobs.list(`runs/${run}/`, null, 1000)).toEqual([])
   })

@@ -126,7 +126,7 @@ describe('apply by artifact_id', () => {
   /** A stored body and its row, as the engine records them; its URL in the link catalogue. */
   async function record(over: Partial<NewArtifact> & { body?: Uint8Array; url?: string } = {}) {
     const { body = latin1(SHOP()), url = PAGE_URL(), tenant = 'acme', ...rest } = over
-    const link = api.store.links.upsert(tenant, [normalizeUrl(url)!])[0]!
+    const link = (await api.store.links.upsert(tenant, [normalizeUrl(url)!]))[0]!
     const id = rest.id ?? crypto.randomUUID()
     const row: NewArtifact = {
       tenant,
@@ -143,7 +143,7 @@ describe('apply by artifact_id', () => {
       ...rest,
     }
     const info = await api.blobs.put(row.blob_key, body, row.content_type)
-    api.store.artifacts.insert({ ...row, size: info.size, checksum: info.checksum })
+    api.repos.artifacts.insert({ ...row, size: info.size, checksum: info.checksum })
     return id
   }
 

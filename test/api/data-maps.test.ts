@@ -530,8 +530,8 @@ describe('tenants', () => {
 describe('store.dataMaps.get', () => {
   test("answers the definition and the host's domain for the parse pipeline", async () => {
     const created = (await create(blog)).body
-    expect(api.store.dataMaps.get('acme', created.id)).toEqual(created)
-    expect(api.store.dataMaps.get('acme', created.id)!.host.domain).toBe('blog.example')
-    expect(api.store.dataMaps.get('someone-else', created.id)).toBeNull()
+    expect(await api.store.dataMaps.get('acme', created.id)).toEqual(created)
+    expect((await api.store.dataMaps.get('acme', created.id))!.host.domain).toBe('blog.example')
+    expect(await api.store.dataMaps.get('someone-else', created.id)).toBeNull()
   })
 })

@@ -8,7 +8,7 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createStore } from '../../src/store'
+import { createSqliteRepositories } from '../../src/store'
 import { migrate } from '../../src/store/db'
 
 const dirs: string[] = []
@@ -64,7 +64,7 @@ describe('migration 012 on runs crawled before it', () => {
       { id: 'running', status: 'running', stop_reason: null, visits: [200, 500], errors: [['/e', 'http_status', 500]] },
     ])
     migrate(db)
-    const store = createStore(db)
+    const store = createSqliteRepositories(db)
     const shown = (id: string) => {
       const run = store.runs.get('t', id)!
       return [run.stop_reason, run.outcome, run.error_counts]

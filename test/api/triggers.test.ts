@@ -178,7 +178,7 @@ describe('lists', () => {
     // gamma fires once, on a fake clock.
     const clock = (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(t3.id) as { next_at: number }).next_at
     api.db.query('UPDATE triggers SET next_at = NULL WHERE id = ?').run(t1.id)
-    new Scheduler(
+    await new Scheduler(
       api.store,
       createLogger('info', () => {}),
       () => {},
@@ -255,7 +255,7 @@ describe('executions', () => {
     const made: Execution[] = []
     for (let i = 0; i < 3; i++) {
       clock = first + i * HOUR + 1000 // executed a second after each tick
-      made.push(...scheduler.tick().made)
+      made.push(...(await scheduler.tick()).made)
     }
     // The first run is still pending at the second and third ticks: skipped.
     expect(made.map((e) => e.outcome)).toEqual(['created_run', 'skipped', 'skipped'])

@@ -84,7 +84,7 @@ describe('fetches a dead holder sent and never recorded', () => {
     const t = Date.now() - 20_000
     const { id, seq } = await plantedRun([orphan('/0', 'fetch', t), orphan('/1', 'fetch', t)])
     // The crash came after the commit of /0's entry and before the journal noted it.
-    const writer = env.api.store.crawlLogs.writer({ manual: true })
+    const writer = env.api.repos.crawlLogs.writer({ manual: true })
     writer.add({ run_seq: seq, url: site.url('/0'), url_hash: 'hash-of-/0', host: '127.0.0.1', step: 'fetch', status: 'ok', http_status: 200, occurred_at: t + 40 })
     writer.flush()
     writer.close()
@@ -115,7 +115,7 @@ describe('bodies a dead holder put and never catalogued', () => {
     const { id } = await plantedRun([], ['runs/<run>/lost-1', 'runs/<run>/lost-2', 'runs/<run>/kept'])
     // The crash came after the commit of this one's row.
     const info = (await env.api.blobs.head(`runs/${id}/kept`))!
-    env.api.store.artifacts.insert({
+    env.api.repos.artifacts.insert({
       tenant: 'acme',
       id: crypto.randomUUID(),
       run_id: id,

@@ -201,7 +201,7 @@ describe('a host that keeps failing', () => {
       for (let t0 = Date.now(); (await failedSoFar()) < 3; await Bun.sleep(20)) if (Date.now() - t0 > 10_000) throw new Error('no third failure')
       await env.restart()
       // What the first execution left for the next: the dead host's count so far.
-      const saved = env.api.store.frontier.hostFailures(env.api.store.frontier.runSeq('acme', id)!)
+      const saved = env.api.repos.frontier.hostFailures(env.api.repos.frontier.runSeq('acme', id)!)
       expect(saved.map((h) => h.host)).toEqual([`127.0.0.1:${dead}`])
       expect(saved[0]!.failures).toBeGreaterThanOrEqual(3)
       expect(saved[0]!.failures).toBeLessThan(5)

@@ -118,7 +118,7 @@ async function startRun(s: Site, concurrency: number) {
   })
   expect(r.status).toBe(201)
   const id = r.body.run.id as string
-  return { id, seq: api.store.frontier.runSeq('acme', id)! }
+  return { id, seq: api.repos.frontier.runSeq('acme', id)! }
 }
 
 const runOf = async (id: string) => (await client.get(`/v1/runs/${id}`)).body
@@ -136,8 +136,8 @@ async function visited(id: string): Promise<string[]> {
   return out
 }
 
-const leased = (seq: number) => api.store.frontier.counts(seq).leased
-const leaseOwner = (seq: number) => api.store.frontier.run(seq)!.lease_owner
+const leased = (seq: number) => api.repos.frontier.counts(seq).leased
+const leaseOwner = (seq: number) => api.repos.frontier.run(seq)!.lease_owner
 
 /** Lets the crawl get going, then holds requests until every one of the run's slots hangs on the fixture. */
 async function fillSlots(s: Site, concurrency: number, after = 8) {
@@ -220,7 +220,7 @@ describe('pause', () => {
       config: { seeds: [s.url(0)], limits: { max_depth: 50, max_age: '2s' }, politeness: { concurrency: 1, per_host_concurrency: 1 } },
     })
     const id = r.body.run.id as string
-    const seq = api.store.frontier.runSeq('acme', id)!
+    const seq = api.repos.frontier.runSeq('acme', id)!
     await waitFor('the run to be under way', () => s.pageHits() >= 3)
     const startedAt = Date.parse((await runOf(id)).started_at)
     expect((await client.put(`/v1/runs/${id}/pause`)).status).toBe(200)
@@ -394,7 +394,7 @@ describe('shutdown', () => {
       engine.start()
       const created = await c.post('/v1/jobs?create_run=true', { name: 'shutdown', config: { seeds: [s.url(0)], limits: { max_depth: 50 }, politeness: { concurrency: 2, per_host_concurrency: 2 } } })
       const id = created.body.run.id as string
-      const seq = other.store.frontier.runSeq('acme', id)!
+      const seq = other.repos.frontier.runSeq('acme', id)!
       await fillSlots(s, 2)
       expect((await c.put(`/v1/runs/${id}/pause`)).status).toBe(200)
       await Bun.sleep(700) // the execution has seen the pause and waits for its two fetches
@@ -408,8 +408,8 @@ describe('shutdown', () => {
       s.release()
       expect({ stopped, aborted }).toEqual({ stopped: 'stopped', aborted: [true, true] })
       expect(took).toBeLessThan(1_500)
-      expect(other.store.frontier.counts(seq).leased).toBe(0)
-      expect(other.store.frontier.run(seq)!.lease_owner).toBeNull()
+      expect(other.repos.frontier.counts(seq).leased).toBe(0)
+      expect(other.repos.frontier.run(seq)!.lease_owner).toBeNull()
       expect((await c.get(`/v1/runs/${id}`)).body.status).toBe('paused')
     } finally {
       s.release()

@@ -80,8 +80,8 @@ describe('trawl extract', () => {
     const dataDir = tempDir()
     const db = openDatabase(dataDir)
     const store = createStore(db)
-    const host = store.hosts.upsert('local', ['127.0.0.1'])[0]!
-    const map = store.dataMaps.create('local', store.hosts.get('local', host.hash)!.seq, { id: crypto.randomUUID(), schema_id: crypto.randomUUID(), map: MAP })
+    const host = (await store.hosts.upsert('local', ['127.0.0.1']))[0]!
+    const map = (await store.dataMaps.create('local', host.hash, { id: crypto.randomUUID(), schema_id: crypto.randomUUID(), map: MAP }))!
     db.close()
     const r = await runBinary(['extract', `${origin}/ferry`, '--data-map', map.id, '--data-dir', dataDir])
     expect(r.code).toBe(0)

@@ -206,7 +206,7 @@ describe('streaming', () => {
         get: (target, key) => (key === 'parse' ? (...args: Parameters<ParsePool['parse']>) => (asked++, target.parse(...args)) : Reflect.get(target, key)),
       })
       try {
-        const gen = exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {} })
+        const gen = await exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {} })
         expect(asked).toBe(0) // nothing is read until the first record is asked for
         const first = await gen.next()
         expect(first.value?.url).toBe(site.url('/'))
@@ -217,18 +217,18 @@ describe('streaming', () => {
         await Bun.sleep(100)
         expect(asked).toBe(stopped)
         let n = 0
-        for await (const r of exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {} })) {
+        for await (const r of await exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {} })) {
           expect(r.title).toMatch(n === 0 ? /^P0$/ : /^P\d+$/)
           n++
         }
         expect(n).toBe(120)
         // skip: the visits before it are passed over unrendered, and the rest are the same records
-        const all = await Array.fromAsync(exportPages({ store: env.api.store, blobs: env.api.blobs, parser: pool }, 'acme', run.id, { main_content: true, filters: {} }))
+        const all = await Array.fromAsync(await exportPages({ store: env.api.store, blobs: env.api.blobs, parser: pool }, 'acme', run.id, { main_content: true, filters: {} }))
         const before = asked
-        const tail = await Array.fromAsync(exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {}, skip: 100 }))
+        const tail = await Array.fromAsync(await exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {}, skip: 100 }))
         expect(asked - before).toBe(20)
         expect(tail).toEqual(all.slice(100))
-        expect(await Array.fromAsync(exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {}, skip: 500 }))).toEqual([])
+        expect(await Array.fromAsync(await exportPages({ store: env.api.store, blobs: env.api.blobs, parser }, 'acme', run.id, { main_content: true, filters: {}, skip: 500 }))).toEqual([])
       } finally {
         pool.close()
       }
@@ -237,7 +237,7 @@ describe('streaming', () => {
     }
   })
 
-  test('an unknown run throws at once, before anything is read', () => {
-    expect(() => exportPages({ store: env.api.store, blobs: env.api.blobs, parser: env.api.parser }, 'acme', crypto.randomUUID(), { main_content: true, filters: {} })).toThrow('run not found')
+  test('an unknown run throws at once, before anything is read', async () => {
+    await expect(exportPages({ store: env.api.store, blobs: env.api.blobs, parser: env.api.parser }, 'acme', crypto.randomUUID(), { main_content: true, filters: {} })).rejects.toThrow('run not found')
   })
 })

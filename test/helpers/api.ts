@@ -8,7 +8,7 @@ import { openBlobStore } from '../../src/blob'
 import { createFetcher } from '../../src/fetch'
 import { ParsePool } from '../../src/parse/pool'
 import { managementApp } from '../../src/server'
-import { createStore } from '../../src/store'
+import { createSqliteRepositories, sqliteStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 
 export type { CallOptions, Reply } from './client'
@@ -26,7 +26,10 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
   const blobEnv = Object.fromEntries(BLOB_SETTINGS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])))
   const config = { ...loadConfig(['--data-dir', dir], { ...blobEnv, ...env }).config, ...overrides }
   const db = openDatabase(dir)
-  const store = createStore(db)
+  // The SQLite engine's repositories under the Store: tests write what only the crawl would
+  // (artifact rows, visits) and EXPLAIN its statements through them.
+  const repos = createSqliteRepositories(db)
+  const store = sqliteStore(repos)
   const logs: string[] = []
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'info', (line) => logs.push(line))
@@ -38,6 +41,7 @@ export function testApi(env: Record<string, string> = {}, overrides: Partial<Con
     ...jsonClient('http://trawl.test', (request) => app.handle(request)),
     app,
     store,
+    repos,
     db,
     logs,
     config,

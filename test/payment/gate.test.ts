@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../../src/config'
 import { createLogger } from '../../src/log'
 import { createPaymentGate, type PaymentGate } from '../../src/payment'
 import { atomicToUsd, usdToAtomic } from '../../src/payment/money'
+import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { b64, highS, NETWORKS, OTHER_ADDRESS, otherPayer, PAY_TO, payer, RESOURCE, signAuthorization, testGate, unb64, v1Payload, v1Request, v2Payload, v2Request } from './helpers'
 
@@ -102,14 +103,14 @@ describe('the challenge', () => {
   test('no pay-to address: no gate, the surface is free', () => {
     const config = loadConfig(['--data-dir', t.dir], {}).config
     expect(config.payTo).toBeNull()
-    expect(createPaymentGate(config, t.db, createLogger('error'))).toBeNull()
+    expect(createPaymentGate(config, t.store.payments, createLogger('error'))).toBeNull()
   })
 
   test('a pay-to address with a broken checksum is a config error; lower case is fine', () => {
     const bad = loadConfig(['--data-dir', t.dir], { TRAWL_PAY_TO: '0x70997970c51812dc3a010c7d01b50e0d17dc79C8' }).config
-    expect(() => createPaymentGate(bad, t.db, createLogger('error'))).toThrow(ConfigError)
+    expect(() => createPaymentGate(bad, t.store.payments, createLogger('error'))).toThrow(ConfigError)
     const lower = loadConfig(['--data-dir', t.dir], { TRAWL_PAY_TO: PAY_TO.toLowerCase() }).config
-    expect(createPaymentGate(lower, t.db, createLogger('error'))!.describe()).toContain(PAY_TO)
+    expect(createPaymentGate(lower, t.store.payments, createLogger('error'))!.describe()).toContain(PAY_TO)
   })
 })
 
@@ -377,7 +378,7 @@ describe('replay under concurrency', () => {
 
   test('two gates on one data dir (two processes) share the replay guard', async () => {
     const db2 = openDatabase(t.dir)
-    const gate2 = createPaymentGate(t.config, db2, createLogger('error')) as PaymentGate
+    const gate2 = createPaymentGate(t.config, createStore(db2).payments, createLogger('error')) as PaymentGate
     const payload = await v2Payload()
     const results = await Promise.all([gate.admit(v2Request(payload), RESOURCE), gate2.admit(v2Request(payload), RESOURCE)])
     expect(results.filter((r) => r.ok).length).toBe(1)

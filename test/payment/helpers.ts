@@ -12,6 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { loadConfig, type Config } from '../../src/config'
 import { createLogger } from '../../src/log'
 import { createPaymentGate, type PaymentGate, type PaymentGateOptions } from '../../src/payment'
+import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { paymentRepository } from '../../src/store/payments'
 
@@ -44,9 +45,10 @@ export function testGate(env: Record<string, string> = {}, opts: PaymentGateOpti
   const config: Config = loadConfig(['--data-dir', dir], { TRAWL_PAY_TO: PAY_TO, ...env }).config
   const db: Database = openDatabase(dir)
   const logs: string[] = []
+  const store = createStore(db)
   const gate = createPaymentGate(
     config,
-    db,
+    store.payments,
     createLogger('debug', (l) => logs.push(l)),
     opts,
   ) as PaymentGate
@@ -54,6 +56,7 @@ export function testGate(env: Record<string, string> = {}, opts: PaymentGateOpti
   return {
     gate,
     ledger,
+    store,
     db,
     dir,
     config,

@@ -58,11 +58,11 @@ describe('schedule', () => {
     expect(tick % HOUR).toBe(0)
     expect(tick).toBeGreaterThan(clock)
     clock = tick - 1
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(await runsOf(j.id)).toEqual([])
 
     clock = tick + 250
-    const made = scheduler.tick().made
+    const made = (await scheduler.tick()).made
     expect(made).toHaveLength(1)
     const runs = await runsOf(j.id)
     expect(runs).toHaveLength(1)
@@ -84,7 +84,7 @@ describe('schedule', () => {
     expect(shown.last_executed_at).toBe(new Date(tick + 250).toISOString())
     expect(nextAt(t.id)).toBe(tick + HOUR)
     // The same moment again makes nothing more.
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(1)
   })
 
@@ -95,7 +95,7 @@ describe('schedule', () => {
     for (const status of ['pending', 'running', 'paused']) {
       api.db.query('UPDATE runs SET status = ? WHERE id = ?').run(status, manual.id)
       clock = nextAt(t.id)!
-      expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['skipped'])
+      expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['skipped'])
     }
     expect((await runsOf(j.id)).map((r) => r.id)).toEqual([manual.id])
     const executions = await executionsOf(t.id)
@@ -108,7 +108,7 @@ describe('schedule', () => {
     // Once it has finished, the next tick creates a run.
     await stop(manual.id)
     clock = nextAt(t.id)!
-    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
+    expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await runsOf(j.id)).toHaveLength(2)
   })
 
@@ -118,7 +118,7 @@ describe('schedule', () => {
     const first = nextAt(t.id)!
     // Down for ten hours: 120 ticks passed.
     clock = first + 10 * HOUR + 60_000
-    const made = scheduler.tick().made
+    const made = (await scheduler.tick()).made
     expect(made).toHaveLength(1)
     expect(made[0]!.scheduled_at).toBe(new Date(first).toISOString())
     expect(await runsOf(j.id)).toHaveLength(1)
@@ -132,7 +132,7 @@ describe('schedule', () => {
     expect(tick % 10_000).toBe(0)
     expect(tick - clock).toBeLessThanOrEqual(10_000)
     clock = tick
-    scheduler.tick().made
+    await scheduler.tick()
     expect(nextAt(t.id)).toBe(tick + 10_000)
   })
 
@@ -152,13 +152,13 @@ describe('schedule', () => {
     expect((await api.put(`/v1/triggers/${t.id}/disable`)).body.enabled).toBe(false)
     expect(nextAt(t.id)).toBeNull()
     clock = tick + 5 * HOUR
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(await runsOf(j.id)).toEqual([])
     // Enabling computes from the real now (the route's clock): the next hour after it.
     expect((await api.put(`/v1/triggers/${t.id}/enable`)).body.enabled).toBe(true)
     expect(nextAt(t.id)).toBe(tick)
     clock = tick
-    expect(scheduler.tick().made).toHaveLength(1)
+    expect((await scheduler.tick()).made).toHaveLength(1)
   })
 
   test('two schedulers on one database (two processes) make a tick once', async () => {
@@ -171,14 +171,13 @@ describe('schedule', () => {
       () => {},
       () => clock,
     )
-    const due = api.store.triggers.due(clock, 10)
+    const due = await api.store.triggers.due(clock, 10)
     expect(due).toHaveLength(1)
     // Both saw it due; the second's claim finds it gone.
-    const next = () => clock + HOUR
-    const create = (tenant: string, jobId: string) => api.store.runs.create(tenant, api.store.jobs.get(tenant, jobId)!, { id: crypto.randomUUID(), config: {} }).id
-    expect(api.store.triggers.fire(due[0]!, clock, next, create)).not.toBeNull()
-    expect(api.store.triggers.fire(due[0]!, clock, next, create)).toBeNull()
-    expect(other.tick().made).toEqual([])
+    const firing = () => ({ now: clock, nextAt: clock + HOUR, run: { id: crypto.randomUUID(), config: {} } })
+    expect(await api.store.triggers.fire(due[0]!, firing())).not.toBeNull()
+    expect(await api.store.triggers.fire(due[0]!, firing())).toBeNull()
+    expect((await other.tick()).made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(1)
   })
 })
@@ -187,13 +186,13 @@ describe('on_finish', () => {
   test('without a delay: fires as soon as a run of the job finishes, with any stop reason', async () => {
     const j = await newJob()
     const t = await newTrigger(j.id, { kind: 'on_finish' })
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     const first = (await api.post(`/v1/jobs/${j.id}/runs`)).body
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     await stop(first.id)
     const finishedAt = Date.parse((await api.get(`/v1/runs/${first.id}`)).body.finished_at)
     clock = Date.now()
-    const made = scheduler.tick().made
+    const made = (await scheduler.tick()).made
     expect(made).toHaveLength(1)
     expect(made[0]).toMatchObject({ outcome: 'created_run', scheduled_at: new Date(finishedAt).toISOString() })
     const runs = await runsOf(j.id)
@@ -202,9 +201,9 @@ describe('on_finish', () => {
     // The engine's own finishes count too (max_urls here), as does `unknown`.
     const seqOf = (id: string) => (api.db.query('SELECT seq FROM runs WHERE id = ?').get(id) as { seq: number }).seq
     api.db.query("UPDATE runs SET status = 'running' WHERE id = ?").run(made[0]!.run_id)
-    expect(api.store.frontier.finish(seqOf(made[0]!.run_id!), 'max_urls', Date.now())).toBe(true)
+    expect(api.repos.frontier.finish(seqOf(made[0]!.run_id!), 'max_urls', Date.now())).toBe(true)
     clock = Date.now()
-    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
+    expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await executionsOf(t.id)).toHaveLength(2)
     expect(firings()).toEqual([])
   })
@@ -217,9 +216,9 @@ describe('on_finish', () => {
     const finishedAt = Date.parse((await api.get(`/v1/runs/${run.id}`)).body.finished_at)
     expect(firings().map((f) => f.due_at)).toEqual([finishedAt + 600_000])
     clock = finishedAt + 599_999
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     clock = finishedAt + 600_000
-    const made = scheduler.tick().made
+    const made = (await scheduler.tick()).made
     expect(made.map((e) => [e.outcome, e.scheduled_at])).toEqual([['created_run', new Date(finishedAt + 600_000).toISOString()]])
     expect(firings()).toEqual([])
     expect((await executionsOf(t.id)).map((e) => e.run_id)).toEqual([made[0]!.run_id])
@@ -232,7 +231,7 @@ describe('on_finish', () => {
     for (let round = 1; round <= 3; round++) {
       await stop(run.id)
       clock = Date.now() + 61_000
-      const made = scheduler.tick().made
+      const made = (await scheduler.tick()).made
       expect(made).toHaveLength(1)
       run = (await api.get(`/v1/runs/${made[0]!.run_id}`)).body
       expect(run.status).toBe('pending')
@@ -243,7 +242,7 @@ describe('on_finish', () => {
     await stop(run.id)
     expect(firings()).toEqual([])
     clock = Date.now() + 3_600_000
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(4)
     expect(await executionsOf(t.id)).toHaveLength(3)
   })
@@ -257,7 +256,7 @@ describe('on_finish', () => {
     expect(firings()).toEqual([])
     await api.put(`/v1/triggers/${t.id}/enable`)
     clock = Date.now() + HOUR
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(await runsOf(j.id)).toHaveLength(1)
   })
 
@@ -267,7 +266,7 @@ describe('on_finish', () => {
     const b = await newTrigger(j.id, { kind: 'on_finish' }, 'b')
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now()
-    const made = scheduler.tick().made
+    const made = (await scheduler.tick()).made
     expect(made.map((e) => e.outcome).sort()).toEqual(['created_run', 'skipped'])
     expect(await runsOf(j.id)).toHaveLength(2)
     expect((await executionsOf(a.id)).length + (await executionsOf(b.id)).length).toBe(2)
@@ -279,7 +278,7 @@ describe('on_finish', () => {
     await newTrigger(other.id, { kind: 'on_finish' })
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now() + HOUR
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(await runsOf(other.id)).toEqual([])
   })
 })
@@ -290,7 +289,7 @@ describe('deletion', () => {
     const t = await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1m' } })
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now() + 61_000
-    const [made] = scheduler.tick().made
+    const [made] = (await scheduler.tick()).made
     await stop(made!.run_id!)
     expect(firings()).toHaveLength(1)
     expect((await api.del(`/v1/triggers/${t.id}`)).status).toBe(204)
@@ -298,7 +297,7 @@ describe('deletion', () => {
     expect((api.db.query('SELECT count(*) AS n FROM trigger_executions').get() as { n: number }).n).toBe(0)
     expect(await runsOf(j.id)).toHaveLength(2)
     clock = Date.now() + HOUR
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
   })
 
   test('deleting a job removes its triggers, their executions and firings', async () => {
@@ -306,7 +305,7 @@ describe('deletion', () => {
     const s = await newTrigger(j.id, { kind: 'schedule', params: { expression: '0 * * * *' } })
     await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1h' } })
     clock = nextAt(s.id)!
-    scheduler.tick().made
+    await scheduler.tick()
     await stop((await runsOf(j.id))[0]!.id)
     expect(firings()).toHaveLength(1)
     expect((await api.del(`/v1/jobs/${j.id}`)).status).toBe(204)
@@ -314,7 +313,7 @@ describe('deletion', () => {
     expect([count('triggers'), count('trigger_executions'), count('trigger_firings')]).toEqual([0, 0, 0])
     expect((await api.get(`/v1/triggers/${s.id}`)).status).toBe(404)
     clock += 2 * HOUR
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
   })
 })
 
@@ -331,7 +330,7 @@ describe('failures', () => {
     api.db.exec('PRAGMA busy_timeout = 50')
     other.exec('BEGIN IMMEDIATE')
     try {
-      expect(scheduler.tick()).toEqual({ made: [], more: false })
+      expect(await scheduler.tick()).toEqual({ made: [], more: false })
       expect(logs.some((l) => l.includes('trigger firing deferred'))).toBe(true)
     } finally {
       other.exec('ROLLBACK')
@@ -340,9 +339,9 @@ describe('failures', () => {
     }
     expect(firings()).toHaveLength(1)
     // Not before the retry delay, then once.
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     clock += 1_000
-    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
+    expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await executionsOf(t.id)).toHaveLength(1)
   })
 
@@ -367,12 +366,12 @@ describe('failures', () => {
     // A job config the run creation cannot resolve (stored by hand: the API never lets one in).
     api.db.query("UPDATE jobs SET config = 'not json' WHERE id = ?").run(j.id)
     clock = tick
-    expect(scheduler.tick().made).toEqual([])
+    expect((await scheduler.tick()).made).toEqual([])
     expect(logs.some((l) => l.includes('trigger firing failed'))).toBe(true)
     expect(nextAt(t.id)).toBe(tick + HOUR)
     expect(await executionsOf(t.id)).toEqual([])
     api.db.query('UPDATE jobs SET config = ? WHERE id = ?').run(JSON.stringify(job().config), j.id)
     clock = tick + HOUR
-    expect(scheduler.tick().made.map((e) => e.outcome)).toEqual(['created_run'])
+    expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['created_run'])
   })
 })

@@ -2,14 +2,13 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeCursor } from '../../src/http/cursor'
-import { createStore } from '../../src/store'
+import { createSqliteRepositories } from '../../src/store'
 import type { ArtifactFilter, NewArtifact } from '../../src/store/artifacts'
 import { openDatabase } from '../../src/store/db'
 
 const dir = mkdtempSync(join(tmpdir(), 'trawl-artifacts-'))
 const db = openDatabase(dir)
-const store = createStore(db)
+const store = createSqliteRepositories(db)
 afterAll(() => {
   db.close()
   rmSync(dir, { recursive: true, force: true })
@@ -134,8 +133,8 @@ describe('artifact repository', () => {
 })
 
 /** The query plan of a list page, as SQLite's EXPLAIN QUERY PLAN lines. */
-function plan(f: ArtifactFilter, page?: string): string {
-  const built = store.artifacts.query('acme', f).build(db, 't.seq', page, 10)
+function plan(f: ArtifactFilter, after?: number): string {
+  const built = store.artifacts.query('acme', f).build(db, 't.seq', after, 10)
   if (!built) return '(no query)'
   return (db.query(`EXPLAIN QUERY PLAN ${built.sql}`).all(...built.params) as { detail: string }[]).map((r) => r.detail).join('\n')
 }
@@ -150,7 +149,7 @@ describe('artifact list query plans', () => {
     ['one url hash', { url_hashes: ['a'.repeat(32)] }, /SEARCH t USING (COVERING )?INDEX artifacts_by_url \(tenant=\? AND url_hash=\? AND seq<\?\)/],
     ['one run and a kind', { run_ids: [RUN], kinds: ['raw'], created_after: '2026-01-01T00:00:00Z' }, /INDEX artifacts_by_run \(tenant=\? AND run_id=\? AND seq<\?\)/],
   ] as [string, ArtifactFilter, RegExp][])('an ordered walk with no sort: %s', (_name, f, expected) => {
-    const p = plan(f, encodeCursor(500))
+    const p = plan(f, 500)
     expect(p).toMatch(expected)
     expect(sorts(p)).toBe(false)
   })

@@ -2,22 +2,21 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeCursor } from '../../src/http/cursor'
-import { createStore } from '../../src/store'
+import { createSqliteRepositories } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { ListQuery } from '../../src/store/list'
 
 const dir = mkdtempSync(join(tmpdir(), 'trawl-list-'))
 const db = openDatabase(dir)
-const store = createStore(db)
+const store = createSqliteRepositories(db)
 afterAll(() => {
   db.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
 /** The query plan of a page, as SQLite's EXPLAIN QUERY PLAN lines. */
-function plan(q: ListQuery, page?: string): string[] {
-  const built = q.build(db, 't.seq', page, 10)
+function plan(q: ListQuery, after?: number): string[] {
+  const built = q.build(db, 't.seq', after, 10)
   if (!built) return ['(no query: nothing can match)']
   return (db.query(`EXPLAIN QUERY PLAN ${built.sql}`).all(...built.params) as { detail: string }[]).map((r) => r.detail)
 }
@@ -28,7 +27,7 @@ const sorts = (lines: string[]) => lines.some((l) => l.includes('TEMP B-TREE FOR
 // tested one by one (design.md §3: "any page costs O(log n), however deep").
 describe('list query plans', () => {
   test('no filter: an ordered walk of (tenant, seq), also from a cursor, with no sort', () => {
-    for (const cursor of [undefined, encodeCursor(5000)]) {
+    for (const cursor of [undefined, 5000]) {
       const p = plan(new ListQuery('links', 't', 'link'), cursor)
       expect(p.join('\n')).toMatch(/SEARCH t USING (COVERING )?INDEX links_by_tenant \(tenant=\?( AND seq<\?)?\)/)
       expect(sorts(p)).toBe(false)
@@ -36,7 +35,7 @@ describe('list query plans', () => {
   })
 
   test('a label filter walks the label index in seq order, with no sort', () => {
-    const p = plan(new ListQuery('jobs', 't', 'job').labels({ team: 'x' }), encodeCursor(99))
+    const p = plan(new ListQuery('jobs', 't', 'job').labels({ team: 'x' }), 99)
     expect(p[0]).toMatch(/SEARCH lf USING PRIMARY KEY \(kind=\? AND tenant=\? AND key=\? AND value=\? AND ref<\?\)/)
     expect(sorts(p)).toBe(false)
   })
@@ -57,7 +56,7 @@ describe('list query plans', () => {
   })
 
   test('one parent is an ordered walk of its index, with no sort', () => {
-    const p = plan(new ListQuery('links', 't', 'link').parents('t.host_seq', [7]), encodeCursor(50))
+    const p = plan(new ListQuery('links', 't', 'link').parents('t.host_seq', [7]), 50)
     expect(p.join('\n')).toMatch(/USING (COVERING )?INDEX links_by_host \(host_seq=\? AND seq<\?\)/)
     expect(sorts(p)).toBe(false)
   })

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { openDatabase } from '../../src/store/db'
-import { createStore } from '../../src/store'
+import { createSqliteRepositories } from '../../src/store'
 import { migrations } from '../../src/store/migrations'
 
 const SRC = resolve(import.meta.dir, '../../src')
@@ -33,7 +33,7 @@ afterAll(() => {
 function otherProcess(code: string) {
   const script = `
     import { openDatabase } from ${JSON.stringify(join(SRC, 'store/db.ts'))}
-    import { createStore } from ${JSON.stringify(join(SRC, 'store/index.ts'))}
+    import { createSqliteRepositories } from ${JSON.stringify(join(SRC, 'store/index.ts'))}
     import { openBlobStore } from ${JSON.stringify(join(SRC, 'blob/index.ts'))}
     import { existsSync } from 'node:fs'
     ${code}
@@ -61,14 +61,14 @@ function otherProcess(code: string) {
 describe('two processes writing one trawl.db', () => {
   test('read-then-write transactions never fail because the other process committed in between', async () => {
     const dir = tempDir()
-    const store = createStore(openDatabase(dir))
+    const store = createSqliteRepositories(openDatabase(dir))
     store.jobs.create('acme', { id: 'mine', name: 'n0', config: {}, labels: {} })
     // The other process commits a job at a time for 1.5 s from when it is ready, a millisecond
     // apart. Both sides pause between transactions: SQLite's busy handler is not fair, and a
     // process committing back to back kept the other off the lock for the whole second on a
     // loaded machine (CI saw no overlap at all), which tests nothing.
     const writer = otherProcess(`
-      const store = createStore(openDatabase(${JSON.stringify(dir)}))
+      const store = createSqliteRepositories(openDatabase(${JSON.stringify(dir)}))
       console.log('ready')
       const end = Date.now() + 1500
       let n = 0
