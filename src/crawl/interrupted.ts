@@ -1,11 +1,13 @@
 import type { Logger } from '../log'
-import type { Store } from '../store'
+import type { CrawlStore, LogEntry } from '../store/crawl-store'
 import type { JournalBody, RunJournal } from '../store/fetch-journal'
-import { RunRecords, type EngineLog } from './records'
+import type { EngineLog } from './page-batch'
 import type { BlobStore } from '../blob/blob-store'
 import { deleteRunBodies, deleteUnclaimed } from '../blob/run-bodies'
 
-type Deps = { store: Store; blobs: BlobStore; log: Logger }
+type Deps = { store: { crawl: CrawlStore }; blobs: BlobStore; log: Logger }
+/** Where an execution's interrupted entries go: its batch, or straight to the store for a run no one executes. */
+type LogSink = { log(entry: EngineLog, at: number, settles?: number): boolean }
 
 /** What an interrupted fetch's entry says: the page may have been served, and was not recorded. */
 export const INTERRUPTED_DETAIL = 'trawl stopped (it was killed, crashed or shut down) while this fetch was in flight, before its answer was recorded; the server may have answered it'
@@ -27,15 +29,14 @@ export function interruptedEntry(
  * once, at the start). A fetch whose entry did reach the database (a crash between the commit
  * and the journal's note of it) gets no second one. Answers how many were written.
  */
-export function logInterrupted(store: Store, runSeq: number, journal: RunJournal, rec: RunRecords): number {
+export async function logInterrupted(store: CrawlStore, runSeq: number, journal: RunJournal, rec: LogSink): Promise<number> {
   let n = 0
   for (const o of journal.orphans()) {
-    if (!store.crawlLogs.loggedSince(runSeq, o.url_hash, o.step, o.started_at)) {
+    if (!(await store.loggedSince(runSeq, o.url_hash, o.step, o.started_at))) {
       const where = { url: o.url, url_hash: o.url_hash, host: o.host, ...(o.depth !== undefined ? { depth: o.depth } : {}), ...(o.parent_url_hash ? { parent_url_hash: o.parent_url_hash } : {}) }
-      rec.log(interruptedEntry(where, o.step, o.step === 'discover' ? 'error' : 'retried'), o.started_at)
+      rec.log(interruptedEntry(where, o.step, o.step === 'discover' ? 'error' : 'retried'), o.started_at, o.id)
       n++
-    }
-    journal.logged(o.id)
+    } else journal.logged(o.id)
   }
   return n
 }
@@ -46,29 +47,37 @@ export function logInterrupted(store: Store, runSeq: number, journal: RunJournal
  * bodies. A running run's journal is its next execution's (this process's runner takes it, or
  * the process holding it has it open).
  */
-export async function sweepJournals(store: Store, blobs: BlobStore, log: Logger, keepGoing: () => boolean = () => true): Promise<void> {
-  for (const seq of store.journals.runs()) {
+export async function sweepJournals(store: CrawlStore, blobs: BlobStore, log: Logger, keepGoing: () => boolean = () => true): Promise<void> {
+  for (const seq of store.journalRuns()) {
     if (!keepGoing()) return
-    const run = store.frontier.run(seq)
+    const run = await store.run(seq)
     if (run && run.status !== 'finished' && run.status !== 'paused') continue
-    const journal = store.journals.open(seq)
+    const journal = store.journal(seq)
     let settled = false
     try {
       if (run) {
-        const rec = new RunRecords(store, run)
-        const n = logInterrupted(store, seq, journal, rec)
-        store.transaction(() => rec.flush())
-        rec.close()
+        const entries: LogEntry[] = []
+        const settles: number[] = []
+        const sink: LogSink = {
+          log(entry, at, id) {
+            entries.push({ ...entry, run_seq: seq, occurred_at: at } as LogEntry)
+            if (id !== undefined) settles.push(id)
+            return true
+          },
+        }
+        const n = await logInterrupted(store, seq, journal, sink)
+        await store.writeLogs(entries)
+        for (const id of settles) journal.logged(id)
         if (n) log.info('interrupted fetches logged', { run: run.id, fetches: n })
       }
-      await dropBodies({ store, blobs, log }, journal, journal.orphanBodies())
+      await dropBodies({ store: { crawl: store }, blobs, log }, journal, journal.orphanBodies())
       settled = true
     } catch (err) {
       log.warn('a run journal could not be swept; the next start tries again', { run: run?.id ?? null, error: String(err) })
     } finally {
       // Kept when something failed, so nothing it names is forgotten, and when a resume of the
       // paused run has meanwhile given it to an execution, which has it open now.
-      if (settled && store.frontier.run(seq)?.status !== 'running') journal.close(true)
+      if (settled && (await store.run(seq))?.status !== 'running') journal.close(true)
       else journal.abandon()
     }
   }
@@ -79,12 +88,12 @@ export async function sweepJournals(store: Store, blobs: BlobStore, log: Logger,
  * next commit, or its closing). A body is journalled before its put may begin, so none of those
  * a row will still name is lost: the caller asks only about bodies whose writer can commit no more.
  */
-export async function dropBodies({ store, blobs, log }: Deps, journal: RunJournal, bodies: JournalBody[]): Promise<void> {
+export async function dropBodies({ store: { crawl }, blobs, log }: Deps, journal: RunJournal, bodies: JournalBody[]): Promise<void> {
   if (!bodies.length) return
   await deleteUnclaimed(
     blobs,
     bodies.map((b) => b.key),
-    store.artifacts,
+    { claimed: (keys) => crawl.claimedBodies(keys) },
     log,
   )
   for (const b of bodies) journal.logged(b.id)
@@ -97,12 +106,16 @@ export async function dropBodies({ store, blobs, log }: Deps, journal: RunJourna
  * holder reads and writes the journal: nothing more is written to it.
  */
 export async function closeJournal(deps: Deps, run: { seq: number; id: string }, journal: RunJournal, lostLease: boolean): Promise<void> {
-  const { store, blobs, log } = deps
-  const gone = !store.frontier.run(run.seq)
+  const { blobs, log } = deps
+  const crawl = deps.store.crawl
+  const gone = !(await crawl.run(run.seq))
   await dropBodies(deps, journal, journal.openBodies()).catch((err) =>
     log.warn('bodies without artifact rows could not be deleted; the next execution tries again', { run: run.id, error: String(err) }),
   )
-  if (gone) await deleteRunBodies(blobs, run.id, store.artifacts, log).catch((err) => log.warn('the bodies of a deleted run could not all be deleted', { run: run.id, error: String(err) }))
+  if (gone)
+    await deleteRunBodies(blobs, run.id, { claimed: (keys) => crawl.claimedBodies(keys) }, log).catch((err) =>
+      log.warn('the bodies of a deleted run could not all be deleted', { run: run.id, error: String(err) }),
+    )
   if (lostLease) return journal.abandon()
   // What dropBodies settled is written as settled, unless the run is gone (then the journal goes).
   journal.committed()

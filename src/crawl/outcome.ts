@@ -25,3 +25,26 @@ export function runOutcome(reason: StopReason, ending: Ending): RunOutcome {
 export function sortedCounts(counts: Map<string, number>): Record<string, number> {
   return Object.fromEntries([...counts].filter(([, n]) => n > 0).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)))
 }
+
+/** A run's failed URLs by reason (`http_<status>` for answers of 400 or more), saved with its counters when they changed. */
+export class ErrorTally {
+  private readonly counts: Map<string, number>
+  private changed = false
+
+  constructor(saved: Record<string, number>) {
+    this.counts = new Map(Object.entries(saved))
+  }
+
+  add(reason: string, n = 1) {
+    if (n <= 0) return
+    this.counts.set(reason, (this.counts.get(reason) ?? 0) + n)
+    this.changed = true
+  }
+
+  /** The counts in order when they changed since the last call, else null. */
+  takeChanged(): Record<string, number> | null {
+    if (!this.changed) return null
+    this.changed = false
+    return sortedCounts(this.counts)
+  }
+}

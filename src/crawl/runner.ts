@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { pidAlive, pidOnThisHost, processOwner } from '../util/process'
-import type { Store } from '../store'
+import type { ClaimableRun } from '../store/crawl-store'
 import type { CrawlConfig } from './manifest'
 import { LEASE_MS, RunExecution, type EngineDeps, type Outcome } from './execution'
 import { sweepJournals } from './interrupted'
@@ -37,15 +37,20 @@ export class Runner {
     const { store, blobs, log } = this.deps
     const going = () => !this.stopped
     this.sweeping = (async () => {
-      await sweepJournals(store, blobs, log, going)
-      await finishBodyDeletions(blobs, store.artifacts, log, store.artifacts.pendingBodyDeletions(), going)
+      await sweepJournals(store.crawl, blobs, log, going)
+      await finishBodyDeletions(blobs, store.artifacts, log, await store.artifacts.pendingBodyDeletions(), going)
     })().catch((err) => log.warn('the start-up sweep of journals and deleted runs failed; the next start tries again', { error: String(err) }))
     this.poll()
   }
 
+  /** The start-up sweep of journals and deleted runs' bodies, done (it runs beside the runner's work). */
+  swept(): Promise<void> {
+    return this.sweeping
+  }
+
   /** Looks for work now rather than at the next poll (a run was created or resumed). */
   notify() {
-    if (!this.stopped) queueMicrotask(() => this.poll())
+    if (!this.stopped) queueMicrotask(() => void this.poll())
   }
 
   execution(runSeq: number): RunExecution | null {
@@ -61,38 +66,38 @@ export class Runner {
     await this.sweeping
   }
 
-  private poll() {
+  private async poll() {
     if (this.stopped || this.polling) return
     this.polling = true
     try {
-      this.claim()
+      await this.claim()
     } catch (err) {
       this.deps.log.error('runner poll failed', { error: String(err) })
     } finally {
       this.polling = false
       if (this.timer) clearTimeout(this.timer)
-      if (!this.stopped) this.timer = setTimeout(() => this.poll(), POLL_MS)
+      if (!this.stopped) this.timer = setTimeout(() => void this.poll(), POLL_MS)
     }
   }
 
-  private claim() {
+  private async claim() {
     const room = this.maxActive - this.active.size
     if (room <= 0) return
-    const { frontier } = this.deps.store
+    const crawl = this.deps.store.crawl
     const now = Date.now()
-    const dead = this.deadOwners(now)
-    const candidates = [...frontier.claimable(now, room * 4 + 8), ...dead.map((d) => d.run)]
+    const dead = await this.deadOwners(now)
+    const candidates = [...(await crawl.claimable(now, room * 4 + 8)), ...dead.map((d) => d.run)]
     // `trawl crawl` creates its run already leased to this runner, so that no other process's
     // runner on the data dir can take it first.
-    const mine = this.only !== undefined ? frontier.run(this.only) : null
+    const mine = this.only !== undefined ? await crawl.run(this.only) : null
     if (mine && mine.status === 'running' && mine.lease_owner === this.owner) candidates.unshift(mine)
     let taken = 0
     for (const run of candidates) {
       if (taken >= room) break
       if (this.active.has(run.seq) || (this.only !== undefined && run.seq !== this.only)) continue
       const deadOwner = dead.find((d) => d.run.seq === run.seq)?.owner ?? null
-      if (!frontier.claimRun(run.seq, this.owner, now, now + LEASE_MS, deadOwner)) continue
-      const fresh = frontier.run(run.seq)!
+      if (this.stopped || !(await crawl.claimRun(run.seq, this.owner, now, now + LEASE_MS, deadOwner))) continue
+      const fresh = (await crawl.run(run.seq))!
       let execution: RunExecution
       try {
         execution = new RunExecution(
@@ -103,7 +108,7 @@ export class Runner {
       } catch (err) {
         // A run whose stored state cannot be read back cannot be resumed: it ends `unknown`.
         this.deps.log.error('run cannot be resumed', { run: run.id, error: String(err) })
-        frontier.finish(run.seq, 'unknown', Date.now(), 'failed')
+        await crawl.finish(run.seq, 'unknown', Date.now(), 'failed')
         continue
       }
       const done = execution.execute().then((outcome) => {
@@ -120,13 +125,13 @@ export class Runner {
   }
 
   /** Running runs held by a process of this host that is gone (killed): their leases need not be waited out. */
-  private deadOwners(now: number) {
+  private async deadOwners(now: number) {
     const me = hostname()
-    const out: { run: ReturnType<Store['frontier']['claimable']>[number]; owner: string }[] = []
-    for (const held of this.deps.store.frontier.heldRunning(now)) {
+    const out: { run: ClaimableRun; owner: string }[] = []
+    for (const held of await this.deps.store.crawl.heldRunning(now)) {
       const pid = pidOnThisHost(held.lease_owner, me)
       if (pid === null || held.lease_owner === this.owner || pidAlive(pid)) continue
-      const run = this.deps.store.frontier.run(held.seq)
+      const run = await this.deps.store.crawl.run(held.seq)
       if (run) out.push({ run, owner: held.lease_owner })
     }
     return out

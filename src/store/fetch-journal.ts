@@ -142,6 +142,14 @@ export class RunJournal {
     if (this.lines > ROTATE_LINES) this.rotate()
   }
 
+  /** A commit that carried these entries' rows succeeded: they are settled (a batch's own, not every pending one). */
+  settle(ids: number[]) {
+    if (this.fd === null || !ids.length) return
+    for (const id of ids) this.open.delete(id)
+    this.write(`d ${ids.join(' ')}\n`)
+    if (this.lines > ROTATE_LINES) this.rotate()
+  }
+
   /**
    * Closes the file, removing it when nothing is left open (the usual end of an execution) or
    * when the run is gone (`discard`).

@@ -1,0 +1,157 @@
+import type { BlobStore } from '../blob/blob-store'
+import { runPrefix } from '../blob/run-bodies'
+import type { CrawlBatch, CrawlEnd, CrawlStore, FrontierEntry, FrontierMark, LogEntry, NewArtifact, PageRecord, RunCounters, RunJournal } from '../store/crawl-store'
+
+export type LogReason = NonNullable<LogEntry['error_reason']>
+/** A crawl log entry as the engine writes it: the run and the time are filled in here. */
+export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
+type RunRef = { seq: number; id: string; tenant: string }
+
+/** Commit at least this often, and at the latest when this many pages wait (decision 101). */
+export const COMMIT_MS = 250
+const COMMIT_PAGES = 1024
+
+/**
+ * What an execution writes between two commits (design.md §5, "What a run records"), gathered as
+ * plain data and handed to the store whole: pages with their children and successful steps, the
+ * other log entries, frontier moves, catalogue URLs, artifact rows. A page gives its concurrency
+ * slot back as soon as it is done; the batch commits on time and on count, never because slots
+ * ran out. A kill -9 loses the uncommitted batch, whose fetches the journal names: the next holder
+ * logs them as interrupted and fetches their URLs again.
+ */
+export class PageBatch {
+  private batch: CrawlBatch
+  /** Journal entries settled by the batch being built (their rows are in it). */
+  private settles: number[] = []
+  private lost = false
+  private closed = false
+  private lastCommit = Date.now()
+
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly run: RunRef,
+    private readonly journal: RunJournal,
+    counters: RunCounters,
+  ) {
+    this.batch = PageBatch.empty(counters)
+  }
+
+  private static empty(counters: RunCounters): CrawlBatch {
+    return { links: [], enqueued: [], marks: [], hostFailures: new Map(), pages: [], logs: [], artifacts: [], counters, errorCounts: null }
+  }
+
+  /** Whether entries are still taken: false once the run went to another process or the batch closed. */
+  get open(): boolean {
+    return !this.lost && !this.closed
+  }
+
+  /**
+   * Buffers an entry; `at` is when it happened, now by default. False when it was not taken (the
+   * run went to another process, or the execution made its last commit): a fetch it settles then
+   * stays open in the journal for the next execution to log.
+   */
+  log(entry: EngineLog, at = Date.now(), settles?: number): boolean {
+    if (!this.open) return false
+    this.batch.logs.push({ ...entry, run_seq: this.run.seq, occurred_at: at } as LogEntry)
+    if (settles !== undefined) this.settles.push(settles)
+    return true
+  }
+
+  /** A visited page; `settles` is its fetch's journal entry when the page record stands for the fetch's entry. */
+  page(record: PageRecord, settles?: number) {
+    if (!this.open) return
+    this.batch.pages.push(record)
+    if (settles !== undefined) this.settles.push(settles)
+  }
+
+  links(urls: string[]) {
+    for (const u of urls) this.batch.links.push(u)
+  }
+
+  enqueue(entries: FrontierEntry[], first: number, done = false) {
+    this.batch.enqueued.push({ entries, first, done })
+  }
+
+  mark(m: FrontierMark) {
+    this.batch.marks.push(m)
+  }
+
+  hostFailures(host: string, failures: number) {
+    this.batch.hostFailures.set(host, failures)
+  }
+
+  errorCounts(counts: Record<string, number>) {
+    this.batch.errorCounts = counts
+  }
+
+  /**
+   * Puts a body in the blob store (durable first, and named in the run's journal before it is put,
+   * so a body whose row never commits is found and deleted); its row joins the batch.
+   */
+  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore): Promise<void> {
+    // Time-ordered (v7) ids: the artifact's and its blob's index entries are appended, not
+    // scattered over random pages that every batch would write back.
+    const id = Bun.randomUUIDv7()
+    // No tenant id in the key (design.md §3); the v7 id is unique on its own, the run id groups a run's bodies.
+    const key = `${runPrefix(this.run.id)}${id}`
+    const entry = this.journal.startBody(key)
+    const info = await blobs.put(key, body, contentType)
+    const row: NewArtifact = {
+      tenant: this.run.tenant,
+      id,
+      run_id: this.run.id,
+      url_hash: urlHash,
+      blob_key: key,
+      kind,
+      pipeline_id: pipelineId,
+      content_type: contentType,
+      size: info.size,
+      checksum: info.checksum,
+      created_at: Date.now(),
+    }
+    this.batch.artifacts.push(row)
+    this.settles.push(entry)
+  }
+
+  /** Whether the batch is due: COMMIT_MS since the last, or COMMIT_PAGES pages waiting. */
+  due(now: number): boolean {
+    return now - this.lastCommit >= COMMIT_MS || this.batch.pages.length >= COMMIT_PAGES
+  }
+
+  /**
+   * Hands the batch to the store with the counters as they stand. False when the run is no
+   * longer this execution's (deleted, or taken by another process): nothing was written, and
+   * nothing logged from here on will be.
+   */
+  async commit(owner: string, counters: RunCounters, end?: CrawlEnd): Promise<{ held: boolean; counters: RunCounters }> {
+    const batch = this.batch
+    const settles = this.settles
+    batch.counters = counters
+    this.batch = PageBatch.empty(counters)
+    this.settles = []
+    this.lastCommit = Date.now()
+    if (this.lost) return { held: false, counters }
+    let out: { held: boolean; counters: RunCounters }
+    try {
+      out = await this.store.commit(this.run.seq, owner, batch, end)
+    } catch (err) {
+      // Nothing was written: its error counts are written with the next batch.
+      if (batch.errorCounts && !this.batch.errorCounts) this.batch.errorCounts = batch.errorCounts
+      throw err
+    }
+    if (out.held) this.journal.settle(settles)
+    else this.lose()
+    return out
+  }
+
+  /** The run went to another process: what is buffered describes fetches the new holder makes again. */
+  lose() {
+    this.lost = true
+    this.batch = PageBatch.empty(this.batch.counters)
+    this.settles = []
+  }
+
+  close() {
+    this.closed = true
+  }
+}

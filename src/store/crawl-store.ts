@@ -1,0 +1,93 @@
+import type { ClaimableRun, Claimed, FrontierEntry, RobotsRecord, RunCounters } from './frontier'
+import type { LogEntry } from './crawl-logs'
+import type { PageRecord } from './page-records'
+import type { NewArtifact } from './artifacts'
+import type { RunJournal } from './fetch-journal'
+
+export type { ClaimableRun, Claimed, FrontierEntry, RobotsRecord, RunCounters, LogEntry, PageRecord, NewArtifact, RunJournal }
+
+/** A frontier row's move, applied in the order the engine made them (a requeue, then a done, of one seq). */
+export type FrontierMark = { seq: number; to: 'done' | 'failed' } | { seq: number; to: 'requeued'; notBefore: number }
+
+/**
+ * Everything an execution of a run writes between two commits, as plain data: what a network
+ * database needs to write it in one transaction, with no callback run inside it. The engine fills
+ * one while pages finish and hands it over whole (src/crawl/page-batch.ts).
+ */
+export type CrawlBatch = {
+  /** Catalogue rows (hosts and links of the run's tenant) for URLs the run met. */
+  links: string[]
+  /** New frontier rows, seqs from `first`; `done` ones were fetched already (a redirect's target). */
+  enqueued: { entries: FrontierEntry[]; first: number; done: boolean }[]
+  marks: FrontierMark[]
+  /** Hosts' consecutive failed fetches, as they stand now. */
+  hostFailures: Map<string, number>
+  /** One record per visited page: the visit, its children (edges) and its successful log entries. */
+  pages: PageRecord[]
+  /** Every other crawl log entry (errors, skips, retries, robots, schedule, extract). */
+  logs: LogEntry[]
+  artifacts: NewArtifact[]
+  /** The run's counters after this batch; error counts when they changed. */
+  counters: RunCounters
+  errorCounts: Record<string, number> | null
+}
+
+/** The end of an execution: written with the last batch. */
+export type CrawlEnd = {
+  /** The stop reason and outcome to finish the run with; null leaves it running or paused. */
+  finish: { reason: string; outcome: string | null } | null
+  /** Fail what is still queued (a run that stalled or finished for another reason than its limits). */
+  failQueued: boolean
+}
+
+/** What an execution starts from when it takes a run (design.md §5: the frontier is the truth). */
+export type ResumeState = {
+  counters: RunCounters
+  errorCounts: Record<string, number>
+  /** Every URL hash of the run's frontier (its seen set). */
+  hashes: string[]
+  maxSeq: number
+  /** Still to visit, in discovery order. */
+  queued: (Claimed & { not_before: number })[]
+  hostFailures: { host: string; failures: number }[]
+}
+
+/**
+ * The crawl engine's part of the store: async, and batch-oriented on the hot path. The engine
+ * knows this interface only; the SQLite engine implements it (sqlite-crawl-store.ts).
+ */
+export interface CrawlStore {
+  // ---- runs a runner may take, and their leases
+  claimable(now: number, limit: number): Promise<ClaimableRun[]>
+  run(seq: number): Promise<ClaimableRun | null>
+  heldRunning(now: number): Promise<{ seq: number; lease_owner: string }[]>
+  claimRun(seq: number, owner: string, now: number, until: number, deadOwner?: string | null): Promise<boolean>
+  renew(seq: number, owner: string, until: number): Promise<boolean>
+  status(seq: number): Promise<{ status: string; paused_ms: number } | null>
+  /** Finishes a run outside an execution (one whose stored state cannot be read back). */
+  finish(seq: number, reason: string, now: number, outcome: string | null): Promise<void>
+
+  // ---- an execution
+  /** Leases left by a process that died go back to the queue; answers where the run stands. */
+  resume(runSeq: number): Promise<ResumeState>
+  robots(runSeq: number, host: string): Promise<RobotsRecord | null>
+  saveRobots(runSeq: number, host: string, record: RobotsRecord): Promise<void>
+  /** Whether an entry of this URL and step was written at or after `since` (the journal's leftovers). */
+  loggedSince(runSeq: number, urlHash: string, step: string, since: number): Promise<boolean>
+  /** Whether any URL of the run was answered below 400. */
+  pageFetched(runSeq: number): Promise<boolean>
+  /**
+   * Writes the batch in one transaction if `owner` still holds the run, and with `end` releases
+   * the lease (requeueing what is in flight) and finishes the run. False when the run is gone or
+   * another process holds it: nothing was written.
+   */
+  commit(runSeq: number, owner: string, batch: CrawlBatch, end?: CrawlEnd): Promise<{ held: boolean; counters: RunCounters }>
+  /** Which of these blob keys an artifact row names (a body without one may be deleted). */
+  claimedBodies(keys: string[]): Promise<Set<string>>
+  /** Writes crawl log entries of a run no one executes (a swept journal's leftovers). */
+  writeLogs(entries: LogEntry[]): Promise<void>
+
+  // ---- the fetch journal: a local file per run (fetch-journal.ts), not a database table
+  journal(runSeq: number): RunJournal
+  journalRuns(): number[]
+}
