@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { storeContract } from './contract'
+import { crawlStoreContract } from './crawl-contract'
 
 const opened: { dir: string; db: Database }[] = []
 afterAll(() => {
@@ -17,6 +18,13 @@ afterAll(() => {
 
 storeContract('SQLite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-store-'))
+  const db = openDatabase(dir)
+  opened.push({ dir, db })
+  return createStore(db)
+})
+
+crawlStoreContract('SQLite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-crawl-store-'))
   const db = openDatabase(dir)
   opened.push({ dir, db })
   return createStore(db)

@@ -1,0 +1,231 @@
+import { beforeEach, describe, expect, test } from 'bun:test'
+import { hostHash, linkHash } from '../../src/core/url'
+import type { Store } from '../../src/store'
+import type { CrawlBatch, PageRecord, RunCounters } from '../../src/store/crawl-store'
+
+const A = 'acme'
+const OWNER = 'crawl-contract:1:owner'
+const OTHER = 'crawl-contract:2:other'
+const uuid = () => crypto.randomUUID()
+const zero: RunCounters = { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 }
+const url = (p: string) => `https://a.example${p}`
+const entry = (p: string, depth = 0, parent: string | null = null) => ({ hash: linkHash(url(p)), url: url(p), host: 'a.example', depth, parent, kind: 0 })
+const batchOf = (over: Partial<CrawlBatch> = {}): CrawlBatch => ({
+  links: [],
+  enqueued: [],
+  marks: [],
+  hostFailures: new Map(),
+  pages: [],
+  logs: [],
+  artifacts: [],
+  counters: zero,
+  errorCounts: null,
+  ...over,
+})
+const page = (p: string, over: Partial<PageRecord> = {}): PageRecord => ({
+  hash: linkHash(url(p)),
+  host_hash: hostHash('a.example'),
+  depth: 0,
+  parent: null,
+  status: 200,
+  visited_at: Date.parse('2030-01-01T00:00:01Z'),
+  children: null,
+  logged: 1 | 2 | 4 | 8,
+  fetch_at: Date.parse('2030-01-01T00:00:00Z'),
+  fetch_ms: 12,
+  parse_ms: 3,
+  store_ms: 2,
+  pipeline_id: 'default',
+  ...over,
+})
+
+/**
+ * The crawl engine's part of the store (`store.crawl`, src/store/crawl-store.ts): leases, a batch
+ * written whole and only by the run's holder, resume, the end of an execution. Written against
+ * the interface, for every engine.
+ */
+export function crawlStoreContract(name: string, make: () => Promise<Store>) {
+  describe(`CrawlStore contract: ${name}`, () => {
+    let store: Store
+    beforeEach(async () => {
+      store = await make()
+    })
+
+    /** A pending run (unleased), and its seq as the runner sees it. */
+    const pending = async () => {
+      const { run } = await store.jobs.create(A, { id: uuid(), name: 'docs', config: { seeds: [url('/')] }, labels: {} }, { id: uuid(), config: { seeds: [url('/')] } })
+      const claimable = await store.crawl.claimable(Date.now(), 100)
+      const row = claimable.find((r) => r.id === run!.id)!
+      expect(row).toBeDefined()
+      return { runId: run!.id, seq: row.seq }
+    }
+    /** A run leased to OWNER at its creation. */
+    const leased = async () => {
+      const created = await store.jobs.create(A, { id: uuid(), name: 'docs', config: {}, labels: {} }, { id: uuid(), config: {}, lease: { owner: OWNER, ms: 60_000 } })
+      return { runId: created.run!.id, seq: created.runSeq! }
+    }
+
+    test('a pending run is claimed by one owner; its lease is renewed by that owner only', async () => {
+      const { runId, seq } = await pending()
+      const now = Date.now()
+      expect(await store.crawl.claimRun(seq, OWNER, now, now + 60_000)).toBe(true)
+      expect(await store.crawl.claimRun(seq, OTHER, now, now + 60_000)).toBe(false)
+      expect(await store.crawl.renew(seq, OWNER, now + 90_000)).toBe(true)
+      expect(await store.crawl.renew(seq, OTHER, now + 90_000)).toBe(false)
+      expect((await store.crawl.status(seq))!.status).toBe('running')
+      expect((await store.crawl.run(seq))!.id).toBe(runId)
+      expect((await store.crawl.heldRunning(now)).find((h) => h.seq === seq)?.lease_owner).toBe(OWNER)
+      expect((await store.crawl.claimable(now, 100)).some((r) => r.seq === seq)).toBe(false)
+    })
+
+    test('a batch of another owner writes nothing', async () => {
+      const { runId, seq } = await leased()
+      const out = await store.crawl.commit(
+        seq,
+        OTHER,
+        batchOf({ links: [url('/')], enqueued: [{ entries: [entry('/')], first: 1, done: false }], pages: [page('/')], counters: { ...zero, visited: 1 } }),
+      )
+      expect(out.held).toBe(false)
+      expect((await store.runGraph.visits(A, runId, {}, undefined, 10))!.data).toEqual([])
+      expect((await store.crawl.resume(seq)).hashes).toEqual([])
+      expect((await store.runs.get(A, runId))!.stats.visited).toBe(0)
+    })
+
+    test('a batch lands whole: frontier moves in order, pages with their children and entries, logs, counters; resume reads it back', async () => {
+      const { runId, seq } = await leased()
+      const notBefore = Date.now() + 60_000
+      const counters = { queued: 1, visited: 1, failed: 1, bytes: 300, fetched: 2, depth_cut: 1 }
+      const out = await store.crawl.commit(
+        seq,
+        OWNER,
+        batchOf({
+          links: [url('/'), url('/a'), url('/b'), url('/c')],
+          enqueued: [
+            { entries: [entry('/'), entry('/a', 1, linkHash(url('/'))), entry('/b', 1, linkHash(url('/')))], first: 1, done: false },
+            { entries: [entry('/c', 0)], first: 4, done: true },
+          ],
+          // A requeue then a done of one seq: the done wins, as the engine made them in that order.
+          marks: [
+            { seq: 1, to: 'requeued', notBefore },
+            { seq: 1, to: 'done' },
+            { seq: 2, to: 'failed' },
+            { seq: 3, to: 'requeued', notBefore },
+          ],
+          hostFailures: new Map([['a.example', 2]]),
+          pages: [
+            page('/', { children: [linkHash(url('/a')), linkHash(url('/b'))] }),
+            page('/a', { status: null, logged: 0, depth: 1, parent: linkHash(url('/')), visited_at: Date.parse('2030-01-01T00:00:02Z') }),
+          ],
+          logs: [
+            {
+              run_seq: seq,
+              url: url('/a'),
+              url_hash: linkHash(url('/a')),
+              host: 'a.example',
+              step: 'fetch',
+              status: 'error',
+              error_reason: 'dns',
+              error_detail: 'no such host',
+              occurred_at: Date.parse('2030-01-01T00:00:02Z'),
+            },
+          ],
+          counters,
+          errorCounts: { dns: 1 },
+        }),
+      )
+      expect(out).toEqual({ held: true, counters })
+      const state = await store.crawl.resume(seq)
+      expect(state.counters).toEqual(counters)
+      expect(state.errorCounts).toEqual({ dns: 1 })
+      expect(state.hashes.sort()).toEqual(['/', '/a', '/b', '/c'].map((p) => linkHash(url(p))).sort())
+      expect(state.maxSeq).toBe(4)
+      expect(state.queued.map((q) => [q.seq, q.url, q.depth, q.parent, q.not_before])).toEqual([[3, url('/b'), 1, linkHash(url('/')), notBefore]])
+      expect(state.hostFailures).toEqual([{ host: 'a.example', failures: 2 }])
+      // The page record stands for its successful entries; the error is a row of its own.
+      const logs = (await store.crawlLogs.list(A, runId, {}, undefined, 20))!.data
+      expect(logs.map((e) => [e.url, e.step, e.status])).toEqual([
+        [url('/a'), 'fetch', 'error'],
+        [url('/'), 'discover', 'ok'],
+        [url('/'), 'store', 'ok'],
+        [url('/'), 'parse', 'ok'],
+        [url('/'), 'fetch', 'ok'],
+      ])
+      expect(logs.find((e) => e.step === 'fetch' && e.status === 'ok')).toMatchObject({ http_status: 200, latency_ms: 12, occurred_at: '2030-01-01T00:00:00.000Z' })
+      const edges = (await store.runGraph.edges(A, runId, {}, undefined, 10))!.data
+      expect(edges.map((e) => [e.parent.url, e.child.url])).toEqual([
+        [url('/'), url('/a')],
+        [url('/'), url('/b')],
+      ])
+      expect(await store.crawl.loggedSince(seq, linkHash(url('/')), 'fetch', Date.parse('2030-01-01T00:00:00Z'))).toBe(true)
+      expect(await store.crawl.loggedSince(seq, linkHash(url('/a')), 'fetch', Date.parse('2030-01-01T00:00:02Z'))).toBe(true)
+      expect(await store.crawl.loggedSince(seq, linkHash(url('/b')), 'fetch', 0)).toBe(false)
+      expect(await store.crawl.pageFetched(seq)).toBe(true)
+      expect((await store.runs.get(A, runId))!.stats).toEqual({ queued: 1, visited: 1, failed: 1, bytes: 300 })
+    })
+
+    test('the end: leftovers fail and are counted, the run finishes with its outcome, the lease goes', async () => {
+      const { runId, seq } = await leased()
+      await store.crawl.commit(
+        seq,
+        OWNER,
+        batchOf({
+          links: [url('/'), url('/x')],
+          enqueued: [{ entries: [entry('/'), entry('/x')], first: 1, done: false }],
+          marks: [{ seq: 1, to: 'done' }],
+          pages: [page('/')],
+          counters: { ...zero, queued: 1, visited: 1, fetched: 1 },
+          errorCounts: { http_404: 3 },
+        }),
+      )
+      expect(await store.crawl.pageFetched(seq)).toBe(true)
+      const out = await store.crawl.commit(seq, OWNER, batchOf({ counters: { ...zero, queued: 1, visited: 1, fetched: 1 } }), {
+        finish: { reason: 'max_empty_evaluations', outcome: 'stalled' },
+        failQueued: true,
+      })
+      expect(out.held).toBe(true)
+      expect(out.counters).toMatchObject({ queued: 0, failed: 1, visited: 1 })
+      const run = (await store.runs.get(A, runId))!
+      expect(run).toMatchObject({ status: 'finished', stop_reason: 'max_empty_evaluations', outcome: 'stalled', error_counts: { http_404: 3, left_queued: 1 } })
+      expect(Object.keys(run.error_counts)).toEqual(['http_404', 'left_queued'])
+      expect((await store.crawl.heldRunning(Date.now())).some((h) => h.seq === seq)).toBe(false)
+      expect((await store.crawl.resume(seq)).queued).toEqual([])
+      // Finished and released: a later batch of the old holder writes nothing.
+      expect((await store.crawl.commit(seq, OWNER, batchOf({ pages: [page('/x')] }))).held).toBe(false)
+    })
+
+    test('an end that leaves the run running requeues what was leased and releases it for the next holder', async () => {
+      const { seq } = await leased()
+      await store.crawl.commit(seq, OWNER, batchOf({ links: [url('/')], enqueued: [{ entries: [entry('/')], first: 1, done: false }], counters: { ...zero, queued: 1 } }))
+      const out = await store.crawl.commit(seq, OWNER, batchOf({ counters: { ...zero, queued: 1 } }), { finish: null, failQueued: false })
+      expect(out).toMatchObject({ held: true, counters: { queued: 1, failed: 0 } })
+      expect((await store.crawl.status(seq))!.status).toBe('running')
+      const now = Date.now()
+      expect(await store.crawl.claimRun(seq, OTHER, now, now + 60_000)).toBe(true)
+      expect((await store.crawl.resume(seq)).queued.map((q) => q.url)).toEqual([url('/')])
+    })
+
+    test('robots records, claimed bodies, a run finished from outside', async () => {
+      const { runId, seq } = await leased()
+      expect(await store.crawl.robots(seq, 'a.example')).toBeNull()
+      await store.crawl.saveRobots(seq, 'a.example', { status: 200, body: 'User-agent: *\nDisallow: /x' })
+      expect(await store.crawl.robots(seq, 'a.example')).toEqual({ status: 200, body: 'User-agent: *\nDisallow: /x' })
+      const artifact = {
+        tenant: A,
+        id: uuid(),
+        run_id: runId,
+        url_hash: linkHash(url('/')),
+        blob_key: `runs/${runId}/kept`,
+        kind: 'raw' as const,
+        pipeline_id: null,
+        content_type: 'text/html',
+        size: 3,
+        checksum: 'xxh64:0',
+        created_at: Date.now(),
+      }
+      await store.crawl.commit(seq, OWNER, batchOf({ artifacts: [artifact] }))
+      expect(await store.crawl.claimedBodies([`runs/${runId}/kept`, `runs/${runId}/lost`])).toEqual(new Set([`runs/${runId}/kept`]))
+      await store.crawl.finish(seq, 'unknown', Date.now(), 'failed')
+      expect(await store.runs.get(A, runId)).toMatchObject({ status: 'finished', stop_reason: 'unknown', outcome: 'failed' })
+    })
+  })
+}
