@@ -9,7 +9,7 @@
 //   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2]
 //                              [--rounds 3] [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
 //                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
-//                              [--page-bytes N]
+//                              [--page-bytes N] [--docs DIR [--docs-start PATH]]
 //
 // The site: `pages` pages, `/` and /p/1 ... /p/<pages-1>, made from `seed` (same seed, same
 // site), written as static files to a temp dir and served by nginx (Debian's nginx or
@@ -47,12 +47,27 @@
 // page for the site and several times that for trawl's data dir; both are removed at the end
 // unless `--keep`.
 //
+// `--docs DIR` crawls a real documentation site instead of a generated one: DIR served as it is
+// by nginx (with its MIME types, so stylesheets and images are not taken for pages; symlinks
+// followed; a DIR with symlinks to elsewhere is first copied with `cp -rL` into the work dir, so
+// every file is in one tree nginx may read), each crawler starting at `<base>/<docs-start>`
+// (`index.html` by default). Nobody knows its page count beforehand: trawl runs with
+// `--max-urls 1000000`, wget2 without `--no-parent` (so both follow every link of the served host,
+// as trawl's default scope does), and the count expected of each is what wget2 found (the HTML
+// files it saved, not its stylesheets and images), or trawl's visits when wget2 is skipped. No
+// target is judged on such a site; the table, trawl's tenths, RSS curve and recorded rows are
+// as above, trawl's visits also counted by the type of what they fetched. Debian's libstdc++
+// reference (`apt-get install -y libstdc++-12-doc`: 3,846 pages reachable from its index.html,
+// hundreds of links a page):
+//
+//   bun scripts/bench/crawl.ts --docs /usr/share/doc/gcc-12-base/libstdc++ --only trawl,wget2 --rounds 3
+//
 // What to install: `apt-get install -y nginx-light wget2` (Debian), and `npm install` (Crawlee
 // comes with the devDependencies); a crawler or server that is missing is reported and skipped.
 import { Database } from 'bun:sqlite'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, closeSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { procCpu } from './proc'
 
@@ -60,7 +75,11 @@ const ROOT = join(import.meta.dir, '..', '..')
 const LINKS = 20
 const DISTINCT = 16 // distinct targets among the 20 links; the rest repeat one with another spelling
 
-type Site = { dir: string; pages: number; bytes: number; port: number; base: string }
+/**
+ * `pages` is the generated site's page count; a documentation site (`docs`, the DIR given) has
+ * none known beforehand (0). `start` is the URL every crawler starts at.
+ */
+type Site = { dir: string; pages: number; bytes: number; port: number; base: string; start: string; docs?: string }
 type Server = { kind: 'nginx' | 'bun'; pid: number; stop: () => Promise<void>; errors: () => string[] }
 type Result = {
   crawler: string
@@ -161,7 +180,52 @@ function generateSite(dir: string, pages: number, port: number, seed: number, pa
     bytes += html.length
     writeFileSync(i === 0 ? join(root, 'index.html') : join(root, 'p', String(i)), html)
   }
-  return { dir: root, pages, bytes, port, base: `http://127.0.0.1:${port}` }
+  return { dir: root, pages, bytes, port, base: `http://127.0.0.1:${port}`, start: `http://127.0.0.1:${port}/` }
+}
+
+/** Symlinks under `dir` whose targets lie outside it (nginx would serve them, but a copy keeps the tree whole and readable). */
+function outsideLinks(dir: string): number {
+  const root = realpathSync(dir)
+  let n = 0
+  // A link to a directory of the tree itself (or above a link) is walked once, not in a loop.
+  const walked = new Set<string>()
+  const walk = (d: string) => {
+    if (walked.has(realpathSync(d))) return
+    walked.add(realpathSync(d))
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name)
+      if (e.isSymbolicLink()) {
+        let target: string
+        try {
+          target = realpathSync(p)
+        } catch {
+          continue // dangling: nginx answers 404 for it either way
+        }
+        if (relative(root, target).startsWith('..')) n++
+        else if (statSync(p).isDirectory()) walk(p)
+      } else if (e.isDirectory()) walk(p)
+    }
+  }
+  walk(dir)
+  return n
+}
+
+/** A documentation site to serve as it is: `dir` itself, or a `cp -rL` copy of it in `work` when it links outside itself. */
+function docsSite(dir: string, startPath: string, work: string, port: number): Site & { copied: number; files: number } {
+  const given = resolve(dir)
+  if (!existsSync(given) || !statSync(given).isDirectory()) throw new Error(`--docs: ${dir} is not a directory`)
+  let root = realpathSync(given)
+  const links = outsideLinks(root)
+  if (links) {
+    const copy = join(work, 'site')
+    const cp = Bun.spawnSync(['cp', '-rL', root, copy], { stderr: 'pipe' })
+    if (cp.exitCode !== 0) throw new Error(`cp -rL ${root} ${copy}: ${cp.stderr.toString().trim()}`)
+    root = copy
+  }
+  const start = startPath.replace(/^\/+/, '')
+  if (!existsSync(join(root, start))) throw new Error(`--docs-start: ${join(root, start)} does not exist`)
+  const base = `http://127.0.0.1:${port}`
+  return { dir: root, pages: 0, bytes: dirBytes(root), port, base, start: `${base}/${encodeURI(start)}`, docs: dir, copied: links, files: countFiles(root) }
 }
 
 async function freePort(): Promise<number> {
@@ -191,6 +255,14 @@ async function waitForHttp(url: string, what: string) {
 async function startServer(site: Site, work: string, choice: string): Promise<Server> {
   const nginx = choice === 'bun' ? null : nginxBinary()
   if (!nginx && choice === 'nginx') throw new Error('--server nginx: nginx is not installed (apt-get install -y nginx-light)')
+  // The Bun fallback serves only the generated site's paths.
+  if (site.docs && !nginx) throw new Error('--docs: needs nginx (apt-get install -y nginx-light), and not --server bun')
+  // A documentation site has stylesheets, scripts, images and other files beside its pages:
+  // each with its type as a stock nginx gives it, so no crawler takes them for HTML; the
+  // generated site has pages only, some without an extension, all text/html.
+  const mimeTypes = '/etc/nginx/mime.types'
+  if (site.docs && !existsSync(mimeTypes)) throw new Error(`--docs: nginx's ${mimeTypes} is missing`)
+  const types = site.docs ? `include ${mimeTypes};\n  default_type application/octet-stream;\n  disable_symlinks off;` : 'default_type text/html;'
   if (nginx) {
     const prefix = join(work, 'nginx')
     mkdirSync(join(prefix, 'tmp'), { recursive: true })
@@ -205,7 +277,7 @@ error_log ${prefix}/error.log crit;
 events { worker_connections 4096; }
 http {
   access_log off;
-  default_type text/html;
+  ${types}
   charset utf-8;
   sendfile on;
   tcp_nopush on;
@@ -224,7 +296,7 @@ http {
 `,
     )
     const proc = Bun.spawn([nginx, '-p', prefix, '-e', join(prefix, 'error.log'), '-c', conf], { stdout: 'inherit', stderr: 'inherit' })
-    await waitForHttp(`${site.base}/`, 'nginx')
+    await waitForHttp(site.start, 'nginx')
     const errors = () => (existsSync(join(prefix, 'error.log')) ? readFileSync(join(prefix, 'error.log'), 'utf8').split('\n').filter(Boolean) : [])
     return { kind: 'nginx', pid: proc.pid, stop: async () => (proc.kill(), void (await proc.exited)), errors }
   }
@@ -345,14 +417,16 @@ const result = (crawler: string, m: Measured, pages: number, expected: number, n
 // ---------------------------------------------------------------- the crawlers
 
 async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl', concurrency = 16): Promise<Result> {
-  const dataDir = join(work, `trawl-data-${site.pages}`)
+  const dataDir = join(work, `trawl-data-${site.docs ? 'docs' : site.pages}`)
   // Each round crawls into an empty data dir, as the first did.
   rmSync(dataDir, { recursive: true, force: true })
   let visited = 0
   const curve: { visited: number; rssMb: number }[] = []
   const otherStderr: string[] = []
   const c = String(concurrency)
-  const m = await measure([binary, 'crawl', `${site.base}/`, '--max-urls', String(site.pages), '--max-depth', '1000', '--concurrency', c, '--per-host-concurrency', c, '--data-dir', dataDir], {
+  // A documentation site's size is not known: a budget it will not reach.
+  const maxUrls = site.docs ? '1000000' : String(site.pages)
+  const m = await measure([binary, 'crawl', site.start, '--max-urls', maxUrls, '--max-depth', '1000', '--concurrency', c, '--per-host-concurrency', c, '--data-dir', dataDir], {
     server,
     timeoutS,
     onLine: (line) => {
@@ -375,7 +449,15 @@ async function runTrawl(binary: string, site: Site, work: string, server: Server
   if (existsSync(dbPath)) {
     const db = new Database(dbPath, { readonly: true })
     try {
-      const count = (sql: string) => (db.query(sql).get() as { n: number }).n
+      // The schema moves under this bench (edges went into visits.children): a table that is
+      // gone shows as a dash, not a crash.
+      const count = (sql: string) => {
+        try {
+          return (db.query(sql).get() as { n: number }).n
+        } catch {
+          return NaN
+        }
+      }
       pages = count('SELECT count(*) AS n FROM visits')
       const ok = count('SELECT count(*) AS n FROM visits WHERE status = 200')
       out.recorded = {
@@ -389,7 +471,16 @@ async function runTrawl(binary: string, site: Site, work: string, server: Server
         crawlLogs: count('SELECT count(*) AS n FROM crawl_logs'),
         dataDirMb: dirBytes(dataDir) / 1024 / 1024,
       }
-      if (pages !== site.pages) out.notes.push(`visited ${pages} of ${site.pages} pages`)
+      if (!site.docs && pages !== site.pages) out.notes.push(`visited ${pages} of ${site.pages} pages`)
+      if (site.docs) {
+        // What trawl fetched besides pages: wget2's count is of HTML files only.
+        try {
+          const types = db.query("SELECT coalesce(content_type, '?') AS t, count(*) AS n FROM artifacts WHERE kind = 'raw' GROUP BY 1 ORDER BY 2 DESC").all() as { t: string; n: number }[]
+          out.notes.push(`raw artifacts by type: ${types.map((t) => `${t.t} ${t.n}`).join(', ') || 'none'}`)
+        } catch (e) {
+          out.notes.push(`raw artifacts by type: unreadable (${(e as Error).message})`)
+        }
+      }
       if (ok !== pages) out.notes.push(`${pages - ok} visits without status 200`)
       const times = (db.query('SELECT visited_at AS t FROM visits ORDER BY seq').all() as { t: number }[]).map((r) => r.t)
       const tenth = Math.floor(times.length / 10)
@@ -403,10 +494,12 @@ async function runTrawl(binary: string, site: Site, work: string, server: Server
     out.pages = pages
     out.pagesPerSec = pages / m.seconds
   } else out.notes.push(`no database at ${dbPath}`)
-  // RSS at each tenth of the crawl (the last sample at or before it).
+  // RSS at each tenth of the crawl (the last sample at or before it); a documentation site's
+  // tenths are of what trawl visited.
+  const whole = site.docs ? pages : site.pages
   out.rssCurveMb = []
   for (let k = 1; k <= 10; k++) {
-    const at = curve.filter((c) => c.visited <= (site.pages * k) / 10).at(-1)
+    const at = curve.filter((c) => c.visited <= (whole * k) / 10).at(-1)
     if (at) out.rssCurveMb.push({ progress: k / 10, rssMb: at.rssMb })
   }
   return out
@@ -451,7 +544,7 @@ async function runCrawlee(site: Site, work: string, server: Server, concurrency:
   const m = await measure([Bun.which('node')!, '-e', CRAWLEE_DRIVER], {
     server,
     timeoutS,
-    env: { BENCH_CRAWLEE_SPEC: JSON.stringify({ url: `${site.base}/`, pages: site.pages, concurrency }), CRAWLEE_STORAGE_DIR: storage },
+    env: { BENCH_CRAWLEE_SPEC: JSON.stringify({ url: site.start, pages: site.pages, concurrency }), CRAWLEE_STORAGE_DIR: storage },
   })
   const line = m.stdout.trim().split('\n').at(-1) ?? ''
   const notes: string[] = []
@@ -463,7 +556,7 @@ async function runCrawlee(site: Site, work: string, server: Server, concurrency:
   } catch {
     notes.push(`no result line; stderr: ${m.stderr.trim().slice(0, 300)}`)
   }
-  if (pages && pages !== site.pages) notes.push(`fetched ${pages} of ${site.pages} pages`)
+  if (!site.docs && pages && pages !== site.pages) notes.push(`fetched ${pages} of ${site.pages} pages`)
   const warnings = m.stderr.split('\n').filter((l) => l.trim())
   if (warnings.length) notes.push(`${warnings.length} stderr lines, first: ${warnings.slice(0, 2).join(' / ').slice(0, 300)}`)
   return result(`Crawlee CheerioCrawler (node, concurrency ${concurrency})`, m, pages, site.pages, notes)
@@ -472,14 +565,56 @@ async function runCrawlee(site: Site, work: string, server: Server, concurrency:
 async function runWget2(site: Site, work: string, server: Server, threads: number, timeoutS: number): Promise<Result> {
   const dir = join(work, 'wget2')
   rmSync(dir, { recursive: true, force: true })
-  const m = await measure([Bun.which('wget2')!, '--recursive', '--level=inf', '--no-parent', '--no-host-directories', `--directory-prefix=${dir}`, `--max-threads=${threads}`, '-q', `${site.base}/`], {
-    server,
-    timeoutS,
-  })
-  const pages = existsSync(dir) ? countFiles(dir) : 0
-  const notes = pages !== site.pages ? [`saved ${pages} of ${site.pages} pages`] : []
+  // wget2 stays on the start URL's host unless told --span-hosts. On a documentation site it
+  // goes up from the start page too, as trawl does: the start need not be at the top of the site.
+  const parent = site.docs ? [] : ['--no-parent']
+  const cmd = [Bun.which('wget2')!, '--recursive', '--level=inf', ...parent, '--no-host-directories', `--directory-prefix=${dir}`, `--max-threads=${threads}`, '-q', site.start]
+  const m = await measure(cmd, { server, timeoutS })
+  let pages: number
+  const notes: string[] = []
+  if (site.docs) {
+    // It also saves the stylesheets, scripts and images the pages use: its pages are the HTML.
+    const files = existsSync(dir) ? listFiles(dir) : []
+    const others = new Map<string, number>()
+    for (const f of files) if (!isHtmlFile(f)) others.set(extension(f), (others.get(extension(f)) ?? 0) + 1)
+    pages = files.length - [...others.values()].reduce((a, b) => a + b, 0)
+    if (others.size)
+      notes.push(
+        `saved ${files.length} files: ${pages} HTML, ${[...others]
+          .sort((a, b) => b[1] - a[1])
+          .map(([e, n]) => `${n} ${e}`)
+          .join(', ')}`,
+      )
+  } else {
+    pages = existsSync(dir) ? countFiles(dir) : 0
+    if (pages !== site.pages) notes.push(`saved ${pages} of ${site.pages} pages`)
+  }
   if (m.stderr.trim()) notes.push(`stderr: ${m.stderr.trim().slice(0, 300)}`)
-  return result(`wget2 (${threads} threads)`, m, pages, site.pages, notes)
+  const r = result(`wget2 (${threads} threads)`, m, pages, site.pages, notes)
+  // Exit code 8 is an error status somewhere: a documentation site's dead links give it.
+  if (site.docs) r.notes = r.notes.map((n) => (n === 'exit code 8' ? 'exit code 8: some URLs answered an error status (wget2 saves no file for them)' : n))
+  return r
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]))
+}
+
+const extension = (path: string) => /\.([A-Za-z0-9]{1,8})$/.exec(path)?.[1]?.toLowerCase() ?? '(none)'
+
+/** A saved file is a page when its name says HTML, or (no such extension) its first bytes do. */
+function isHtmlFile(path: string): boolean {
+  const ext = extension(path)
+  if (ext === 'html' || ext === 'htm' || ext === 'xhtml') return true
+  if (ext !== '(none)') return false
+  const fd = openSync(path, 'r')
+  try {
+    const head = Buffer.alloc(512)
+    const n = readSync(fd, head, 0, 512, 0)
+    return /^\s*(<\?xml[^>]*>\s*)?<!doctype html|^\s*<html/i.test(head.subarray(0, n).toString('latin1'))
+  } finally {
+    closeSync(fd)
+  }
 }
 
 function countFiles(dir: string): number {
@@ -529,7 +664,7 @@ function printTable(results: Result[]) {
     if (r.rssCurveMb?.length) console.log(`${label(r)}: RSS MB at each tenth of the crawl: ${r.rssCurveMb.map((c) => f0(c.rssMb)).join(', ')}`)
     if (r.recorded)
       console.log(
-        `${label(r)}: recorded ${r.recorded.visits} visits (${r.recorded.visits200} with 200), ${r.recorded.frontierUrls} frontier URLs, ${r.recorded.edges} edges (children), ${r.recorded.links} links, ${r.recorded.artifacts} artifacts, ${r.recorded.crawlLogs} crawl_logs rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
+        `${label(r)}: recorded ${f0(r.recorded.visits)} visits (${f0(r.recorded.visits200)} with 200), ${f0(r.recorded.frontierUrls)} frontier URLs, ${f0(r.recorded.edges)} edges (children), ${f0(r.recorded.links)} links, ${f0(r.recorded.artifacts)} artifacts, ${f0(r.recorded.crawlLogs)} crawl_logs rows, data dir ${f0(r.recorded.dataDirMb)} MB`,
       )
     for (const n of r.notes) console.log(`${label(r)}: ${n}`)
   }
@@ -565,6 +700,31 @@ function printVerdicts(results: Result[]) {
   }
 }
 
+/**
+ * A documentation site's expected count: what wget2 found in the same round (or its first
+ * round), or, with no wget2, what trawl's first round visited.
+ */
+function expectFromWget2(results: Result[]) {
+  const trawl = results.find((r) => r.crawler === 'trawl')
+  for (const r of results) {
+    const by = wget2For(results, r) ?? trawl
+    if (!by) continue
+    r.expected = by.pages
+    if (r !== by && r.pages !== by.pages) r.notes.push(`got ${r.pages} pages, ${by.crawler.split(' ')[0]} ${by.pages}`)
+  }
+}
+
+/** On a documentation site no target is set: the speed ratio to wget2 is shown, not judged. */
+function printDocsRatios(results: Result[]) {
+  const ratios = results
+    .filter((r) => r.crawler === 'trawl')
+    .flatMap((t) => {
+      const w = wget2For(results, t)
+      return w && w.pagesPerSec > 0 ? [t.pagesPerSec / w.pagesPerSec] : []
+    })
+  if (ratios.length) console.log(`trawl pages/s ÷ wget2 pages/s of the same round: ${ratios.map(f2).join(', ')}; median ${f2(median(ratios))} (no target on this site)`)
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -583,6 +743,8 @@ async function main() {
       json: { type: 'string' },
       serve: { type: 'string' },
       port: { type: 'string' },
+      docs: { type: 'string' },
+      'docs-start': { type: 'string', default: 'index.html' },
     },
   })
   if (values.serve) return serveMain(values.serve, Number(values.port))
@@ -601,6 +763,8 @@ async function main() {
   for (const o of only) if (!['trawl', 'crawlee', 'wget2'].includes(o)) throw new Error(`--only: trawl, crawlee or wget2, got "${o}"`)
   if (!['auto', 'nginx', 'bun'].includes(values.server!)) throw new Error(`--server: auto, nginx or bun, got "${values.server}"`)
   if (!Number.isInteger(pages) || pages < 10) throw new Error('--pages: a whole number of at least 10')
+  const docs = values.docs
+  if (docs && (second || pageBytes !== null)) throw new Error('--docs: not with --second or --page-bytes, which shape the generated site')
 
   // What is there to run, and what is not (reported, skipped).
   const skip: Record<string, string> = {}
@@ -623,16 +787,29 @@ async function main() {
     console.log(`crawl bench: ${cpus().length} cores, load average ${load.toFixed(2)}${load > 1 ? ' (the machine is busy: numbers will be low and noisy)' : ''}`)
 
     // `which`: crawlers in order, each with the round it belongs to (if any).
-    const runSite = async (n: number, which: { name: string; round?: number }[]): Promise<{ site: Site; server: Server; results: Result[] }> => {
+    // `n`: the generated site's pages, or 'docs' for the documentation site.
+    const runSite = async (n: number | 'docs', which: { name: string; round?: number }[]): Promise<{ site: Site; server: Server; results: Result[] }> => {
       const port = await freePort()
       const dir = join(work, `site-${n}`)
       const g0 = performance.now()
-      const site = generateSite(dir, n, port, seed, pageBytes)
-      const server = await startServer(site, dir, values.server!)
+      let site: Site
+      let server: Server
+      if (n === 'docs') {
+        mkdirSync(dir, { recursive: true })
+        const d = docsSite(docs!, values['docs-start']!, dir, port)
+        site = d
+        server = await startServer(site, dir, values.server!)
+        console.log(
+          `site: ${docs}${d.copied ? ` (copied with cp -rL: ${d.copied} symlinks lead outside it)` : ''}, ${d.files} files, ${(site.bytes / 1024 / 1024).toFixed(1)} MB, served by ${server.kind} at ${site.base}, crawled from ${site.start}`,
+        )
+      } else {
+        site = generateSite(dir, n, port, seed, pageBytes)
+        server = await startServer(site, dir, values.server!)
+        console.log(
+          `site: ${n} pages, ${(site.bytes / 1024 / 1024).toFixed(1)} MB (mean ${(site.bytes / n / 1024).toFixed(1)} KB), ${LINKS} links a page, generated in ${((performance.now() - g0) / 1000).toFixed(1)}s, served by ${server.kind} at ${site.base}`,
+        )
+      }
       servers.push(server)
-      console.log(
-        `site: ${n} pages, ${(site.bytes / 1024 / 1024).toFixed(1)} MB (mean ${(site.bytes / n / 1024).toFixed(1)} KB), ${LINKS} links a page, generated in ${((performance.now() - g0) / 1000).toFixed(1)}s, served by ${server.kind} at ${site.base}`,
-      )
       const results: Result[] = []
       for (const { name, round } of which) {
         if (skip[name]) continue
@@ -655,14 +832,26 @@ async function main() {
     const turns: { name: string; round?: number }[] = []
     for (let round = 1; round <= rounds; round++) for (const name of ['wget2', 'trawl'].filter((n) => only.has(n))) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
     if (only.has('crawlee')) turns.push({ name: 'crawlee' })
-    const main = await runSite(pages, turns)
-    console.log(`\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`)
-    printTable(main.results)
-    printVerdicts(main.results)
-    report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
-    await main.server.stop()
-    servers.splice(servers.indexOf(main.server), 1)
-    if (!values.keep) rmSync(main.site.dir.replace(/\/site$/, ''), { recursive: true, force: true })
+    if (docs) {
+      const run = await runSite('docs', turns)
+      expectFromWget2(run.results)
+      console.log(`\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`)
+      console.log(`site: ${docs}, from ${values['docs-start']}; pages each crawler got: ${run.results.map((r) => `${label(r)} ${r.pages}`).join(', ')}`)
+      printTable(run.results)
+      printDocsRatios(run.results)
+      report.docs = { dir: docs, start: values['docs-start'], server: run.server.kind, siteBytes: run.site.bytes, results: run.results }
+      await run.server.stop()
+      servers.splice(servers.indexOf(run.server), 1)
+    } else {
+      const main = await runSite(pages, turns)
+      console.log(`\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`)
+      printTable(main.results)
+      printVerdicts(main.results)
+      report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
+      await main.server.stop()
+      servers.splice(servers.indexOf(main.server), 1)
+      if (!values.keep) rmSync(main.site.dir.replace(/\/site$/, ''), { recursive: true, force: true })
+    }
 
     if (second && !skip.trawl) {
       console.log(`\nscalability: trawl alone on ${second} pages`)
