@@ -324,6 +324,8 @@ export class PageVisitor {
   /** A redirect's hop or target: fetched now, so it leaves the queue or enters the frontier as done. */
   private markSeen(raw: string, c: Claimed) {
     const x = this.x
+    // Most fetches end where they began: the URL as fetched is the normalized one.
+    if (raw === c.url) return
     const url = normalizeUrl(raw)
     if (!url || url === c.url) return
     const hash = linkHash(url)

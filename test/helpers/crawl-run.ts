@@ -84,6 +84,8 @@ export function crawlEnv(maxActive = 4) {
       await runner.stop()
       runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log }, max)
       runner.start()
+      // A process's start-up sweep runs beside its runs; a test reads after it, as it did when the sweep was synchronous.
+      await runner.swept()
     },
     async close() {
       await runner.stop()
