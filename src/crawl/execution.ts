@@ -17,11 +17,12 @@ import { closeJournal, dropBodies, logInterrupted } from './interrupted'
 import { CRAWL_FETCH_DEFAULTS, type CrawlConfig } from './manifest'
 import { ErrorTally, runOutcome } from './outcome'
 import { PageBatch } from './page-batch'
-import { RobotsLoader } from './robots-loader'
+import { RobotsLoader, robotsDepsOf } from './robots-loader'
 import { Scope } from './scope'
 import { readSitemaps, sitemapDepsOf } from './sitemap-seeds'
 import { hostOf, linkHash, normalizeUrl } from '../core/url'
 import { PageVisitor } from './visit'
+import { Waker } from './waker'
 import { EngineParseContext } from './parse-context'
 
 export type EngineDeps = {
@@ -72,6 +73,13 @@ export class RunExecution {
   private stalled = false
   nextSeq = 0
   inFlight = 0
+  /**
+   * Finished pages whose rows are not committed yet (in the batch being built, or in the one
+   * being committed). They keep their slot until then: a kill -9 refetches at most
+   * `concurrency` pages (those in flight and those uncommitted together).
+   */
+  private waiting = 0
+  private committingPages = 0
   private emptyEvaluations = 0
   private lastEvaluation = 0
   private lastRenew = 0
@@ -80,7 +88,7 @@ export class RunExecution {
   private startupWork = 0
   leaving: Outcome | null = null
   private committing: Promise<void> | null = null
-  private wake: (() => void) | null = null
+  private readonly waker = new Waker()
   private orphansDropped: Promise<void> = Promise.resolve()
   readonly maxDepth: number
   readonly maxUrls: number
@@ -105,18 +113,7 @@ export class RunExecution {
     this.maxDepth = cfg.limits.max_depth!
     this.maxUrls = cfg.limits.max_urls!
     this.maxAgeMs = parseDuration(cfg.limits.max_age ?? '1h')!
-    this.robots = new RobotsLoader({
-      store: deps.store.crawl,
-      fetcher: deps.fetcher,
-      journal: this.journal,
-      batch: this.batch,
-      run,
-      fetchBase: this.fetchBase,
-      respectRobots: cfg.politeness.respect_robots !== false,
-      seeds: cfg.seeds,
-      signal: this.abort.signal,
-      leaving: () => this.leaving !== null,
-    })
+    this.robots = new RobotsLoader(robotsDepsOf(this))
     this.visitor = new PageVisitor(this, this.journal)
   }
 
@@ -246,9 +243,10 @@ export class RunExecution {
     const concurrency = this.cfg.politeness.concurrency!
     const perHost = this.cfg.politeness.per_host_concurrency!
     const now = Date.now()
-    if (this.batch.due(now)) this.commitSoon()
+    if (this.commitDue(now)) this.commitSoon()
+    const used = () => this.inFlight + this.waiting + this.committingPages
     for (const host of this.hosts.all()) {
-      if (this.inFlight >= concurrency || this.leaving) return
+      if (used() >= concurrency || this.leaving) return
       this.hosts.release(host, now)
       if (!host.buffer.length || host.inFlight >= perHost || host.nextAt > now) continue
       if (this.counters.fetched + this.inFlight >= this.maxUrls) return
@@ -257,7 +255,7 @@ export class RunExecution {
         continue
       }
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
-      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - this.inFlight, this.maxUrls - this.counters.fetched - this.inFlight)
+      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - used(), this.maxUrls - this.counters.fetched - this.inFlight)
       const starting = host.buffer.splice(0, room)
       host.nextAt = now + host.delayMs
       for (const c of starting) this.start(host, c)
@@ -270,6 +268,7 @@ export class RunExecution {
     void this.visitor.visit(host, c).finally(() => {
       host.inFlight--
       this.inFlight--
+      this.waiting++
       this.poke()
     })
   }
@@ -310,10 +309,18 @@ export class RunExecution {
       if (!(await this.deps.store.crawl.renew(this.run.seq, this.owner, now + LEASE_MS))) return this.leave({ left: 'lost_lease' })
     }
     collectGarbage(now)
-    if (this.batch.due(now)) this.commitSoon()
+    if (this.commitDue(now)) this.commitSoon()
   }
 
   // ------------------------------------------------------------------ commits
+
+  /**
+   * On time (COMMIT_MS) and on count: when half the slots hold finished pages, so pages never
+   * wait for a whole round of slots, and a crawl that stores nothing still commits pages together.
+   */
+  private commitDue(now: number): boolean {
+    return this.batch.due(now) || this.waiting >= Math.max(1, this.cfg.politeness.concurrency! >> 1)
+  }
 
   /** Starts a commit of the batch unless one is under way (pages go on meanwhile, into the next batch). */
   private commitSoon() {
@@ -331,14 +338,23 @@ export class RunExecution {
   }
 
   private async commitBatch() {
+    if (this.batch.empty && this.waiting === 0 && !this.errors.changed) return
     if (this.discovery.depthCut) this.counters.depth_cut = 1
     this.saveErrorCounts()
+    // The batch is taken now: the pages finished so far are in it, and free their slots once it lands.
+    const pages = this.waiting
+    this.waiting = 0
+    this.committingPages += pages
     try {
       const out = await this.batch.commit(this.owner, { ...this.counters })
       if (!out.held) this.leave({ left: 'lost_lease' })
     } catch (err) {
       this.deps.log.error('crawl commit failed', { run: this.run.id, error: String(err) })
       this.leave({ finished: 'unknown' })
+    } finally {
+      this.committingPages -= pages
+      // Their slots are free: the loop may start fetches now rather than at its next tick.
+      if (pages > 0) this.poke()
     }
   }
 
@@ -372,19 +388,10 @@ export class RunExecution {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms)
-      function done() {
-        clearTimeout(timer)
-        resolve()
-      }
-      this.wake = done
-    })
+    return this.waker.sleep(ms)
   }
 
   poke() {
-    const wake = this.wake
-    this.wake = null
-    wake?.()
+    this.waker.poke()
   }
 }

@@ -9,9 +9,19 @@ let lastFullGc = 0
 /** Pages finished by every execution of the process, and that count at the last collection of each kind. */
 let pagesFinished = 0
 
+/** Bytes of the bodies of those pages, and that count at the last collection of each kind. */
+let bytesFinished = 0
+let bytesAtGc = 0
+let bytesAtFullGc = 0
+
 /** A page of any execution of this process finished (pages pace the collections as much as time). */
 export function pageFinished() {
   pagesFinished++
+}
+
+/** A body was read: its bytes pace the collections too (a large page leaves garbage in proportion). */
+export function bodyRead(bytes: number) {
+  bytesFinished += bytes
 }
 
 let pagesAtGc = 0
@@ -23,6 +33,9 @@ const FULL_GC_PAGES = 1000
 /** Full collections cost tens of ms: pages come as fast as they like (tiny pages, errors), these not. */
 const FULL_GC_FLOOR_MS = 250
 const GC_HEAP_STEP = 64 * 1024 * 1024
+/** Bodies read pace them too: small pages reach the page counts first, a run of large ones these. */
+const GC_BYTES = 4 * 1024 * 1024
+const FULL_GC_BYTES = 32 * 1024 * 1024
 
 /**
  * A young-generation collection every 100 ms or 100 pages, whichever comes first, and a full one
@@ -37,19 +50,24 @@ const GC_HEAP_STEP = 64 * 1024 * 1024
  * Garbage comes with pages, not time: when the crawl got faster, collections by time alone let
  * the peak rise with it (134 MB at 1,400 pages/s), so pages count too (126-128 MB; decision 78).
  * A full collection costs in proportion to what is live, so a large run's are spaced out.
+ * Large pages leave garbage in proportion to their bytes (a 3.7 MB page added 22 MB), so every
+ * 4 MB of bodies read also count as a young collection's worth, and 32 MB as a full one's.
  */
 export function collectGarbage(now: number) {
-  if (now - lastGc < GC_MS && pagesFinished - pagesAtGc < GC_PAGES) return
+  if (now - lastGc < GC_MS && pagesFinished - pagesAtGc < GC_PAGES && bytesFinished - bytesAtGc < GC_BYTES) return
   lastGc = now
   pagesAtGc = pagesFinished
+  bytesAtGc = bytesFinished
   const scale = Math.max(1, liveAfterFullGc / GC_HEAP_STEP)
   const since = now - lastFullGc
-  if (since < FULL_GC_MS * scale && (pagesFinished - pagesAtFullGc < FULL_GC_PAGES * scale || since < FULL_GC_FLOOR_MS)) {
+  const due = pagesFinished - pagesAtFullGc >= FULL_GC_PAGES * scale || bytesFinished - bytesAtFullGc >= FULL_GC_BYTES * scale
+  if (since < FULL_GC_MS * scale && (!due || since < FULL_GC_FLOOR_MS)) {
     Bun.gc(false)
     return
   }
   Bun.gc(true)
   pagesAtFullGc = pagesFinished
+  bytesAtFullGc = bytesFinished
   lastFullGc = Date.now()
   const after = process.memoryUsage()
   liveAfterFullGc = after.heapUsed + after.external

@@ -29,7 +29,7 @@ export function sortedCounts(counts: Map<string, number>): Record<string, number
 /** A run's failed URLs by reason (`http_<status>` for answers of 400 or more), saved with its counters when they changed. */
 export class ErrorTally {
   private readonly counts: Map<string, number>
-  private changed = false
+  changed = false
 
   constructor(saved: Record<string, number>) {
     this.counts = new Map(Object.entries(saved))

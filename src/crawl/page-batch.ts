@@ -113,6 +113,12 @@ export class PageBatch {
     this.settles.push(entry)
   }
 
+  /** Whether nothing was added since the last commit. */
+  get empty(): boolean {
+    const b = this.batch
+    return !b.pages.length && !b.logs.length && !b.links.length && !b.enqueued.length && !b.marks.length && !b.artifacts.length && !b.hostFailures.size && !b.errorCounts
+  }
+
   /** Whether the batch is due: COMMIT_MS since the last, or COMMIT_PAGES pages waiting. */
   due(now: number): boolean {
     return now - this.lastCommit >= COMMIT_MS || this.batch.pages.length >= COMMIT_PAGES

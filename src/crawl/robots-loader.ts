@@ -3,6 +3,7 @@ import type { Fetcher } from '../fetch/fetcher'
 import type { FetchRequest } from '../fetch/types'
 import { robotsAgent } from '../fetch/user-agents'
 import type { CrawlStore, RobotsRecord, RunJournal } from '../store/crawl-store'
+import type { RunExecution } from './execution'
 import { hostOf, linkHash } from '../core/url'
 import { interruptedEntry } from './interrupted'
 import { reasonOf } from './fetch-reasons'
@@ -116,4 +117,20 @@ function unreachableWhy(body: string | null): { error_reason: LogReason; error_d
   const cut = body?.indexOf('\n') ?? -1
   if (!body || cut < 0) return { error_reason: 'connect', error_detail: 'robots.txt did not answer' }
   return { error_reason: body.slice(0, cut) as LogReason, error_detail: body.slice(cut + 1) }
+}
+
+/** What an execution gives its robots loader. */
+export function robotsDepsOf(x: RunExecution): RobotsDeps {
+  return {
+    store: x.deps.store.crawl,
+    fetcher: x.deps.fetcher,
+    journal: x.journal,
+    batch: x.batch,
+    run: x.run,
+    fetchBase: x.fetchBase,
+    respectRobots: x.cfg.politeness.respect_robots !== false,
+    seeds: x.cfg.seeds,
+    signal: x.abort.signal,
+    leaving: () => x.leaving !== null,
+  }
 }

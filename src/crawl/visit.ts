@@ -6,7 +6,7 @@ import type { Claimed, PageRecord, RunJournal } from '../store/crawl-store'
 import { ASSET, PAGE } from '../store/frontier'
 import type { RunExecution } from './execution'
 import { reasonOf } from './fetch-reasons'
-import { pageFinished } from './gc'
+import { bodyRead, pageFinished } from './gc'
 import type { Host } from './host-slots'
 import { interruptedEntry } from './interrupted'
 import type { EngineLog } from './page-batch'
@@ -101,6 +101,7 @@ export class PageVisitor {
     host.throttled = 0
     x.counters.fetched++
     x.counters.bytes += result.body.byteLength
+    bodyRead(result.body.byteLength)
     const ok = result.status >= 200 && result.status < 300
     const record = this.record(host, c, result.status)
     if (ok || result.status < 400) {
