@@ -14,10 +14,9 @@ const COMMIT_PAGES = 1024
 /**
  * What an execution writes between two commits (design.md §5, "What a run records"), gathered as
  * plain data and handed to the store whole: pages with their children and successful steps, the
- * other log entries, frontier moves, catalogue URLs, artifact rows. A page gives its concurrency
- * slot back as soon as it is done; the batch commits on time and on count, never because slots
- * ran out. A kill -9 loses the uncommitted batch, whose fetches the journal names: the next holder
- * logs them as interrupted and fetches their URLs again.
+ * other log entries, frontier moves, catalogue URLs, artifact rows. The execution commits it on
+ * time and on count (decision 102). A kill -9 loses the uncommitted batch, whose fetches the
+ * journal names: the next holder logs them as interrupted and fetches their URLs again.
  */
 export class PageBatch {
   private batch: CrawlBatch
