@@ -100,22 +100,8 @@ export function pageRecordWriter(db: Database) {
 
 // ---------------------------------------------------------------- the entries a visit stands for
 
-/** The columns of a visit row its log entries are made of. */
-export type VisitLogRow = {
-  seq: number
-  hash: string
-  host_hash: string
-  depth: number
-  parent: string | null
-  status: number | null
-  visited_at: number
-  logged: number
-  fetch_at: number | null
-  fetch_ms: number | null
-  parse_ms: number | null
-  store_ms: number | null
-  pipeline_id: string | null
-}
+/** The columns of a visit row its log entries are made of: the record without its children, and the row's seq. */
+export type VisitLogRow = Omit<PageRecord, 'children'> & { seq: number }
 export const VISIT_LOG_COLUMNS = 'v.seq, v.hash, v.host_hash, v.depth, v.parent, v.status, v.visited_at, v.logged, v.fetch_at, v.fetch_ms, v.parse_ms, v.store_ms, v.pipeline_id'
 
 /**
