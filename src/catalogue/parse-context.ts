@@ -2,35 +2,63 @@ import { hostHash, normalizeHost } from '../core/url'
 import type { DataMapDef } from '../extract/data-map'
 import type { PatternSetDef } from '../extract/patterns'
 import { baseUrlOf, dataMapIds, type ParseContext, type ParseInput } from '../parse/pipeline'
+import type { Pipeline } from '../parse/pipeline-schema'
 import type { Store } from '../store'
 
 /** The parts of a parse input that say what its pipelines will look up. */
 export type ContextNeeds = Pick<ParseInput, 'url' | 'redirects' | 'pipelines'>
 
 /**
- * A tenant's pattern sets and data maps as the pipelines of these inputs will ask for them. The
- * parsers ask synchronously and the store answers asynchronously, so everything is read first:
- * the data maps the pipelines name, and, where a pipeline has a category guard, the pattern sets
- * of the host its input is at. Each is read once for the whole request (decision 63).
+ * A tenant's pattern sets and data maps as pipelines see them. The parsers ask synchronously and
+ * the store answers asynchronously, so what a parse will ask is read first (`prepare…`): the data
+ * maps its pipelines name, the pattern sets of the hosts at hand. Each is read once for the life
+ * of the context: one request, or one execution of a crawl (decision 63).
+ */
+export class StoreParseContext implements ParseContext {
+  private readonly maps = new Map<string, DataMapDef | null>()
+  private readonly setsByHost = new Map<string, readonly PatternSetDef[]>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly tenant: string,
+  ) {}
+
+  /** Reads the data maps these pipelines name that are not read yet. */
+  async preparePipelines(pipelines: readonly Pipeline[]) {
+    for (const id of dataMapIds(pipelines)) {
+      if (!this.maps.has(id)) this.maps.set(id, (await this.store.dataMaps.get(this.tenant, id))?.map ?? null)
+    }
+  }
+
+  /** Reads the pattern sets of these URLs' hosts that are not read yet. */
+  async prepareHosts(urls: Iterable<string>) {
+    for (const url of urls) {
+      const host = hostKey(url)
+      if (host !== null && !this.setsByHost.has(host)) this.setsByHost.set(host, await this.store.patterns.forHost(this.tenant, hostHash(host)))
+    }
+  }
+
+  patternSets(url: string): readonly PatternSetDef[] {
+    const host = hostKey(url)
+    return (host !== null && this.setsByHost.get(host)) || []
+  }
+
+  dataMap(id: string): DataMapDef | null {
+    return this.maps.get(id) ?? null
+  }
+}
+
+/**
+ * The context of one request's parses: the data maps their pipelines name, and, where a pipeline
+ * has a category guard, the pattern sets of the host its input is at.
  */
 export async function storeParseContext(store: Store, tenant: string, inputs: readonly ContextNeeds[]): Promise<ParseContext> {
-  const maps = new Map<string, DataMapDef | null>()
-  const setsByHost = new Map<string, readonly PatternSetDef[]>()
+  const ctx = new StoreParseContext(store, tenant)
   for (const input of inputs) {
-    for (const id of dataMapIds(input.pipelines)) {
-      if (!maps.has(id)) maps.set(id, (await store.dataMaps.get(tenant, id))?.map ?? null)
-    }
-    if (!input.pipelines.some((p) => p.guards?.some((g) => g.kind === 'category'))) continue
-    const host = hostKey(baseUrlOf(input.url, input.redirects))
-    if (host !== null && !setsByHost.has(host)) setsByHost.set(host, await store.patterns.forHost(tenant, hostHash(host)))
+    await ctx.preparePipelines(input.pipelines)
+    if (input.pipelines.some((p) => p.guards?.some((g) => g.kind === 'category'))) await ctx.prepareHosts([baseUrlOf(input.url, input.redirects)])
   }
-  return {
-    patternSets: (url) => {
-      const host = hostKey(url)
-      return (host !== null && setsByHost.get(host)) || []
-    },
-    dataMap: (id) => maps.get(id) ?? null,
-  }
+  return ctx
 }
 
 function hostKey(url: string): string | null {

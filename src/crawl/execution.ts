@@ -23,7 +23,7 @@ import { readSitemaps, sitemapDepsOf } from './sitemap-seeds'
 import { hostOf, linkHash, normalizeUrl } from '../core/url'
 import { PageVisitor } from './visit'
 import { Waker } from './waker'
-import { EngineParseContext } from './parse-context'
+import { StoreParseContext } from '../catalogue/parse-context'
 
 export type EngineDeps = {
   /** The store; the engine writes through its crawl part (async, batch-oriented). */
@@ -62,7 +62,7 @@ export class RunExecution {
   readonly abort = new AbortController()
   readonly fetchBase: Omit<FetchRequest, 'url'>
   readonly pipelines: Pipeline[]
-  readonly ctx: EngineParseContext
+  readonly ctx: StoreParseContext
   /** Whether parsing or discovery asks for pattern sets (category guards, scope.categories). */
   readonly needsPatterns: boolean
   counters!: RunCounters
@@ -102,7 +102,7 @@ export class RunExecution {
     const cfg = (this.cfg = run.config)
     this.scope = new Scope(cfg.seeds, { domains: cfg.scope.domains!, include: cfg.scope.include ?? [], exclude: cfg.scope.exclude ?? [] })
     this.journal = deps.store.crawl.journal(run.seq)
-    this.ctx = new EngineParseContext(deps.store, run.tenant)
+    this.ctx = new StoreParseContext(deps.store, run.tenant)
     this.hosts = new HostSlots(parseDuration(cfg.politeness.delay ?? '0s')!, cfg.politeness.respect_robots !== false)
     this.discovery = new Discovery(cfg, this.scope, this.ctx)
     this.batch = new PageBatch(deps.store.crawl, run, this.journal, { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 })

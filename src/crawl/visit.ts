@@ -52,7 +52,7 @@ export class PageVisitor {
   private async run(host: Host, c: Claimed) {
     const x = this.x
     if (!host.origin) host.origin = new URL(c.url).origin
-    if (host.robots && host.robots !== null) {
+    if (host.robots) {
       const u = new URL(c.url)
       if (!host.robots.allowed(u.pathname + u.search)) {
         if (c.depth === 0 && c.parent === null) x.seedsDisallowed++
@@ -121,7 +121,7 @@ export class PageVisitor {
     for (const r of result.redirects) this.markSeen(r.url, c)
     this.markSeen(result.final_url, c)
 
-    if (x.needsPatterns) await x.ctx.prepare([c.url, result.final_url])
+    if (x.needsPatterns) await x.ctx.prepareHosts([c.url, result.final_url])
     let parsed: ParseResult | null = null
     if (c.kind === PAGE && ok && result.content_type && documentKind(result.content_type)) parsed = await this.parse(c, result, record)
     else if (c.kind === PAGE && ok) {
@@ -129,7 +129,7 @@ export class PageVisitor {
     }
     await this.store(c, result, parsed, record)
     if (parsed) {
-      if ((x.cfg.scope.categories ?? []).length) await x.ctx.prepare(parsed.pipelines.flatMap((p) => (p.links ?? []).map((l) => l.url)))
+      if ((x.cfg.scope.categories ?? []).length) await x.ctx.prepareHosts(parsed.pipelines.flatMap((p) => (p.links ?? []).map((l) => l.url)))
       const found = x.discovery.found(c, parsed, x.maxDepth)
       if (x.discovery.depthCut) x.counters.depth_cut = 1
       x.batch.links(found.uncataloged)
