@@ -13,8 +13,11 @@ const LINK_CACHE_SIZE = 50_000
 /** A link as the run sees it; `host` is its politeness key (host and port). */
 type ChildLink = { url: string; hash: string; host: string; inScope: boolean }
 
-/** What one page's links come to: URLs to queue, the in-scope children (edges), URLs that need a catalogue row. */
-export type Found = { next: FrontierEntry[]; children: string[]; uncataloged: string[] }
+/**
+ * What one page's links come to: URLs to queue, the in-scope children (edges), URLs that need a
+ * catalogue row, and whether max_depth kept an unseen one unqueued.
+ */
+export type Found = { next: FrontierEntry[]; children: string[]; uncataloged: string[]; depthCut: boolean }
 
 /**
  * The run's seen set and link discovery (design.md §5): which URLs the run has met, what a page's
@@ -32,8 +35,6 @@ export class Discovery {
    * parse, a hash and the scope tests for about nineteen of a page's twenty links.
    */
   private readonly linkCache = new BoundedCache<ChildLink | null>(LINK_CACHE_SIZE)
-  /** Whether `max_depth` kept a link unqueued. */
-  depthCut = false
 
   constructor(
     private readonly cfg: Required<CrawlConfig>,
@@ -110,13 +111,14 @@ export class Discovery {
     const hashes: string[] = []
     const uncataloged: string[] = []
     const depth = c.depth + 1
+    let depthCut = false
     for (const { link, follow } of children.values()) {
       hashes.push(link.hash)
       if (follow && depth <= maxDepth) {
         // Most children are known already: only the new ones become frontier entries.
         if (!this.isSeen(link.hash)) next.push({ hash: link.hash, url: link.url, host: link.host, depth, parent: c.hash, kind: PAGE })
       } else {
-        if (follow && !this.isSeen(link.hash)) this.depthCut = true
+        if (follow && !this.isSeen(link.hash)) depthCut = true
         // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
         if (!this.known.has(link.hash)) {
           this.known.set(link.hash, CATALOGED)
@@ -138,7 +140,7 @@ export class Discovery {
         if (url && !this.scope.whyOut(url)) next.push(this.entry(url, depth, c.hash, ASSET))
       }
     }
-    return { next, children: hashes, uncataloged }
+    return { next, children: hashes, uncataloged, depthCut }
   }
 
   /**

@@ -285,7 +285,7 @@ export class RunExecution {
     const loading = this.hosts.robotsLoading()
     if (this.hosts.queued() === 0 && !loading) {
       if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
-      return this.leave({ finished: this.discovery.depthCut || this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+      return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
     }
     if (now - this.lastEvaluation < EVALUATION_MS) return
     this.lastEvaluation = now
@@ -293,7 +293,7 @@ export class RunExecution {
     if (this.emptyEvaluations >= this.cfg.limits.max_empty_evaluations!) {
       // SPEC's stop reason is the same as a complete crawl's; the outcome tells them apart.
       this.stalled = true
-      this.leave({ finished: this.discovery.depthCut || this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+      this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
     }
   }
 
@@ -339,7 +339,6 @@ export class RunExecution {
 
   private async commitBatch() {
     if (this.batch.empty && this.waiting === 0 && !this.errors.changed) return
-    if (this.discovery.depthCut) this.counters.depth_cut = 1
     this.saveErrorCounts()
     // The batch is taken now: the pages finished so far are in it, and free their slots once it lands.
     const pages = this.waiting

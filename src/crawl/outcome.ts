@@ -1,3 +1,4 @@
+import { sortedCounts } from '../core/counts'
 import type { RunOutcome, StopReason } from '../store/runs'
 
 /** What the engine knows when a run finishes, beyond its stop reason. */
@@ -19,11 +20,6 @@ export function runOutcome(reason: StopReason, ending: Ending): RunOutcome {
   if (ending.stalled) return 'stalled'
   if (reason === 'max_urls' || reason === 'max_age' || reason === 'max_depth') return 'limited'
   return 'complete'
-}
-
-/** Error counts as a run shows them: most frequent first, then by name. */
-export function sortedCounts(counts: Map<string, number>): Record<string, number> {
-  return Object.fromEntries([...counts].filter(([, n]) => n > 0).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 /** A run's failed URLs by reason (`http_<status>` for answers of 400 or more), saved with its counters when they changed. */

@@ -7,9 +7,8 @@ export type LogReason = NonNullable<LogEntry['error_reason']>
 export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
 type RunRef = { seq: number; id: string; tenant: string }
 
-/** Commit at least this often, and at the latest when this many pages wait (decision 101). */
+/** Commit at least this often (decision 102; the execution also commits on count). */
 export const COMMIT_MS = 250
-const COMMIT_PAGES = 1024
 
 /**
  * What an execution writes between two commits (design.md §5, "What a run records"), gathered as
@@ -118,9 +117,9 @@ export class PageBatch {
     return !b.pages.length && !b.logs.length && !b.links.length && !b.enqueued.length && !b.marks.length && !b.artifacts.length && !b.hostFailures.size && !b.errorCounts
   }
 
-  /** Whether the batch is due: COMMIT_MS since the last, or COMMIT_PAGES pages waiting. */
+  /** Whether the batch is due on time: COMMIT_MS since the last commit. */
   due(now: number): boolean {
-    return now - this.lastCommit >= COMMIT_MS || this.batch.pages.length >= COMMIT_PAGES
+    return now - this.lastCommit >= COMMIT_MS
   }
 
   /**

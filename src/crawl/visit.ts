@@ -131,7 +131,7 @@ export class PageVisitor {
     if (parsed) {
       if ((x.cfg.scope.categories ?? []).length) await x.ctx.prepareHosts(parsed.pipelines.flatMap((p) => (p.links ?? []).map((l) => l.url)))
       const found = x.discovery.found(c, parsed, x.maxDepth)
-      if (x.discovery.depthCut) x.counters.depth_cut = 1
+      if (found.depthCut) x.counters.depth_cut = 1
       x.batch.links(found.uncataloged)
       x.enqueue(found.next)
       record.children = found.children

@@ -1,5 +1,6 @@
 import type { CrawlBatch, CrawlEnd, CrawlStore, RunCounters } from './crawl-store'
 import type { LogEntry } from './crawl-logs'
+import { sortedCounts } from '../core/counts'
 import { DONE } from './frontier'
 import { pageRecordWriter } from './page-records'
 import type { SqliteRepositories } from './index'
@@ -78,9 +79,8 @@ export function sqliteCrawlStore(repos: Repositories): CrawlStore {
           if (end.failQueued) {
             const n = frontier.failQueued(runSeq)
             if (n > 0) {
-              errorCounts = { ...(errorCounts ?? frontier.errorCounts(runSeq)) }
-              errorCounts.left_queued = (errorCounts.left_queued ?? 0) + n
-              errorCounts = Object.fromEntries(Object.entries(errorCounts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
+              const counts = errorCounts ?? frontier.errorCounts(runSeq)
+              errorCounts = sortedCounts(Object.entries({ ...counts, left_queued: (counts.left_queued ?? 0) + n }))
             }
           }
           const c = frontier.counts(runSeq)

@@ -30,7 +30,11 @@ export function sqliteStore(r: SqliteRepositories): Store {
     merge: async (tenant, hash, add) => repo.merge(tenant, hash, add),
     remove: async (tenant, hash, keys) => repo.remove(tenant, hash, keys),
   })
-  const hostSeq = (tenant: string, hash: string) => r.hosts.get(tenant, hash)?.seq
+  /** `fn` of the host's row seq; null when the tenant has no such host. */
+  const onHost = <T>(tenant: string, hash: string, fn: (hostSeq: number) => T): T | null => {
+    const seq = r.hosts.get(tenant, hash)?.seq
+    return seq === undefined ? null : fn(seq)
+  }
 
   // The gate's writes, group-committed: requests in flight together share one transaction, about
   // a third of the SQLite cost of one each (decision 77). isolate: a failed batch is retried write
@@ -55,10 +59,7 @@ export function sqliteStore(r: SqliteRepositories): Store {
       upsert: async (tenant, urls) => r.links.upsert(tenant, urls),
       get: async (tenant, hash) => r.links.get(tenant, hash),
       list: async (tenant, f, after, perPage) => r.links.list(tenant, f, after, perPage),
-      listOfHost: async (tenant, hostHash, f, after, perPage) => {
-        const seq = hostSeq(tenant, hostHash)
-        return seq === undefined ? null : r.links.listOfHost(tenant, seq, f, after, perPage)
-      },
+      listOfHost: async (tenant, hostHash, f, after, perPage) => onHost(tenant, hostHash, (seq) => r.links.listOfHost(tenant, seq, f, after, perPage)),
       labels: labels(r.links.labels),
     },
 
@@ -151,34 +152,22 @@ export function sqliteStore(r: SqliteRepositories): Store {
     },
 
     patterns: {
-      create: async (tenant, hostHash, set) => {
-        const seq = hostSeq(tenant, hostHash)
-        return seq === undefined ? null : r.patterns.create(tenant, seq, set)
-      },
+      create: async (tenant, hostHash, set) => onHost(tenant, hostHash, (seq) => r.patterns.create(tenant, seq, set)),
       get: async (tenant, id) => r.patterns.get(tenant, id),
       replace: async (tenant, id, patterns) => r.patterns.replace(tenant, id, patterns),
       delete: async (tenant, id) => r.patterns.delete(tenant, id),
       list: async (tenant, f, after, perPage) => r.patterns.list(tenant, f, after, perPage),
-      listOfHost: async (tenant, hostHash, f, after, perPage) => {
-        const seq = hostSeq(tenant, hostHash)
-        return seq === undefined ? null : r.patterns.listOfHost(tenant, seq, f, after, perPage)
-      },
+      listOfHost: async (tenant, hostHash, f, after, perPage) => onHost(tenant, hostHash, (seq) => r.patterns.listOfHost(tenant, seq, f, after, perPage)),
       forHost: async (tenant, hostHash) => r.patterns.forHost(tenant, hostHash),
     },
 
     dataMaps: {
-      create: async (tenant, hostHash, map) => {
-        const seq = hostSeq(tenant, hostHash)
-        return seq === undefined ? null : r.dataMaps.create(tenant, seq, map)
-      },
+      create: async (tenant, hostHash, map) => onHost(tenant, hostHash, (seq) => r.dataMaps.create(tenant, seq, map)),
       get: async (tenant, id) => r.dataMaps.get(tenant, id),
       update: async (tenant, id, patch) => r.dataMaps.update(tenant, id, patch),
       delete: async (tenant, id) => r.dataMaps.delete(tenant, id),
       list: async (tenant, f, after, perPage) => r.dataMaps.list(tenant, f, after, perPage),
-      listOfHost: async (tenant, hostHash, f, after, perPage) => {
-        const seq = hostSeq(tenant, hostHash)
-        return seq === undefined ? null : r.dataMaps.listOfHost(tenant, seq, f, after, perPage)
-      },
+      listOfHost: async (tenant, hostHash, f, after, perPage) => onHost(tenant, hostHash, (seq) => r.dataMaps.listOfHost(tenant, seq, f, after, perPage)),
     },
 
     artifacts: {

@@ -4,6 +4,7 @@ import type { PageRecord } from '../../src/store/page-records'
 import { edgeWalkStatement } from '../../src/store/run-edges'
 import type { RunGraphQuery, VisitFilter } from '../../src/store/run-graph'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
+import { pageRecord } from '../helpers/page-record'
 
 let api: TestApi
 const T0 = Date.parse('2026-03-01T12:00:00.000Z')
@@ -16,21 +17,8 @@ const seqOf = (tenant: string, run: string) => api.repos.frontier.runSeq(tenant,
 /** Upserts the URLs as the engine does before it records visits and edges; answers the links in order. */
 const links = async (urls: string[], tenant = 'acme'): Promise<Link[]> => (await api.put('/v1/links', { urls }, { tenant })).body.data
 /** A page record as the engine writes it: the visit, and its children (the edges from it). */
-const visit = (l: Link, depth: number, status: number | null, at: number, children: Link[] = []): PageRecord => ({
-  hash: l.hash,
-  host_hash: l.host.hash,
-  depth,
-  parent: null,
-  status,
-  visited_at: at,
-  children: children.map((c) => c.hash),
-  logged: 0,
-  fetch_at: null,
-  fetch_ms: null,
-  parse_ms: null,
-  store_ms: null,
-  pipeline_id: null,
-})
+const visit = (l: Link, depth: number, status: number | null, at: number, children: Link[] = []): PageRecord =>
+  pageRecord(l.hash, l.host.hash, { depth, status, visited_at: at, children: children.map((c) => c.hash) })
 
 beforeAll(() => {
   api = testApi()

@@ -7,6 +7,7 @@ import type { LogEntry } from '../../src/store/crawl-store'
 import type { NewJob } from '../../src/store/jobs'
 import type { NewPayment } from '../../src/store/payments'
 import type { Page } from '../../src/store/types'
+import { pageRecord } from '../helpers/page-record'
 
 /** Expects `p` to reject with a DomainError of `code`. */
 export async function expectDomainError(p: Promise<unknown>, code: DomainCode) {
@@ -80,21 +81,9 @@ export function storeContract(name: string, make: () => Promise<Store>) {
       const rows = write(created.run!.id)
       const urls = [...new Set((rows.visits ?? []).flatMap((v) => [v.url, ...(v.children ?? [])]))]
       if (urls.length) await store.links.upsert(tenant, urls)
-      const pages = (rows.visits ?? []).map((v) => ({
-        hash: linkHash(v.url),
-        host_hash: hostHash(new URL(v.url).hostname),
-        depth: v.depth,
-        parent: null,
-        status: v.status,
-        visited_at: v.at,
-        children: (v.children ?? []).map(linkHash),
-        logged: 0,
-        fetch_at: null,
-        fetch_ms: null,
-        parse_ms: null,
-        store_ms: null,
-        pipeline_id: null,
-      }))
+      const pages = (rows.visits ?? []).map((v) =>
+        pageRecord(linkHash(v.url), hostHash(new URL(v.url).hostname), { depth: v.depth, status: v.status, visited_at: v.at, children: (v.children ?? []).map(linkHash) }),
+      )
       const counters = { queued: 0, visited: pages.length, failed: 0, bytes: 0, fetched: pages.length, depth_cut: 0 }
       const logs = (rows.logs ?? []).map((e) => ({ ...e, run_seq: runSeq }))
       const batch = { links: [], enqueued: [], marks: [], hostFailures: new Map(), pages, logs, artifacts: rows.artifacts ?? [], counters, errorCounts: null }

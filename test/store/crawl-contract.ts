@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, test } from 'bun:test'
 import { hostHash, linkHash } from '../../src/core/url'
 import type { Store } from '../../src/store'
 import type { CrawlBatch, PageRecord, RunCounters } from '../../src/store/crawl-store'
+import { pageRecord } from '../helpers/page-record'
 
 const A = 'acme'
 const OWNER = 'crawl-contract:1:owner'
@@ -22,22 +23,17 @@ const batchOf = (over: Partial<CrawlBatch> = {}): CrawlBatch => ({
   errorCounts: null,
   ...over,
 })
-const page = (p: string, over: Partial<PageRecord> = {}): PageRecord => ({
-  hash: linkHash(url(p)),
-  host_hash: hostHash('a.example'),
-  depth: 0,
-  parent: null,
-  status: 200,
-  visited_at: Date.parse('2030-01-01T00:00:01Z'),
-  children: null,
-  logged: 1 | 2 | 4 | 8,
-  fetch_at: Date.parse('2030-01-01T00:00:00Z'),
-  fetch_ms: 12,
-  parse_ms: 3,
-  store_ms: 2,
-  pipeline_id: 'default',
-  ...over,
-})
+const page = (p: string, over: Partial<PageRecord> = {}): PageRecord =>
+  pageRecord(linkHash(url(p)), hostHash('a.example'), {
+    visited_at: Date.parse('2030-01-01T00:00:01Z'),
+    logged: 1 | 2 | 4 | 8,
+    fetch_at: Date.parse('2030-01-01T00:00:00Z'),
+    fetch_ms: 12,
+    parse_ms: 3,
+    store_ms: 2,
+    pipeline_id: 'default',
+    ...over,
+  })
 
 /**
  * The crawl engine's part of the store (`store.crawl`, src/store/crawl-store.ts): leases, a batch

@@ -12,6 +12,7 @@ import { createSqliteRepositories } from '../../src/store'
 import { migrate } from '../../src/store/db'
 import { MAX_CHILDREN, type PageRecord } from '../../src/store/page-records'
 import { job, testApi } from '../helpers/api'
+import { pageRecord } from '../helpers/page-record'
 
 const api = testApi()
 const dirs: string[] = []
@@ -28,22 +29,7 @@ async function newRun(tenant = 'acme') {
   return { id, seq: (api.db.query('SELECT seq FROM runs WHERE id = ? AND tenant = ?').get(id, tenant) as { seq: number }).seq }
 }
 const links = async (urls: string[], tenant = 'acme'): Promise<Link[]> => (await api.put('/v1/links', { urls }, { tenant })).body.data
-const page = (l: Link, over: Partial<PageRecord> = {}): PageRecord => ({
-  hash: l.hash,
-  host_hash: l.host.hash,
-  depth: 0,
-  parent: null,
-  status: 200,
-  visited_at: T0,
-  children: null,
-  logged: 0,
-  fetch_at: null,
-  fetch_ms: null,
-  parse_ms: null,
-  store_ms: null,
-  pipeline_id: null,
-  ...over,
-})
+const page = (l: Link, over: Partial<PageRecord> = {}): PageRecord => pageRecord(l.hash, l.host.hash, { visited_at: T0, ...over })
 async function all(path: string): Promise<any[]> {
   const out: any[] = []
   let cursor: string | null = null
