@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { isValidKey } from '../blob/blob-store'
+import { artifactContent } from '../catalogue/artifact-content'
 import { notFound } from '../http/errors'
 import { route, type Route } from '../http/route'
 import { DateTime, Hash, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum, Uuid } from '../http/schemas'
@@ -115,11 +116,11 @@ export const artifactRoutes = ({ store, blobs }: Deps): Route[] => [
     handle: async ({ tenant, params }) => {
       const artifact = await store.artifacts.get(tenant, params.artifact_id)
       if (!artifact) throw notFound('artifact')
-      const blob = isValidKey(artifact.blob_key) ? await blobs.get(artifact.blob_key) : null
-      if (!blob) throw notFound('artifact content')
-      return new Response(await blobBody(blob.stream), {
+      const content = await artifactContent(store, blobs, tenant, artifact)
+      if (!content) throw notFound('artifact content')
+      return new Response(content.body instanceof Uint8Array ? content.body : await blobBody(content.body), {
         status: 200,
-        headers: { 'content-type': artifact.content_type, 'content-length': String(blob.info.size) },
+        headers: { 'content-type': artifact.content_type, 'content-length': String(content.size) },
       })
     },
   }),

@@ -1,4 +1,4 @@
-import { BlobError, type BlobStore } from './blob-store'
+import { BlobError, type BlobInfo, type BlobStore } from './blob-store'
 import { concat } from './body'
 
 /**
@@ -7,6 +7,11 @@ import { concat } from './body'
  * reading on: the size the store recorded is checked first, and the stream is counted too.
  */
 export async function readBlobBytes(blobs: BlobStore, key: string, maxBytes: number): Promise<Uint8Array | null> {
+  return (await readBlob(blobs, key, maxBytes))?.bytes ?? null
+}
+
+/** readBlobBytes with what the store recorded of the blob (its content type). */
+export async function readBlob(blobs: BlobStore, key: string, maxBytes: number): Promise<{ info: BlobInfo; bytes: Uint8Array } | null> {
   const blob = await blobs.get(key)
   if (!blob) return null
   const reader = blob.stream.getReader()
@@ -26,7 +31,7 @@ export async function readBlobBytes(blobs: BlobStore, key: string, maxBytes: num
     }
     chunks.push(value)
   }
-  return chunks.length === 1 ? chunks[0]! : concat(chunks, size)
+  return { info: blob.info, bytes: chunks.length === 1 ? chunks[0]! : concat(chunks, size) }
 }
 
 const tooLarge = (size: number, max: number) => new BlobError('too_large', `the blob holds ${size} bytes or more, past the limit of ${max}`)

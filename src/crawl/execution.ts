@@ -4,6 +4,7 @@ import type { Fetcher } from '../fetch/fetcher'
 import { requestOptions } from '../fetch/options-schema'
 import type { FetchRequest } from '../fetch/types'
 import type { Logger } from '../log'
+import { CRAWL_PIPELINE } from '../parse/crawl-pipeline'
 import type { Pipeline } from '../parse/pipeline-schema'
 import type { ParsePool } from '../parse/pool'
 import type { Store } from '../store'
@@ -43,8 +44,6 @@ const TICK_MS = 100
 export const LEASE_MS = 15_000
 const RENEW_MS = 3_000
 const EVALUATION_MS = 1_000
-/** The default pipeline of a crawl (design.md §4): every a[href], metadata only, so crawling stays cheap. */
-const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
 
 /**
  * One run being crawled by this process (design.md §5): the run loop. The frontier is the truth;
@@ -62,6 +61,8 @@ export class RunExecution {
   readonly abort = new AbortController()
   readonly fetchBase: Omit<FetchRequest, 'url'>
   readonly pipelines: Pipeline[]
+  /** Whether the run parses with the crawl pipeline alone, whose parsed artifacts are made again from the raw body when read (decision 103). */
+  readonly derivesParsed: boolean
   readonly ctx: StoreParseContext
   /** Whether parsing or discovery asks for pattern sets (category guards, scope.categories). */
   readonly needsPatterns: boolean
@@ -108,6 +109,7 @@ export class RunExecution {
     this.batch = new PageBatch(deps.store.crawl, run, this.journal, { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 })
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
     this.pipelines = cfg.pipelines.length ? cfg.pipelines.map((p) => (p.navigator ? p : ({ ...p, navigator: { kind: 'links' } } as Pipeline))) : [CRAWL_PIPELINE]
+    this.derivesParsed = !cfg.pipelines.length
     this.fetchBase = { method: 'GET', ...requestOptions(cfg.fetch, CRAWL_FETCH_DEFAULTS), max_body_bytes: cfg.store.max_body_bytes, retry_throttled: false }
     this.needsPatterns = (cfg.scope.categories ?? []).length > 0 || this.pipelines.some((p) => p.guards?.some((g) => g.kind === 'category'))
     this.maxDepth = cfg.limits.max_depth!

@@ -86,7 +86,7 @@ export class PageBatch {
    * Puts a body in the blob store (durable first, and named in the run's journal before it is put,
    * so a body whose row never commits is found and deleted); its row joins the batch.
    */
-  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore): Promise<void> {
+  async artifact(urlHash: string, kind: 'raw' | 'parsed' | 'asset', pipelineId: string | null, body: Uint8Array, contentType: string, blobs: BlobStore): Promise<NewArtifact> {
     // Time-ordered (v7) ids: the artifact's and its blob's index entries are appended, not
     // scattered over random pages that every batch would write back.
     const id = Bun.randomUUIDv7()
@@ -109,6 +109,16 @@ export class PageBatch {
     }
     this.batch.artifacts.push(row)
     this.settles.push(entry)
+    return row
+  }
+
+  /**
+   * A parsed artifact kept as the page's raw body (decision 103): a row naming `raw`'s blob, with
+   * the parsed JSON's length and the base URL it is made again at when read. Nothing is put.
+   */
+  parsedOf(raw: NewArtifact, pipelineId: string, size: number, sourceUrl: string) {
+    const id = Bun.randomUUIDv7()
+    this.batch.artifacts.push({ ...raw, id, kind: 'parsed', pipeline_id: pipelineId, content_type: 'application/json', size, source_url: sourceUrl, created_at: Date.now() })
   }
 
   /** Whether nothing was added since the last commit. */

@@ -1,5 +1,6 @@
 import { FetchError } from '../fetch/errors'
 import type { FetchResult } from '../fetch/types'
+import { parsedArtifactJson } from '../parse/crawl-pipeline'
 import { documentKind } from '../parse/document'
 import { parseDocument, ParseFailure, type ParseResult } from '../parse/pipeline'
 import type { Claimed, PageRecord, RunJournal } from '../store/crawl-store'
@@ -289,25 +290,42 @@ export class PageVisitor {
     }
   }
 
-  /** Artifacts: the raw body, one parsed JSON per pipeline that ran (design.md §4 `store`). */
+  /**
+   * Artifacts: the raw body, one parsed JSON per pipeline that ran (design.md §4 `store`). The
+   * default pipeline's JSON is made again from the raw body when read, so its row names the raw
+   * blob and nothing more is put (decision 103); if the raw body was refused, the JSON is stored.
+   */
   private async store(c: Claimed, r: FetchResult, parsed: ParseResult | null, record: PageRecord) {
     const x = this.x
     const wanted: { kind: 'raw' | 'parsed' | 'asset'; pipeline: string | null; body: Uint8Array; type: string }[] = []
     const type = r.content_type ?? 'application/octet-stream'
+    const raw = c.kind === ASSET ? null : x.cfg.store.raw
     if (c.kind === ASSET) wanted.push({ kind: 'asset', pipeline: null, body: r.body, type })
-    else if (x.cfg.store.raw) wanted.push({ kind: 'raw', pipeline: null, body: r.body, type })
+    else if (raw) wanted.push({ kind: 'raw', pipeline: null, body: r.body, type })
+    let derived: { pipeline: string; json: string } | null = null
     if (parsed && x.cfg.store.parsed) {
       for (const p of parsed.pipelines) {
         if (p.status !== 'ran') continue
-        const json = JSON.stringify({ url: parsed.url, base_url: parsed.base_url, content_type: parsed.content_type, charset: parsed.charset, pipeline: p })
-        wanted.push({ kind: 'parsed', pipeline: p.identifier, body: UTF8.encode(json), type: 'application/json' })
+        const json = parsedArtifactJson(parsed, p)
+        if (raw && x.derivesParsed) derived = { pipeline: p.identifier, json }
+        else wanted.push({ kind: 'parsed', pipeline: p.identifier, body: UTF8.encode(json), type: 'application/json' })
       }
     }
-    if (!wanted.length) return
+    if (!wanted.length && !derived) return
+    const count = wanted.length + (derived ? 1 : 0)
     const started = Date.now()
     // Each artifact stands alone: one the store refused does not drop the others' rows (their
     // blobs are stored already, and a row is what lets them be listed and deleted).
     const settled = await Promise.allSettled(wanted.map((w) => x.batch.artifact(c.hash, w.kind, w.pipeline, w.body, w.type, x.deps.blobs)))
+    if (derived) {
+      const rawRow = settled[0]!
+      if (rawRow.status === 'fulfilled') x.batch.parsedOf(rawRow.value, derived.pipeline, Buffer.byteLength(derived.json), parsed!.base_url)
+      else {
+        const body = UTF8.encode(derived.json)
+        wanted.push({ kind: 'parsed', pipeline: derived.pipeline, body, type: 'application/json' })
+        settled.push((await Promise.allSettled([x.batch.artifact(c.hash, 'parsed', derived.pipeline, body, 'application/json', x.deps.blobs)]))[0]!)
+      }
+    }
     const refused: string[] = []
     settled.forEach((s, i) => {
       if (s.status === 'rejected') refused.push(`${wanted[i]!.kind}${wanted[i]!.pipeline ? ` (${wanted[i]!.pipeline})` : ''}: ${(s.reason as Error)?.message ?? String(s.reason)}`)
@@ -317,7 +335,7 @@ export class PageVisitor {
       record.logged |= STORE_OK
       record.store_ms = latency
     } else {
-      const detail = `${refused.length} of ${wanted.length} artifacts not stored: ${refused.join('; ')}`
+      const detail = `${refused.length} of ${count} artifacts not stored: ${refused.join('; ')}`
       x.batch.log({ ...where(c), step: 'store', status: 'error', error_reason: 'store_error', error_detail: detail.slice(0, 2000), latency_ms: latency })
     }
   }

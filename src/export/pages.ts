@@ -1,5 +1,6 @@
 import type { BlobStore } from '../blob/blob-store'
 import { readBlobBytes } from '../blob/read-bytes'
+import { artifactJsonBytes } from '../catalogue/artifact-content'
 import { notFound } from '../core/errors'
 import { documentKind } from '../parse/document'
 import { ParseFailure, type ParseContext, type StepResult } from '../parse/pipeline'
@@ -149,9 +150,9 @@ async function* visitBatches(store: Store, tenant: string, runId: string, filter
   } while (after !== undefined)
 }
 
-async function readJson(blobs: BlobStore, a: Artifact): Promise<ParsedArtifact | null> {
+async function readJson(deps: ExportDeps, tenant: string, a: Artifact): Promise<ParsedArtifact | null> {
   try {
-    const bytes = await readBlobBytes(blobs, a.blob_key, MAX_RENDER_BYTES)
+    const bytes = await artifactJsonBytes(deps.store, deps.blobs, tenant, a, MAX_RENDER_BYTES)
     return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as ParsedArtifact) : null
   } catch {
     return null // a body the store lost or a row written badly: the page is exported without it
@@ -161,7 +162,7 @@ async function readJson(blobs: BlobStore, a: Artifact): Promise<ParsedArtifact |
 /** One visit as a record: the parsed artifacts read, the raw body rendered on a worker. */
 async function render(deps: ExportDeps, tenant: string, v: Visit, pipelines: Pipeline[]): Promise<PageRecord> {
   const raw = v.artifacts.find((a) => a.kind === 'raw' || a.kind === 'asset') ?? null
-  const parsed = await Promise.all(v.artifacts.filter((a) => a.kind === 'parsed').map((a) => readJson(deps.blobs, a)))
+  const parsed = await Promise.all(v.artifacts.filter((a) => a.kind === 'parsed').map((a) => readJson(deps, tenant, a)))
   let finalUrl: string | null = null
   let data: Record<string, unknown> | null = null
   let stored: StepResult | undefined

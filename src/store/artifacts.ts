@@ -24,8 +24,13 @@ export type Artifact = {
 /** A row as read: the API shape with its time as stored (epoch milliseconds). */
 type Row = Omit<Artifact, 'created_at'> & { created_at: number }
 
-/** What the engine records once the blob is stored (`size` and `checksum` from the put). */
-export type NewArtifact = Omit<Row, 'url'> & { tenant: string; checksum: string }
+/**
+ * What the engine records once the blob is stored (`size` and `checksum` from the put).
+ * `source_url`: set on a parsed artifact kept as its page's raw body (blob_key is the raw
+ * artifact's, `size` the parsed JSON's length, `checksum` the body's): the content is made again
+ * from that body when read, at this base URL (decision 103). Absent for stored content.
+ */
+export type NewArtifact = Omit<Row, 'url'> & { tenant: string; checksum: string; source_url?: string | null }
 
 export type ArtifactFilter = {
   include_ids?: string[]
@@ -75,7 +80,10 @@ function keyed(q: ListQuery, column: string, values: string[] | undefined): List
  * `blob_key`; deleting a blob is the caller's job (SQL cannot), after asking `blobShared`.
  */
 export function artifactRepository(db: Database) {
-  const insert = db.query('INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  const insert = db.query(
+    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  const sourceOf = db.query(`SELECT source_url FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT}`)
   const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
   const byUrls = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.url_hash IN (SELECT value FROM json_each(${TEXT})) AND t.run_id = ${TEXT} ORDER BY t.seq`)
   // RETURNING cannot run the URL's subquery: the URL is looked up beside it.
@@ -105,7 +113,11 @@ export function artifactRepository(db: Database) {
      * inside its own batch transaction; a duplicate (tenant, id) throws.
      */
     insert(a: NewArtifact): void {
-      insert.run(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.checksum, a.created_at)
+      insert.run(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.checksum, a.created_at, a.source_url ?? null)
+    },
+    /** Where a parsed artifact kept as its page's raw body is re-parsed at; null for stored content (or no such artifact). */
+    source(tenant: string, id: string): string | null {
+      return (sourceOf.get(tenant, id) as { source_url: string | null } | null)?.source_url ?? null
     },
     get(tenant: string, id: string): Artifact | null {
       const row = byId.get(tenant, id) as Row | null

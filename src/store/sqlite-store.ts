@@ -175,6 +175,7 @@ export function sqliteStore(r: SqliteRepositories): Store {
       list: async (tenant, f, after, perPage) => r.artifacts.list(tenant, f, after, perPage),
       delete: async (tenant, id) => r.artifacts.delete(tenant, id),
       blobShared: async (tenant, a) => r.artifacts.blobShared(tenant, a),
+      source: async (tenant, id) => r.artifacts.source(tenant, id),
       forUrls: async (tenant, runId, urlHashes) => r.artifacts.forUrls(tenant, runId, urlHashes),
       claimed: async (keys) => r.artifacts.claimed(keys),
       pendingBodyDeletions: async () => r.artifacts.pendingBodyDeletions(),

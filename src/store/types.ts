@@ -176,6 +176,11 @@ export interface ArtifactStore {
   delete(tenant: string, id: string): Promise<Artifact | null>
   /** Whether a row other than this one (of any tenant) names its blob, which must then stay. */
   blobShared(tenant: string, a: Pick<Artifact, 'id' | 'blob_key'>): Promise<boolean>
+  /**
+   * The base URL a parsed artifact kept as its page's raw body is made again at (its blob is the
+   * raw body, decision 103); null for an artifact whose blob is its own content, or none.
+   */
+  source(tenant: string, id: string): Promise<string | null>
   /** A run's artifacts of these URLs (link hashes, at most a few hundred), oldest first. */
   forUrls(tenant: string, runId: string, urlHashes: readonly string[]): Promise<Artifact[]>
   /** Which of these blob keys an artifact row (of any tenant) names: those bodies must stay. */

@@ -385,6 +385,24 @@ export function storeContract(name: string, make: () => Promise<Store>) {
         expect(await store.artifacts.get(A, own!.id)).toBeNull()
       })
 
+      test("a parsed artifact kept as the page's raw body: its source URL, for its tenant only; shares the raw blob", async () => {
+        const rows: NewArtifact[] = []
+        await crawled(A, (run) => {
+          const raw = artifact(A, run, 'k/page')
+          rows.push(raw, { ...raw, id: crypto.randomUUID(), kind: 'parsed', pipeline_id: 'default', content_type: 'application/json', size: 99, source_url: 'https://a.example/moved' })
+          return { artifacts: rows }
+        })
+        const [raw, parsed] = rows
+        expect(await store.artifacts.source(A, parsed!.id)).toBe('https://a.example/moved')
+        expect(await store.artifacts.source(B, parsed!.id)).toBeNull()
+        expect(await store.artifacts.source(A, raw!.id)).toBeNull()
+        expect(await store.artifacts.get(A, parsed!.id)).toMatchObject({ kind: 'parsed', blob_key: 'k/page', size: 99, content_type: 'application/json' })
+        expect(await store.artifacts.blobShared(A, raw!)).toBe(true)
+        await store.artifacts.delete(A, raw!.id)
+        expect(await store.artifacts.blobShared(A, parsed!)).toBe(false)
+        expect(await store.artifacts.source(A, parsed!.id)).toBe('https://a.example/moved')
+      })
+
       test('crawl log: newest first by next keys; a key of another run is a validation error; metrics, latency, errors; null for no run', async () => {
         const t0 = Date.parse('2030-01-01T00:00:00Z')
         const entry = (i: number, over: Partial<LogEntry> = {}): Omit<LogEntry, 'run_seq'> => ({
