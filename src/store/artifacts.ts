@@ -81,11 +81,16 @@ function keyed(q: ListQuery, column: string, values: string[] | undefined): List
  */
 export function artifactRepository(db: Database) {
   const insert = db.query(
-    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url, link_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, (SELECT l.seq FROM links l WHERE l.tenant = ?1 AND l.hash = ?4))',
   )
   const sourceOf = db.query(`SELECT source_url FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT}`)
   const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
-  const byUrls = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.url_hash IN (SELECT value FROM json_each(${TEXT})) AND t.run_id = ${TEXT} ORDER BY t.seq`)
+  // An artifact is found by URL through its link's seq (artifacts_by_link, migration 015): the
+  // tenant's links of the hashes first, then their rows (the tenant term made unindexable, so
+  // the link index drives).
+  const linkSeqs = db.query(`SELECT seq FROM links WHERE tenant = ${TEXT} AND hash IN (SELECT value FROM json_each(${TEXT}))`)
+  const seqsOf = (tenant: string, hashes: readonly string[]): number[] => (linkSeqs.all(tenant, JSON.stringify(hashes)) as { seq: number }[]).map((r) => r.seq)
+  const byUrls = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.link_seq IN (SELECT value FROM json_each(${TEXT})) AND +t.tenant = ${TEXT} AND t.run_id = ${TEXT} ORDER BY t.seq`)
   // RETURNING cannot run the URL's subquery: the URL is looked up beside it.
   const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${STORED.replaceAll('t.', '')}`)
   const urlOf = db.query(`SELECT url FROM links WHERE tenant = ${TEXT} AND hash = ${TEXT}`)
@@ -99,7 +104,9 @@ export function artifactRepository(db: Database) {
 
   const query = (tenant: string, f: ArtifactFilter): ListQuery => {
     const q = new ListQuery('artifacts', tenant).in('t.id', f.include_ids, true).notIn('t.id', f.exclude_ids)
-    return keyed(keyed(q, 't.run_id', f.run_ids), 't.url_hash', f.url_hashes)
+    // `url_hashes`: one URL walks its link's entries in order; several are looked up and sorted.
+    return keyed(q, 't.run_id', f.run_ids)
+      .parents('t.link_seq', f.url_hashes && seqsOf(tenant, f.url_hashes))
       .in('t.blob_key', f.blob_keys, true)
       .in('t.kind', f.kinds)
       .in('t.pipeline_id', f.pipeline_ids)
@@ -136,7 +143,7 @@ export function artifactRepository(db: Database) {
      */
     forUrls(tenant: string, runId: string, urlHashes: readonly string[]): Artifact[] {
       if (!urlHashes.length) return []
-      return (byUrls.all(tenant, JSON.stringify(urlHashes), runId) as Row[]).map(toArtifact)
+      return (byUrls.all(JSON.stringify(seqsOf(tenant, urlHashes)), tenant, runId) as Row[]).map(toArtifact)
     },
     /** Whether a row other than this one (of any tenant) points at its blob, which must then stay. */
     blobShared(tenant: string, a: Pick<Artifact, 'id' | 'blob_key'>): boolean {

@@ -26,7 +26,10 @@ export function crawlLogRepository(db: Database) {
   const list = crawlLogList(db, visits)
   const aggregates = crawlLogAggregates(db, visits)
   const loggedSince = db.query(`SELECT 1 AS one FROM crawl_logs INDEXED BY crawl_logs_by_time WHERE run_seq = ${INT} AND occurred_at >= ${INT} AND url_hash = ${TEXT} AND step = ${TEXT} LIMIT 1`)
-  const visitOf = db.query(`SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE v.run_seq = ${INT} AND v.hash = ${TEXT}`)
+  // By the link's seq (visits_once, migration 015): the hash names the run tenant's link.
+  const visitOf = db.query(
+    `SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE v.run_seq = ?1 AND v.link_seq = (SELECT l.seq FROM links l WHERE l.tenant = (SELECT r.tenant FROM runs r WHERE r.seq = ?1) AND l.hash = CAST(?2 AS TEXT))`,
+  )
   // The partial errors index walks only the run's error entries, which a healthy run has few of.
   const errorsOf = db.query(
     `SELECT url_hash, step, error_reason, error_detail FROM crawl_logs INDEXED BY crawl_logs_errors WHERE run_seq = ${INT} AND error_reason IS NOT NULL AND occurred_at <= ${INT} AND url_hash IN (SELECT value FROM json_each(${TEXT})) ORDER BY seq`,

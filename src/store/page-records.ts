@@ -48,11 +48,13 @@ export function childrenOf(text: string | null): string[] {
 }
 
 const COLUMNS = ['run_seq', 'hash', 'host_hash', 'depth', 'status', 'visited_at', 'parent', 'children', 'logged', 'fetch_at', 'fetch_ms', 'parse_ms', 'store_ms', 'pipeline_id']
-/** Rows per multi-row INSERT: 32 × 14 parameters, well under SQLite's limit. */
+/** Rows per multi-row INSERT: 32 × 16 parameters, well under SQLite's limit. */
 const CHUNK = 32
+/** The visit's link_seq (migration 015): the seq of the run tenant's catalogue link of the hash. */
+const LINK_SEQ = '(SELECT l.seq FROM links l WHERE l.tenant = (SELECT r.tenant FROM runs r WHERE r.seq = ?) AND l.hash = ?)'
 const insertOf = (rows: number) =>
-  `INSERT OR IGNORE INTO visits (${COLUMNS.join(', ')}) VALUES ${Array(rows)
-    .fill(`(${COLUMNS.map(() => '?').join(', ')})`)
+  `INSERT OR IGNORE INTO visits (${COLUMNS.join(', ')}, link_seq) VALUES ${Array(rows)
+    .fill(`(${COLUMNS.map(() => '?').join(', ')}, ${LINK_SEQ})`)
     .join(', ')}`
 
 /** `values` without repeats, in order. A page's few dozen children are compared directly: a Set hashed every new string first. */
@@ -88,7 +90,24 @@ export function pageRecordWriter(db: Database) {
     let rows = 0
     for (const p of pages) {
       if (!Number.isInteger(p.logged) || p.logged < 0 || p.logged > ALL_PAGE_STEPS) throw new TypeError(`bad page record: logged=${p.logged}`)
-      params.push(runSeq, p.hash, p.host_hash, p.depth, p.status, p.visited_at, p.parent, childrenText(p.children), p.logged, p.fetch_at, p.fetch_ms, p.parse_ms, p.store_ms, p.pipeline_id)
+      params.push(
+        runSeq,
+        p.hash,
+        p.host_hash,
+        p.depth,
+        p.status,
+        p.visited_at,
+        p.parent,
+        childrenText(p.children),
+        p.logged,
+        p.fetch_at,
+        p.fetch_ms,
+        p.parse_ms,
+        p.store_ms,
+        p.pipeline_id,
+        runSeq,
+        p.hash,
+      )
       if (++rows === CHUNK) {
         flush(rows)
         rows = 0

@@ -133,7 +133,8 @@ export function runGraphRepository(db: Database, hosts: ReturnType<typeof hostRe
     // CROSS JOIN keeps visits outer: the page is a walk (or lookup) of the run's rows, each
     // joined to its link by (tenant, hash).
     const q = new RunGraphQuery('visits v CROSS JOIN links l', 'v', run, false, `l.tenant = ${TEXT} AND l.hash = v.hash`, tenant)
-    for (const hashes of [f.url_hashes, urlHashes(f.urls)]) q.lookup(hashes, `v.hash ${IN_LIST}`, json(hashes ?? []))
+    // A URL is found by its link's seq (visits_once, migration 015).
+    for (const hashes of [f.url_hashes, urlHashes(f.urls)]) q.lookup(hashes, `v.link_seq IN (SELECT k.seq FROM links k WHERE k.tenant = ${TEXT} AND k.hash ${IN_LIST})`, tenant, json(hashes ?? []))
     return q.in('v.host_hash', f.host_hashes).in('v.host_hash', hostHashes(f.hosts)).in('v.depth', f.depth).range('v.visited_at', f.visited_before, f.visited_after)
   }
 

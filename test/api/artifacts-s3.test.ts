@@ -11,7 +11,7 @@ import { startS3Server, type S3TestServer } from '../helpers/s3-server'
 
 const ROOT = join(import.meta.dir, '../..')
 /** The test files that store, serve and clean up artifacts, run as they are against S3. */
-const UNCHANGED = ['test/api/artifacts.test.ts', 'test/crawl/engine-records.test.ts', 'test/crawl/engine-interrupted.test.ts']
+const UNCHANGED = ['test/api/artifacts.test.ts', 'test/crawl/engine-records.test.ts', 'test/crawl/engine-interrupted.test.ts', 'test/crawl/derived-parsed.test.ts']
 
 let server: S3TestServer
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { checksumOf } from '../../src/blob/checksum'
+import { linkHash } from '../../src/core/url'
 import type { NewArtifact } from '../../src/store/artifacts'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
 import { Runner } from '../../src/crawl/runner'
@@ -11,8 +12,12 @@ let runA: string
 let runB: string
 let otherRun: string
 const T0 = Date.parse('2026-03-01T12:00:00.000Z')
-const hashA = 'a'.repeat(32)
-const hashB = 'b'.repeat(32)
+// The artifacts' URLs are in the catalogue, as the engine puts them there first (migration 015:
+// an artifact is found by URL through its link).
+const urlA = 'https://example.com/a'
+const urlB = 'https://example.com/b'
+const hashA = linkHash(urlA)
+const hashB = linkHash(urlB)
 
 // A 1x1 PNG, with bytes that are not valid UTF-8, so a text round trip would corrupt it.
 const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'))
@@ -45,6 +50,7 @@ const newRun = async (tenant = 'acme') => (await api.post('/v1/jobs?create_run=t
 
 beforeAll(async () => {
   api = testApi()
+  for (const tenant of ['acme', 'other']) await api.store.links.upsert(tenant, [urlA, urlB])
   runA = await newRun()
   runB = await newRun()
   otherRun = await newRun('other')
@@ -69,6 +75,15 @@ describe('GET /v1/artifacts', () => {
     return r.body.data.map((a: any) => rows.findIndex((x) => x.id === a.id))
   }
 
+  test('an artifact of a URL the catalogue lacks: listed with url null, found by run but not by url_hashes', async () => {
+    const run = await newRun('lost')
+    const lost = 'c'.repeat(32)
+    const a = await record({ tenant: 'lost', run_id: run, url_hash: lost, created_at: T0 + 500 })
+    const r = await api.get(`/v1/artifacts?run_ids=${run}`, { tenant: 'lost' })
+    expect(r.body.data).toEqual([expect.objectContaining({ id: a.id, url: null, url_hash: lost })])
+    expect((await api.get(`/v1/artifacts?run_ids=${run}&url_hashes=${lost}`, { tenant: 'lost' })).body.data).toEqual([])
+  })
+
   test('answers the artifact shape, newest first, this tenant only', async () => {
     const r = await api.get('/v1/artifacts?per_page=2')
     expect(r.status).toBe(200)
@@ -76,7 +91,7 @@ describe('GET /v1/artifacts', () => {
       {
         id: rows[4]!.id,
         run_id: runB,
-        url: null, // no link of this hash in the catalogue
+        url: urlA,
         url_hash: hashA,
         blob_key: rows[4]!.blob_key,
         kind: 'raw',

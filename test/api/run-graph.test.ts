@@ -358,9 +358,9 @@ describe('run graph query plans', () => {
     }
   })
 
-  test('visits by link: a lookup of (run_seq, hash), the few matches sorted', () => {
+  test('visits by link: a lookup of (run_seq, link), the few matches sorted', () => {
     const p = visitPlan({ urls: [`https://${A}/`], depth: [0] })
-    expect(p).toMatch(/SEARCH v USING (COVERING )?INDEX visits_once \(run_seq=\? AND hash=\?/)
+    expect(p).toMatch(/SEARCH v USING (COVERING )?INDEX visits_once \(run_seq=\? AND link_seq=\?/)
     expect(p).toMatch(LINK_LOOKUP)
   })
 

@@ -14,6 +14,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+// Artifacts are found by URL through the catalogue (migration 015): the engine catalogues a URL
+// before its artifacts, and so do these tests.
+const [PAGE_A, PAGE_B] = store.links.upsert('acme', ['https://example.com/a', 'https://example.com/b']).map((l) => l.hash)
+
 const RUN = '00000000-0000-4000-8000-000000000001'
 const OTHER_RUN = '00000000-0000-4000-8000-000000000002'
 const T0 = Date.parse('2026-03-01T12:00:00.000Z')
@@ -24,7 +28,7 @@ function artifact(over: Partial<NewArtifact> = {}): NewArtifact {
     tenant: 'acme',
     id,
     run_id: RUN,
-    url_hash: 'a'.repeat(32),
+    url_hash: PAGE_A!,
     blob_key: `artifacts/${id}`,
     kind: 'raw',
     pipeline_id: null,
@@ -39,7 +43,7 @@ const count = () => (db.query('SELECT count(*) AS n FROM artifacts').get() as { 
 
 describe('artifact repository', () => {
   test('insert then get answers the API shape; another tenant sees nothing', () => {
-    const a = artifact({ kind: 'parsed', pipeline_id: 'default', content_type: 'application/json', size: 7 })
+    const a = artifact({ kind: 'parsed', pipeline_id: 'default', content_type: 'application/json', size: 7, url_hash: 'a'.repeat(32) })
     store.artifacts.insert(a)
     expect(store.artifacts.get('acme', a.id)).toEqual({
       id: a.id,
@@ -146,7 +150,7 @@ describe('artifact list query plans', () => {
   test.each([
     ['no filter', {}, /SEARCH t USING (COVERING )?INDEX artifacts_by_tenant \(tenant=\? AND seq<\?\)/],
     ['one run', { run_ids: [RUN] }, /SEARCH t USING (COVERING )?INDEX artifacts_by_run \(tenant=\? AND run_id=\? AND seq<\?\)/],
-    ['one url hash', { url_hashes: ['a'.repeat(32)] }, /SEARCH t USING (COVERING )?INDEX artifacts_by_url \(tenant=\? AND url_hash=\? AND seq<\?\)/],
+    ['one url hash', { url_hashes: [PAGE_A!] }, /SEARCH t USING (COVERING )?INDEX artifacts_by_link \(link_seq=\? AND seq<\?\)/],
     ['one run and a kind', { run_ids: [RUN], kinds: ['raw'], created_after: '2026-01-01T00:00:00Z' }, /INDEX artifacts_by_run \(tenant=\? AND run_id=\? AND seq<\?\)/],
   ] as [string, ArtifactFilter, RegExp][])('an ordered walk with no sort: %s', (_name, f, expected) => {
     const p = plan(f, 500)
@@ -156,7 +160,7 @@ describe('artifact list query plans', () => {
 
   test.each([
     ['several runs', { run_ids: [RUN, OTHER_RUN] }, /INDEX artifacts_by_run \(tenant=\? AND run_id=\?/],
-    ['several url hashes', { url_hashes: ['a'.repeat(32), 'b'.repeat(32)] }, /INDEX artifacts_by_url \(tenant=\? AND url_hash=\?/],
+    ['several url hashes', { url_hashes: [PAGE_A!, PAGE_B!] }, /INDEX artifacts_by_link \(link_seq=\?/],
     ['blob keys', { blob_keys: ['k/1'] }, /INDEX artifacts_by_blob \(blob_key=\? AND tenant=\?/],
     ['ids', { include_ids: [RUN] }, /INDEX sqlite_autoindex_artifacts_1 \(tenant=\? AND id=\?/],
     ['ids beside a run', { include_ids: [RUN], run_ids: [RUN, OTHER_RUN], kinds: ['raw'] }, /INDEX (sqlite_autoindex_artifacts_1|artifacts_by_run) \(tenant=\? AND (id|run_id)=\?/],

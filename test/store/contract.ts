@@ -39,6 +39,9 @@ const uuid = () => crypto.randomUUID()
 const newJob = (over: Partial<NewJob> = {}): NewJob => ({ id: uuid(), name: 'docs', config: { seeds: ['https://example.com/'] }, labels: {}, ...over })
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** The URLs the artifacts of these tests are for. */
+const ARTIFACT_URLS = ['https://a.example/page', 'https://a.example/other']
+
 const artifact = (tenant: string, runId: string, key: string, over: Partial<NewArtifact> = {}): NewArtifact => ({
   tenant,
   id: uuid(),
@@ -79,7 +82,8 @@ export function storeContract(name: string, make: () => Promise<Store>) {
       const created = await store.jobs.create(tenant, newJob(), { id: uuid(), config: {}, lease: { owner: OWNER, ms: 60_000 } })
       const runSeq = created.runSeq!
       const rows = write(created.run!.id)
-      const urls = [...new Set((rows.visits ?? []).flatMap((v) => [v.url, ...(v.children ?? [])]))]
+      // The engine catalogues a URL before it records the URL's visit or artifacts.
+      const urls = [...new Set([...(rows.visits ?? []).flatMap((v) => [v.url, ...(v.children ?? [])]), ...(rows.artifacts?.length ? ARTIFACT_URLS : [])])]
       if (urls.length) await store.links.upsert(tenant, urls)
       const pages = (rows.visits ?? []).map((v) =>
         pageRecord(linkHash(v.url), hostHash(new URL(v.url).hostname), { depth: v.depth, status: v.status, visited_at: v.at, children: (v.children ?? []).map(linkHash) }),

@@ -76,7 +76,7 @@ describe('recordPages', () => {
     const count = (st: any) => {
       const run = st.run.bind(st)
       st.run = (...params: unknown[]) => {
-        executed.push(params.length / 14)
+        executed.push(params.length / 16)
         return run(...params)
       }
       return st
