@@ -3,7 +3,7 @@ import type { FetchResult } from '../fetch/types'
 import { parsedArtifactJson } from '../parse/crawl-pipeline'
 import { documentKind } from '../parse/document'
 import { parseDocument, ParseFailure, type ParseResult } from '../parse/pipeline'
-import type { Claimed, PageRecord, RunJournal } from '../store/crawl-store'
+import { newPageRecord, PAGE_STEP_BIT, type Claimed, type PageRecord, type RunJournal } from '../store/crawl-store'
 import { ASSET, PAGE } from '../store/frontier'
 import type { RunExecution } from './execution'
 import { reasonOf } from './fetch-reasons'
@@ -18,10 +18,7 @@ const MAX_ATTEMPTS = 3
 const UTF8 = new TextEncoder()
 const NETWORK = new Set(['dns', 'connect', 'tls', 'timeout', 'proxy'])
 /** Bits of PageRecord.logged: the successful entries a visit row stands for (migration 013). */
-const FETCH_OK = 1
-const PARSE_OK = 2
-const STORE_OK = 4
-const DISCOVER_OK = 8
+const { fetch: FETCH_OK, parse: PARSE_OK, store: STORE_OK, discover: DISCOVER_OK } = PAGE_STEP_BIT
 
 /**
  * One URL's visit (design.md §5): robots, fetch, parse, store, discover, and the page record that
@@ -131,7 +128,7 @@ export class PageVisitor {
     await this.store(c, result, parsed, record)
     if (parsed) {
       if ((x.cfg.scope.categories ?? []).length) await x.ctx.prepareHosts(parsed.pipelines.flatMap((p) => (p.links ?? []).map((l) => l.url)))
-      const found = x.discovery.found(c, parsed, x.maxDepth)
+      const found = x.discovery.found(c, parsed)
       if (found.depthCut) x.counters.depth_cut = 1
       x.batch.links(found.uncataloged)
       x.enqueue(found.next)
@@ -145,22 +142,7 @@ export class PageVisitor {
   }
 
   private record(host: Host, c: Claimed, status: number | null): PageRecord {
-    const hostKeyHash = (host.hash ??= hostHash(hostOf(c.url)))
-    return {
-      hash: c.hash,
-      host_hash: hostKeyHash,
-      depth: c.depth,
-      parent: c.parent,
-      status,
-      visited_at: 0,
-      children: null,
-      logged: 0,
-      fetch_at: null,
-      fetch_ms: null,
-      parse_ms: null,
-      store_ms: null,
-      pipeline_id: null,
-    }
+    return newPageRecord(c.hash, (host.hash ??= hostHash(hostOf(c.url))), c.depth, c.parent, status)
   }
 
   /** The record joins the batch, dated now: visit times never go back within an execution (the log list relies on it). */
@@ -176,11 +158,17 @@ export class PageVisitor {
     const x = this.x
     const why = host.unreachable!
     x.batch.log({ ...where(c), step: 'fetch', status: 'error', error_reason: why.error_reason, error_detail: `not fetched: robots.txt got no answer (${why.error_detail})`.slice(0, 2000) })
+    this.failPage(host, c, why.error_reason)
+  }
+
+  /** A URL that failed (its error entry logged): a visit row without status, the frontier row failed, counted by reason. */
+  private failPage(host: Host, c: Claimed, reason: string) {
+    const x = this.x
     this.finish(this.record(host, c, null))
     x.batch.mark({ seq: c.seq, to: 'failed' })
     x.counters.failed++
     x.counters.queued--
-    x.countError(why.error_reason)
+    x.countError(reason)
   }
 
   /** A host's consecutive failures, kept in run_hosts with the page's rows: a resumed run goes on counting. */
@@ -206,11 +194,7 @@ export class PageVisitor {
     const reason = reasonOf(err)
     if (err instanceof FetchError && NETWORK.has(err.code)) this.setFailures(host, host.failures + 1)
     x.batch.log({ ...where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency }, Date.now(), sent)
-    this.finish(this.record(host, c, null))
-    x.batch.mark({ seq: c.seq, to: 'failed' })
-    x.counters.failed++
-    x.counters.queued--
-    x.countError(reason.error_reason)
+    this.failPage(host, c, reason.error_reason)
     if (host.failures >= MAX_HOST_FAILURES) {
       // A host that keeps failing is given up on: what it still has queued fails with it.
       const given = [...host.buffer.splice(0), ...host.delayed.splice(0).map((d) => d.entry)]

@@ -5,6 +5,7 @@ import type { NewArtifact } from './artifacts'
 import type { RunJournal } from './fetch-journal'
 
 export type { ClaimableRun, Claimed, FrontierEntry, RobotsRecord, RunCounters, LogEntry, PageRecord, NewArtifact, RunJournal }
+export { newPageRecord, PAGE_STEP_BIT } from './page-records'
 
 /** A frontier row's move, applied in the order the engine made them (a requeue, then a done, of one seq). */
 export type FrontierMark = { seq: number; to: 'done' | 'failed' } | { seq: number; to: 'requeued'; notBefore: number }

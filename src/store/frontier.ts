@@ -50,7 +50,7 @@ export function frontierRepository(db: Database) {
   )
   const renew = db.query("UPDATE runs SET lease_until = ?3 WHERE seq = ?1 AND lease_owner = ?2 AND status = 'running'")
   const release = db.query('UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND lease_owner = ?2')
-  const holds = db.query('SELECT 1 AS one FROM runs WHERE seq = ?1 AND lease_owner = ?2')
+  const holder = db.query('SELECT tenant FROM runs WHERE seq = ?1 AND lease_owner = ?2')
   const status = db.query('SELECT status, paused_ms FROM runs WHERE seq = ?1')
   const finish = db.query(
     "UPDATE runs SET status = 'finished', stop_reason = ?2, finished_at = ?3, outcome = ?4, lease_owner = NULL, lease_until = NULL WHERE seq = ?1 AND status IN ('running', 'pending')",
@@ -100,8 +100,11 @@ export function frontierRepository(db: Database) {
     claimRun: (seq: number, owner: string, now: number, until: number, deadOwner: string | null = null) => claimRun.run(seq, owner, now, until, deadOwner ?? '').changes === 1,
     renew: (seq: number, owner: string, until: number) => renew.run(seq, owner, until).changes === 1,
     release: (seq: number, owner: string) => void release.run(seq, owner),
-    /** Whether `owner` still holds the run's lease (a stalled process may have lost it to another). */
-    holds: (seq: number, owner: string) => holds.get(seq, owner) !== null,
+    /**
+     * The run's tenant when `owner` still holds its lease, else null (a stalled process may have
+     * lost it to another, or the run is gone: a deleted run's seq can come back for a new run).
+     */
+    heldBy: (seq: number, owner: string) => (holder.get(seq, owner) as { tenant: string } | null)?.tenant ?? null,
     status: (seq: number) => status.get(seq) as { status: string; paused_ms: number } | null,
     /** Finishes a running or pending run with its stop reason and outcome (docs/crawl.md, "Outcomes"). */
     finish: (seq: number, reason: string, now: number, outcome: string | null = null) => finish.run(seq, reason, now, outcome).changes === 1,

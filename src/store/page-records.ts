@@ -26,8 +26,14 @@ export type PageRecord = {
 
 /** The steps a visit row can stand for, in bit order: step i is bit 1 << i. */
 export const PAGE_STEPS = ['fetch', 'parse', 'store', 'discover'] as const
-export type PageStep = (typeof PAGE_STEPS)[number]
+/** The bit of PageRecord.logged each step's successful entry is. */
+export const PAGE_STEP_BIT = { fetch: 1, parse: 2, store: 4, discover: 8 } as const satisfies Record<(typeof PAGE_STEPS)[number], number>
 export const ALL_PAGE_STEPS = 15
+
+/** A visited page before its steps: no children, no entries it stands for, no time yet. */
+export function newPageRecord(hash: string, hostHash: string, depth: number, parent: string | null, status: number | null): PageRecord {
+  return { hash, host_hash: hostHash, depth, parent, status, visited_at: 0, children: null, logged: 0, fetch_at: null, fetch_ms: null, parse_ms: null, store_ms: null, pipeline_id: null }
+}
 
 /** Link hashes are 32 hex characters: `children` holds them back to back. */
 export const HASH_LENGTH = 32
@@ -51,7 +57,7 @@ const COLUMNS = ['run_seq', 'hash', 'host_hash', 'depth', 'status', 'visited_at'
 /** Rows per multi-row INSERT: 32 × 16 parameters, well under SQLite's limit. */
 const CHUNK = 32
 /** The visit's link_seq (migration 015): the seq of the run tenant's catalogue link of the hash. */
-const LINK_SEQ = '(SELECT l.seq FROM links l WHERE l.tenant = (SELECT r.tenant FROM runs r WHERE r.seq = ?) AND l.hash = ?)'
+const LINK_SEQ = '(SELECT l.seq FROM links l WHERE l.tenant = CAST(? AS TEXT) AND l.hash = CAST(? AS TEXT))'
 const insertOf = (rows: number) =>
   `INSERT OR IGNORE INTO visits (${COLUMNS.join(', ')}, link_seq) VALUES ${Array(rows)
     .fill(`(${COLUMNS.map(() => '?').join(', ')}, ${LINK_SEQ})`)
@@ -80,7 +86,10 @@ function childrenText(children: readonly string[] | null): string | null {
  */
 export function pageRecordWriter(db: Database) {
   let full: Statement | undefined
-  return function recordPages(runSeq: number, pages: readonly PageRecord[]): void {
+  const tenantOf = db.query('SELECT tenant FROM runs WHERE seq = ?')
+  /** `tenant` is the run's (the crawl store has it from the lease check); looked up when not given. */
+  return function recordPages(runSeq: number, pages: readonly PageRecord[], tenant?: string): void {
+    tenant ??= (tenantOf.get(runSeq) as { tenant: string } | null)?.tenant ?? ''
     const params: SQLQueryBindings[] = []
     const flush = (rows: number) => {
       if (rows === CHUNK) (full ??= db.prepare(insertOf(CHUNK))).run(...params)
@@ -105,7 +114,7 @@ export function pageRecordWriter(db: Database) {
         p.parse_ms,
         p.store_ms,
         p.pipeline_id,
-        runSeq,
+        tenant,
         p.hash,
       )
       if (++rows === CHUNK) {

@@ -2,7 +2,6 @@ import type { CrawlBatch, CrawlEnd, CrawlStore, RunCounters } from './crawl-stor
 import type { LogEntry } from './crawl-logs'
 import { sortedCounts } from '../core/counts'
 import { DONE } from './frontier'
-import { pageRecordWriter } from './page-records'
 import type { SqliteRepositories } from './index'
 
 type Repositories = SqliteRepositories
@@ -12,19 +11,9 @@ type Repositories = SqliteRepositories
  * its work before it returns (an already settled promise); a batch is one IMMEDIATE transaction.
  */
 export function sqliteCrawlStore(repos: Repositories): CrawlStore {
-  const { frontier, crawlLogs, artifacts, links } = repos
+  const { frontier, crawlLogs, artifacts, links, runGraph } = repos
   // Entries are written by the commits below, inside their transactions (manual flush).
   const logWriter = crawlLogs.writer({ manual: true })
-  const recordPages = pageRecordWriter(repos.db)
-  const tenantOf = new Map<number, string>()
-  const tenant = (runSeq: number) => {
-    let t = tenantOf.get(runSeq)
-    if (t === undefined) {
-      t = frontier.run(runSeq)?.tenant ?? ''
-      tenantOf.set(runSeq, t)
-    }
-    return t
-  }
   const writeLogs = (entries: LogEntry[]) => {
     for (const e of entries) logWriter.add(e)
     logWriter.flush()
@@ -60,8 +49,9 @@ export function sqliteCrawlStore(repos: Repositories): CrawlStore {
       const held = repos.transaction(() => {
         // The lease is asked under the write lock: no other process can take the run between the
         // check and the rows (a run another process took may have given these seqs to other URLs).
-        if (!frontier.holds(runSeq, owner)) return false
-        if (batch.links.length) links.ensure(tenant(runSeq), batch.links)
+        const tenant = frontier.heldBy(runSeq, owner)
+        if (tenant === null) return false
+        if (batch.links.length) links.ensure(tenant, batch.links)
         for (const e of batch.enqueued) frontier.enqueue(runSeq, e.entries, e.first, e.done ? DONE : undefined)
         for (const m of batch.marks) {
           if (m.to === 'requeued') frontier.requeue(runSeq, m.seq, m.notBefore)
@@ -69,7 +59,7 @@ export function sqliteCrawlStore(repos: Repositories): CrawlStore {
           else frontier.failed(runSeq, m.seq)
         }
         for (const [host, failures] of batch.hostFailures) frontier.saveHostFailures(runSeq, host, failures)
-        if (batch.pages.length) recordPages(runSeq, batch.pages)
+        if (batch.pages.length) runGraph.recordPages(runSeq, batch.pages, tenant)
         if (batch.logs.length) writeLogs(batch.logs)
         for (const a of batch.artifacts) artifacts.insert(a)
         let errorCounts = batch.errorCounts

@@ -74,6 +74,20 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       expect((await store.crawl.claimable(now, 100)).some((r) => r.seq === seq)).toBe(false)
     })
 
+    test("a batch is written under its run's tenant, though the run's seq was a deleted run's of another tenant", async () => {
+      const first = await leased()
+      expect((await store.crawl.commit(first.seq, OWNER, batchOf({ links: [url('/a')] }))).held).toBe(true)
+      expect(await store.runs.delete(A, first.runId)).toBe(true)
+      // SQLite hands the deleted newest run's seq to the next run; any engine may.
+      const created = await store.jobs.create('other', { id: uuid(), name: 'docs', config: {}, labels: {} }, { id: uuid(), config: {}, lease: { owner: OWNER, ms: 60_000 } })
+      const seq = created.runSeq!
+      expect((await store.crawl.commit(seq, OWNER, batchOf({ links: [url('/b')], pages: [page('/b')] }))).held).toBe(true)
+      expect((await store.links.get('other', linkHash(url('/b'))))?.url).toBe(url('/b'))
+      expect(await store.links.get(A, linkHash(url('/b')))).toBeNull()
+      const visits = await store.runGraph.visits('other', created.run!.id, { url_hashes: [linkHash(url('/b'))] }, undefined, 10)
+      expect(visits!.data.map((v) => v.url)).toEqual([url('/b')])
+    })
+
     test('a batch of another owner writes nothing', async () => {
       const { runId, seq } = await leased()
       const out = await store.crawl.commit(
