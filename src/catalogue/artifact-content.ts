@@ -1,6 +1,5 @@
-import { BlobError, type BlobStore } from '../blob/blob-store'
-import { readBlob } from '../blob/read-bytes'
-import { isValidKey } from '../blob/blob-store'
+import { BlobError, isValidKey, type BlobStore } from '../blob/blob-store'
+import { readBlob, readBlobBytes } from '../blob/read-bytes'
 import { crawlParsedJson } from '../parse/crawl-pipeline'
 import type { Store } from '../store'
 import type { Artifact } from '../store/artifacts'
@@ -12,13 +11,23 @@ const UTF8 = new TextEncoder()
 export type ArtifactContent = { size: number; body: Uint8Array | ReadableStream<Uint8Array> }
 
 /**
+ * The base URL a parsed artifact kept as its page's raw body is made again at (decision 103), or
+ * null for an artifact whose blob is its own content. Undefined: a key no store accepts, which
+ * names no content at all (a row written badly).
+ */
+async function sourceOf(store: Store, tenant: string, artifact: Artifact): Promise<string | null | undefined> {
+  if (!isValidKey(artifact.blob_key)) return undefined
+  return artifact.kind === 'parsed' ? store.artifacts.source(tenant, artifact.id) : null
+}
+
+/**
  * What `GET /v1/artifacts/{id}/blob` answers: the artifact's blob, or, for a parsed artifact the
- * crawl kept as its page's raw body (decision 103), the JSON made again from that body. Null when
- * the content is missing (a key no store accepts names no blob).
+ * crawl kept as its page's raw body, the JSON made again from that body. Null when the content is
+ * missing.
  */
 export async function artifactContent(store: Store, blobs: BlobStore, tenant: string, artifact: Artifact): Promise<ArtifactContent | null> {
-  if (!isValidKey(artifact.blob_key)) return null
-  const source = artifact.kind === 'parsed' ? await store.artifacts.source(tenant, artifact.id) : null
+  const source = await sourceOf(store, tenant, artifact)
+  if (source === undefined) return null
   if (source === null) {
     const blob = await blobs.get(artifact.blob_key)
     return blob ? { size: blob.info.size, body: blob.stream } : null
@@ -29,10 +38,9 @@ export async function artifactContent(store: Store, blobs: BlobStore, tenant: st
 
 /** A parsed artifact's JSON, whether stored or made again from the raw body; null when missing. */
 export async function artifactJsonBytes(store: Store, blobs: BlobStore, tenant: string, artifact: Artifact, maxBytes: number): Promise<Uint8Array | null> {
-  if (!isValidKey(artifact.blob_key)) return null
-  const source = artifact.kind === 'parsed' ? await store.artifacts.source(tenant, artifact.id) : null
-  if (source !== null) return derivedJson(blobs, artifact, source)
-  return (await readBlob(blobs, artifact.blob_key, maxBytes))?.bytes ?? null
+  const source = await sourceOf(store, tenant, artifact)
+  if (source === undefined) return null
+  return source === null ? readBlobBytes(blobs, artifact.blob_key, maxBytes) : derivedJson(blobs, artifact, source)
 }
 
 async function derivedJson(blobs: BlobStore, artifact: Artifact, source: string): Promise<Uint8Array | null> {

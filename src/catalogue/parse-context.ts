@@ -30,9 +30,17 @@ export class StoreParseContext implements ParseContext {
     }
   }
 
+  /** The origins (scheme and authority, as written) prepareHosts has met: a crawl asks for every link of every page. */
+  private readonly askedOrigins = new Set<string>()
+
   /** Reads the pattern sets of these URLs' hosts that are not read yet. */
   async prepareHosts(urls: Iterable<string>) {
     for (const url of urls) {
+      // Most links of a page share a few origins: their text is compared before any URL is parsed.
+      const slash = url.indexOf('/', url.indexOf('//') + 2)
+      const origin = slash < 0 ? url : url.slice(0, slash)
+      if (this.askedOrigins.has(origin)) continue
+      this.askedOrigins.add(origin)
       const host = hostKey(url)
       if (host !== null && !this.setsByHost.has(host)) this.setsByHost.set(host, await this.store.patterns.forHost(this.tenant, hostHash(host)))
     }

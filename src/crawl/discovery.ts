@@ -94,7 +94,8 @@ export class Discovery {
   }
 
   /** Links of the pipelines' navigators: the in-scope children (edges), the ones to queue, canonical and assets. */
-  found(c: Claimed, parsed: ParseResult, maxDepth: number): Found {
+  found(c: Claimed, parsed: ParseResult): Found {
+    const maxDepth = this.cfg.limits.max_depth!
     const children = new Map<string, { link: ChildLink; follow: boolean }>() // by normalized URL; follow: not nofollow, or follow_nofollow
     const followAll = this.cfg.scope.follow_nofollow === true
     for (const p of parsed.pipelines) {

@@ -91,7 +91,6 @@ export class RunExecution {
   private committing: Promise<void> | null = null
   private readonly waker = new Waker()
   private orphansDropped: Promise<void> = Promise.resolve()
-  readonly maxDepth: number
   readonly maxUrls: number
   private readonly maxAgeMs: number
 
@@ -106,13 +105,12 @@ export class RunExecution {
     this.ctx = new StoreParseContext(deps.store, run.tenant)
     this.hosts = new HostSlots(parseDuration(cfg.politeness.delay ?? '0s')!, cfg.politeness.respect_robots !== false)
     this.discovery = new Discovery(cfg, this.scope, this.ctx)
-    this.batch = new PageBatch(deps.store.crawl, run, this.journal, { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 })
+    this.batch = new PageBatch(deps.store.crawl, run, this.journal)
     // A user pipeline without a navigator still lets the crawl go on: it follows every a[href].
     this.pipelines = cfg.pipelines.length ? cfg.pipelines.map((p) => (p.navigator ? p : ({ ...p, navigator: { kind: 'links' } } as Pipeline))) : [CRAWL_PIPELINE]
     this.derivesParsed = !cfg.pipelines.length
     this.fetchBase = { method: 'GET', ...requestOptions(cfg.fetch, CRAWL_FETCH_DEFAULTS), max_body_bytes: cfg.store.max_body_bytes, retry_throttled: false }
     this.needsPatterns = (cfg.scope.categories ?? []).length > 0 || this.pipelines.some((p) => p.guards?.some((g) => g.kind === 'category'))
-    this.maxDepth = cfg.limits.max_depth!
     this.maxUrls = cfg.limits.max_urls!
     this.maxAgeMs = parseDuration(cfg.limits.max_age ?? '1h')!
     this.robots = new RobotsLoader(robotsDepsOf(this))
@@ -311,7 +309,6 @@ export class RunExecution {
       if (!(await this.deps.store.crawl.renew(this.run.seq, this.owner, now + LEASE_MS))) return this.leave({ left: 'lost_lease' })
     }
     collectGarbage(now)
-    if (this.commitDue(now)) this.commitSoon()
   }
 
   // ------------------------------------------------------------------ commits
@@ -373,19 +370,17 @@ export class RunExecution {
   leave(outcome: Outcome) {
     // A pause or a finish waits for in-flight fetches; a stop or a shutdown arriving meanwhile
     // still has to be prompt, so it replaces them.
-    const prompt = 'left' in outcome && outcome.left !== 'paused'
-    const waiting = this.leaving && !('left' in this.leaving && this.leaving.left !== 'paused')
-    if (this.leaving && !(prompt && waiting)) return
+    if (this.leaving && !(isPrompt(outcome) && !isPrompt(this.leaving))) return
     this.leaving = outcome
     // Stop and shutdown are prompt: in-flight fetches are aborted (and requeued). A pause and a
     // finish let them complete, so their pages are recorded.
-    if ('left' in outcome && outcome.left !== 'paused') this.abort.abort(new FetchError('timeout', 'the run was stopped'))
+    if (isPrompt(outcome)) this.abort.abort(new FetchError('timeout', 'the run was stopped'))
     this.poke()
   }
 
   /** Whether the execution is leaving promptly (stopped, shut down, lost): late answers are not recorded. */
   leavingPromptly(): boolean {
-    return this.leaving !== null && 'left' in this.leaving && this.leaving.left !== 'paused'
+    return this.leaving !== null && isPrompt(this.leaving)
   }
 
   private sleep(ms: number): Promise<void> {
@@ -396,3 +391,6 @@ export class RunExecution {
     this.waker.poke()
   }
 }
+
+/** A stop, a shutdown or a lost lease: in-flight fetches are aborted, not waited for. */
+const isPrompt = (o: Outcome): boolean => 'left' in o && o.left !== 'paused'

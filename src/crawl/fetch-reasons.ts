@@ -2,7 +2,7 @@ import { FetchError, type FetchErrorCode } from '../fetch/errors'
 import type { LogReason } from './page-batch'
 
 /** Fetch error codes as crawl log error reasons (design.md §5 lists the reasons). */
-export const FETCH_REASON: Record<FetchErrorCode, LogReason> = {
+const FETCH_REASON: Record<FetchErrorCode, LogReason> = {
   timeout: 'timeout',
   dns: 'dns',
   connect: 'connect',

@@ -2,17 +2,21 @@
  * The crawl's garbage-collection policy (decisions 67 and 78): explicit collections paced by time
  * and by pages, shared by every execution of the process.
  */
-/** What the heap held after the last full collection (cells and string buffers), in bytes, and when. */
+/** What the heap held after the last full collection (cells and string buffers), in bytes. */
 let liveAfterFullGc = 0
-let lastGc = 0
-let lastFullGc = 0
-/** Pages finished by every execution of the process, and that count at the last collection of each kind. */
+/** Pages finished and body bytes read by every execution of the process, since it started. */
 let pagesFinished = 0
-
-/** Bytes of the bodies of those pages, and that count at the last collection of each kind. */
 let bytesFinished = 0
-let bytesAtGc = 0
-let bytesAtFullGc = 0
+
+/** When a collection of one kind was made, and the pages and bytes counted then. */
+type Mark = { at: number; pages: number; bytes: number }
+const young: Mark = { at: 0, pages: 0, bytes: 0 }
+const full: Mark = { at: 0, pages: 0, bytes: 0 }
+const mark = (m: Mark, at: number) => {
+  m.at = at
+  m.pages = pagesFinished
+  m.bytes = bytesFinished
+}
 
 /** A page of any execution of this process finished (pages pace the collections as much as time). */
 export function pageFinished() {
@@ -24,18 +28,16 @@ export function bodyRead(bytes: number) {
   bytesFinished += bytes
 }
 
-let pagesAtGc = 0
-let pagesAtFullGc = 0
-const GC_MS = 100
-const GC_PAGES = 100
-const FULL_GC_MS = 1000
-const FULL_GC_PAGES = 1000
+/** What makes a collection of one kind due since its last: time, pages finished, body bytes read. */
+type Limits = { ms: number; pages: number; bytes: number }
+const YOUNG: Limits = { ms: 100, pages: 100, bytes: 4 * 1024 * 1024 }
+const FULL: Limits = { ms: 1000, pages: 1000, bytes: 32 * 1024 * 1024 }
 /** Full collections cost tens of ms: pages come as fast as they like (tiny pages, errors), these not. */
 const FULL_GC_FLOOR_MS = 250
 const GC_HEAP_STEP = 64 * 1024 * 1024
-/** Bodies read pace them too: small pages reach the page counts first, a run of large ones these. */
-const GC_BYTES = 4 * 1024 * 1024
-const FULL_GC_BYTES = 32 * 1024 * 1024
+
+/** Whether enough pages or bytes came since the mark (the limits times `scale`). */
+const counted = (m: Mark, limits: Limits, scale: number) => pagesFinished - m.pages >= limits.pages * scale || bytesFinished - m.bytes >= limits.bytes * scale
 
 /**
  * A young-generation collection every 100 ms or 100 pages, whichever comes first, and a full one
@@ -54,21 +56,16 @@ const FULL_GC_BYTES = 32 * 1024 * 1024
  * 4 MB of bodies read also count as a young collection's worth, and 32 MB as a full one's.
  */
 export function collectGarbage(now: number) {
-  if (now - lastGc < GC_MS && pagesFinished - pagesAtGc < GC_PAGES && bytesFinished - bytesAtGc < GC_BYTES) return
-  lastGc = now
-  pagesAtGc = pagesFinished
-  bytesAtGc = bytesFinished
+  if (now - young.at < YOUNG.ms && !counted(young, YOUNG, 1)) return
+  mark(young, now)
   const scale = Math.max(1, liveAfterFullGc / GC_HEAP_STEP)
-  const since = now - lastFullGc
-  const due = pagesFinished - pagesAtFullGc >= FULL_GC_PAGES * scale || bytesFinished - bytesAtFullGc >= FULL_GC_BYTES * scale
-  if (since < FULL_GC_MS * scale && (!due || since < FULL_GC_FLOOR_MS)) {
+  const since = now - full.at
+  if (since < FULL.ms * scale && (!counted(full, FULL, scale) || since < FULL_GC_FLOOR_MS)) {
     Bun.gc(false)
     return
   }
   Bun.gc(true)
-  pagesAtFullGc = pagesFinished
-  bytesAtFullGc = bytesFinished
-  lastFullGc = Date.now()
+  mark(full, Date.now())
   const after = process.memoryUsage()
   liveAfterFullGc = after.heapUsed + after.external
 }

@@ -2,7 +2,7 @@ import { retryAfterMs } from '../fetch/retry'
 import type { FetchResult } from '../fetch/types'
 import type { Claimed } from '../store/crawl-store'
 import type { LogReason } from './page-batch'
-import type { AgentRules } from './robots'
+import { ALLOW_ALL_RULES, type AgentRules } from './robots'
 
 export type Host = {
   key: string
@@ -34,7 +34,6 @@ export type Host = {
   delayed: { entry: Claimed; at: number }[]
 }
 
-export const ALLOW_ALL: AgentRules = { allowed: () => true, crawlDelayMs: null }
 const BACKOFF_CAP_MS = 60_000
 
 /**
@@ -58,7 +57,7 @@ export class HostSlots {
         inFlight: 0,
         nextAt: 0,
         delayMs: this.delayMs,
-        robots: this.respectRobots ? null : ALLOW_ALL,
+        robots: this.respectRobots ? null : ALLOW_ALL_RULES,
         robotsLoading: false,
         robotsLoad: null,
         failures: 0,

@@ -8,7 +8,7 @@ export type EngineLog = Omit<LogEntry, 'run_seq' | 'occurred_at'>
 type RunRef = { seq: number; id: string; tenant: string }
 
 /** Commit at least this often (decision 102; the execution also commits on count). */
-export const COMMIT_MS = 250
+const COMMIT_MS = 250
 
 /**
  * What an execution writes between two commits (design.md §5, "What a run records"), gathered as
@@ -17,8 +17,11 @@ export const COMMIT_MS = 250
  * time and on count (decision 102). A kill -9 loses the uncommitted batch, whose fetches the
  * journal names: the next holder logs them as interrupted and fetches their URLs again.
  */
+/** A batch being built: the counters join it when it is committed, as they stand then. */
+type Building = Omit<CrawlBatch, 'counters'>
+
 export class PageBatch {
-  private batch: CrawlBatch
+  private batch: Building = PageBatch.empty()
   /** Journal entries settled by the batch being built (their rows are in it). */
   private settles: number[] = []
   private lost = false
@@ -29,13 +32,10 @@ export class PageBatch {
     private readonly store: CrawlStore,
     private readonly run: RunRef,
     private readonly journal: RunJournal,
-    counters: RunCounters,
-  ) {
-    this.batch = PageBatch.empty(counters)
-  }
+  ) {}
 
-  private static empty(counters: RunCounters): CrawlBatch {
-    return { links: [], enqueued: [], marks: [], hostFailures: new Map(), pages: [], logs: [], artifacts: [], counters, errorCounts: null }
+  private static empty(): Building {
+    return { links: [], enqueued: [], marks: [], hostFailures: new Map(), pages: [], logs: [], artifacts: [], errorCounts: null }
   }
 
   /** Whether entries are still taken: false once the run went to another process or the batch closed. */
@@ -138,10 +138,9 @@ export class PageBatch {
    * nothing logged from here on will be.
    */
   async commit(owner: string, counters: RunCounters, end?: CrawlEnd): Promise<{ held: boolean; counters: RunCounters }> {
-    const batch = this.batch
+    const batch: CrawlBatch = { ...this.batch, counters }
     const settles = this.settles
-    batch.counters = counters
-    this.batch = PageBatch.empty(counters)
+    this.batch = PageBatch.empty()
     this.settles = []
     this.lastCommit = Date.now()
     if (this.lost) return { held: false, counters }
@@ -161,7 +160,7 @@ export class PageBatch {
   /** The run went to another process: what is buffered describes fetches the new holder makes again. */
   lose() {
     this.lost = true
-    this.batch = PageBatch.empty(this.batch.counters)
+    this.batch = PageBatch.empty()
     this.settles = []
   }
 

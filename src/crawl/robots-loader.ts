@@ -7,9 +7,9 @@ import type { RunExecution } from './execution'
 import { hostOf, linkHash } from '../core/url'
 import { interruptedEntry } from './interrupted'
 import { reasonOf } from './fetch-reasons'
-import { ALLOW_ALL, type Host } from './host-slots'
+import type { Host } from './host-slots'
 import type { EngineLog, LogReason, PageBatch } from './page-batch'
-import { MAX_ROBOTS_BYTES, robotsFromStatus } from './robots'
+import { ALLOW_ALL_RULES, MAX_ROBOTS_BYTES, robotsFromStatus } from './robots'
 
 export type RobotsDeps = {
   store: CrawlStore
@@ -18,7 +18,6 @@ export type RobotsDeps = {
   batch: PageBatch
   run: { seq: number; tenant: string }
   fetchBase: Omit<FetchRequest, 'url'>
-  respectRobots: boolean
   seeds: string[]
   signal: AbortSignal
   /** Whether the execution is leaving: a failed load then records nothing more. */
@@ -60,8 +59,9 @@ export class RobotsLoader {
       const robots = robotsFromStatus(record.status === -1 ? 'unreachable' : record.status!, record.status === -1 ? undefined : (record.body ?? undefined))
       this.sitemaps.set(host.key, robots.sitemaps)
       const rules = robots.forAgent(robotsAgent(d.fetchBase.user_agent))
-      host.robots = d.respectRobots ? rules : ALLOW_ALL
-      if (d.respectRobots && rules.crawlDelayMs) host.delayMs = Math.max(host.delayMs, rules.crawlDelayMs)
+      // Only a run that respects robots.txt loads it: HostSlots gives the others allow-all at once.
+      host.robots = rules
+      if (rules.crawlDelayMs) host.delayMs = Math.max(host.delayMs, rules.crawlDelayMs)
     } finally {
       host.robotsLoading = false
     }
@@ -96,7 +96,7 @@ export class RobotsLoader {
       if (err instanceof FetchError && (err.code === 'blocked_address' || err.code === 'dns')) {
         // Not a robots answer: the host itself cannot be fetched. Its pages are tried and fail
         // with the real reason, rather than being reported as disallowed by robots.txt.
-        host.robots = ALLOW_ALL
+        host.robots = ALLOW_ALL_RULES
         return null
       }
       // No answer: the body keeps why, for the URLs that fail with it (after a resume too).
@@ -128,7 +128,6 @@ export function robotsDepsOf(x: RunExecution): RobotsDeps {
     batch: x.batch,
     run: x.run,
     fetchBase: x.fetchBase,
-    respectRobots: x.cfg.politeness.respect_robots !== false,
     seeds: x.cfg.seeds,
     signal: x.abort.signal,
     leaving: () => x.leaving !== null,

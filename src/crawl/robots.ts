@@ -56,7 +56,7 @@ interface Group {
   crawlDelayMs: number | null
 }
 
-const ALLOW_ALL_RULES: AgentRules = { allowed: () => true, crawlDelayMs: null }
+export const ALLOW_ALL_RULES: AgentRules = { allowed: () => true, crawlDelayMs: null }
 const DISALLOW_ALL_RULES: AgentRules = { allowed: (path) => isRobotsTxt(path), crawlDelayMs: null }
 
 const ALLOW_ALL: Robots = { source: 'allow_all', sitemaps: [], forAgent: () => ALLOW_ALL_RULES }

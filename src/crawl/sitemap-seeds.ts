@@ -65,8 +65,7 @@ export async function readSitemaps(d: SitemapDeps, seeds: FrontierEntry[]): Prom
       }
     } catch (err) {
       if (d.signal.aborted) {
-        const { url: _u, url_hash: _h, host: _host, step: _s, ...rest } = interruptedEntry(where, 'discover', 'error', { latency_ms: Date.now() - started })
-        logSent(rest, started)
+        d.batch.log(interruptedEntry(where, 'discover', 'error', { latency_ms: Date.now() - started }), started, sent)
         return
       }
       logSent({ status: 'error', ...reasonOf(err), latency_ms: Date.now() - started })
@@ -90,7 +89,7 @@ export function sitemapDepsOf(x: RunExecution): SitemapDeps {
     robotsSitemaps: async (origin: string) => {
       const host = x.hosts.get(new URL(origin).host)
       await x.robots.load(host)
-      return host.robots ? x.robots.sitemapsOf(host.key) : []
+      return x.robots.sitemapsOf(host.key)
     },
     enqueue: (entries: FrontierEntry[]) => void x.enqueue(entries),
     entry: (url: string, depth: number, parent: string | null, kind: number) => x.discovery.entry(url, depth, parent, kind),

@@ -3,7 +3,7 @@ import { readBlobBytes } from '../blob/read-bytes'
 import { artifactJsonBytes } from '../catalogue/artifact-content'
 import { notFound } from '../core/errors'
 import { documentKind } from '../parse/document'
-import { ParseFailure, type ParseContext, type StepResult } from '../parse/pipeline'
+import { NO_CONTEXT, ParseFailure, type StepResult } from '../parse/pipeline'
 import type { Pipeline } from '../parse/pipeline-schema'
 import { ParseTimeout, type ParsePool } from '../parse/pool'
 import type { Store } from '../store'
@@ -56,13 +56,11 @@ const GC_FULL_EVERY = 500
 /** A stored body past this is not rendered (a crawl's body cap is far below). */
 const MAX_RENDER_BYTES = 256 * 1024 * 1024
 
-// Rendering names no data maps and no category guards: nothing to look up.
-const NO_CONTEXT: ParseContext = { patternSets: () => [], dataMap: () => null }
-
 const pipelineOf = (mainContent: boolean): Pipeline[] => [{ identifier: 'export', steps: [{ kind: 'markdown', main_content: mainContent }, { kind: 'metadata' }, { kind: 'links' }] }]
 
 /** What a parsed artifact holds (the engine writes it: src/crawl/execution.ts, store()). */
-type ParsedArtifact = { base_url?: string; content_type?: string; pipeline?: { steps?: StepResult[] } }
+/** `partial`: only the base URL was read (readJson). */
+type ParsedArtifact = { base_url?: string; content_type?: string; pipeline?: { steps?: StepResult[] }; partial?: true }
 
 type Visit = VisitedLink & { artifacts: Artifact[]; error: PageRecord['error'] }
 /** A render's outcome, never rejected: a failure is thrown again when its turn comes. */
@@ -150,8 +148,17 @@ async function* visitBatches(store: Store, tenant: string, runId: string, filter
   } while (after !== undefined)
 }
 
-async function readJson(deps: ExportDeps, tenant: string, a: Artifact): Promise<ParsedArtifact | null> {
+/**
+ * A parsed artifact as the export reads it. A default crawl's is made again from the page's raw
+ * body (decision 103), which the render parses anyway: `whole` false reads only its base URL (the
+ * row's source URL), and the render's metadata stands for the rest.
+ */
+async function readJson(deps: ExportDeps, tenant: string, a: Artifact, whole: boolean): Promise<ParsedArtifact | null> {
   try {
+    if (!whole) {
+      const source = await deps.store.artifacts.source(tenant, a.id)
+      if (source !== null) return { base_url: source, partial: true }
+    }
     const bytes = await artifactJsonBytes(deps.store, deps.blobs, tenant, a, MAX_RENDER_BYTES)
     return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as ParsedArtifact) : null
   } catch {
@@ -162,43 +169,53 @@ async function readJson(deps: ExportDeps, tenant: string, a: Artifact): Promise<
 /** One visit as a record: the parsed artifacts read, the raw body rendered on a worker. */
 async function render(deps: ExportDeps, tenant: string, v: Visit, pipelines: Pipeline[]): Promise<PageRecord> {
   const raw = v.artifacts.find((a) => a.kind === 'raw' || a.kind === 'asset') ?? null
-  const parsed = await Promise.all(v.artifacts.filter((a) => a.kind === 'parsed').map((a) => readJson(deps, tenant, a)))
-  let finalUrl: string | null = null
-  let data: Record<string, unknown> | null = null
-  let stored: StepResult | undefined
-  for (const p of parsed) {
-    if (!p) continue
-    finalUrl ??= typeof p.base_url === 'string' ? p.base_url : null
-    for (const step of p.pipeline?.steps ?? []) {
-      if (step.kind === 'data_map' && 'data' in step) (data ??= {})[step.id] = step.data
-      if (step.kind === 'metadata') stored ??= step
-    }
-  }
+  const parsedRows = v.artifacts.filter((a) => a.kind === 'parsed')
+  let parsed = await Promise.all(parsedRows.map((a) => readJson(deps, tenant, a, false)))
+  const finalUrl = parsed.map((p) => p?.base_url).find((u) => typeof u === 'string') ?? null
   const record: PageRecord = {
     url: v.url,
     final_url: finalUrl ?? v.url,
     status: v.status,
     depth: v.depth,
-    content_type: raw?.content_type ?? parsed.find((p) => p?.content_type)?.content_type ?? null,
+    content_type: null,
     title: null,
     description: null,
     language: null,
     markdown: null,
-    data,
+    data: null,
     outlinks: 0,
     visited_at: v.visited_at,
     artifact_ids: v.artifacts.map((a) => a.id),
     error: v.error,
   }
-  if (stored?.kind === 'metadata') Object.assign(record, pick(stored.metadata))
-  if (!raw || !documentKind(raw.content_type)) return record
+  const rendered = raw !== null && documentKind(raw.content_type) !== null && (await renderBody(deps, tenant, v, raw, finalUrl, pipelines, record))
+  // Not rendered: a parsed artifact read as its base URL alone is read whole, for its metadata.
+  if (!rendered) parsed = await Promise.all(parsedRows.map((a, i) => (parsed[i]?.partial ? readJson(deps, tenant, a, true) : parsed[i]!)))
+  let stored: StepResult | undefined
+  for (const p of parsed) {
+    for (const step of p?.pipeline?.steps ?? []) {
+      if (step.kind === 'data_map' && 'data' in step) (record.data ??= {})[step.id] = step.data
+      if (step.kind === 'metadata') stored ??= step
+    }
+  }
+  record.content_type = raw?.content_type ?? parsed.find((p) => p?.content_type)?.content_type ?? null
+  if (!rendered && stored?.kind === 'metadata') Object.assign(record, pick(stored.metadata))
+  return record
+}
+
+/**
+ * Renders the raw body on a worker into `record` (markdown, metadata, outlinks): true when it did.
+ * A body that cannot be read or rendered (a worker's time limit, a type it does not parse) leaves
+ * the record without them; anything else (the pool closed) ends the export.
+ */
+async function renderBody(deps: ExportDeps, tenant: string, v: Visit, raw: Artifact, finalUrl: string | null, pipelines: Pipeline[], record: PageRecord): Promise<boolean> {
   let body: Uint8Array | null
   try {
     body = await readBlobBytes(deps.blobs, raw.blob_key, MAX_RENDER_BYTES)
   } catch {
     body = null
   }
-  if (!body) return record
+  if (!body) return false
   // Links resolve against where the page was, as they did in the crawl.
   const redirects = finalUrl && finalUrl !== v.url ? [{ url: v.url, location: finalUrl }] : []
   try {
@@ -208,12 +225,11 @@ async function render(deps: ExportDeps, tenant: string, v: Visit, pipelines: Pip
       else if (step.kind === 'metadata') Object.assign(record, pick(step.metadata))
       else if (step.kind === 'links') record.outlinks = step.links.length
     }
+    return true
   } catch (err) {
-    // One page that cannot be rendered (a worker's time limit, a type it does not parse) is
-    // exported without markdown; anything else (the pool closed) ends the export.
     if (!(err instanceof ParseTimeout || err instanceof ParseFailure)) throw err
+    return false
   }
-  return record
 }
 
 const pick = (m: { title: string | null; description: string | null; language: string | null }) => ({ title: m.title, description: m.description, language: m.language })

@@ -1,11 +1,8 @@
-import { parseDocument, type ParseContext, type ParseResult, type PipelineResult } from './pipeline'
+import { NO_CONTEXT, parseDocument, type ParseResult, type PipelineResult } from './pipeline'
 import type { Pipeline } from './pipeline-schema'
 
 /** The default pipeline of a crawl (design.md §4): every a[href], metadata only, so crawling stays cheap. */
 export const CRAWL_PIPELINE: Pipeline = { identifier: 'default', navigator: { kind: 'links' }, steps: [{ kind: 'metadata' }] } as Pipeline
-
-// The crawl pipeline names no data maps and no category guard: nothing to look up.
-const NO_CONTEXT: ParseContext = { patternSets: () => [], dataMap: () => null }
 
 /** A parsed artifact's content: the document's addresses and one pipeline's result, as JSON. */
 export const parsedArtifactJson = (result: ParseResult, pipeline: PipelineResult): string =>

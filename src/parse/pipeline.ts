@@ -67,6 +67,9 @@ export class ParseFailure extends Error {
   }
 }
 
+/** The context of a parse whose pipelines name no data maps and no category guards: nothing to look up. */
+export const NO_CONTEXT: ParseContext = { patternSets: () => [], dataMap: () => null }
+
 /** The ids of the data maps the steps of these pipelines name, each once. */
 export const dataMapIds = (pipelines: readonly Pipeline[]): string[] => [...new Set(pipelines.flatMap((p) => (p.steps ?? []).flatMap((s) => (s.kind === 'data_map' ? [s.id] : []))))]
 

@@ -6,7 +6,7 @@ import type { Fetcher } from '../fetch/fetcher'
 import type { FetchRequest, FetchResult } from '../fetch/types'
 import { decodeDocument } from '../parse/charset'
 import { documentKind } from '../parse/document'
-import { ParseFailure, type ParseContext, type StepResult } from '../parse/pipeline'
+import { NO_CONTEXT, ParseFailure, type StepResult } from '../parse/pipeline'
 import type { Step } from '../parse/pipeline-schema'
 import { ParseTimeout, PoolError, type ParsePool } from '../parse/pool'
 import { needsScript } from './needs-script'
@@ -29,8 +29,6 @@ export function toAnswer(scraped: Scraped): ScrapeResult {
   return { ...scraped, results }
 }
 
-// A scrape runs no category guards and names no data maps: there is nothing to look up.
-const NO_CONTEXT: ParseContext = { patternSets: () => [], dataMap: () => null }
 const MAX_REDIRECTS = 10
 // A render with less time than this left of the scrape's timeout would only time out.
 const MIN_RENDER_MS = 1000

@@ -128,7 +128,7 @@ export function sqliteStore(r: SqliteRepositories): Store {
         return shown
       },
       delete: async (tenant, id) => r.triggers.delete(tenant, id),
-      setEnabled: async (tenant, id, enabled, nextAt) => r.triggers.setEnabled(tenant, id, enabled, () => nextAt),
+      setEnabled: async (tenant, id, enabled, nextAt) => r.triggers.setEnabled(tenant, id, enabled, nextAt),
       list: async (tenant, f, after, perPage) => r.triggers.list(tenant, f, after, perPage, f.job_ids && r.jobs.seqsOf(tenant, f.job_ids)),
       listOfJob: async (tenant, jobId, f, after, perPage) => {
         const job = r.jobs.get(tenant, jobId)
@@ -144,11 +144,11 @@ export function sqliteStore(r: SqliteRepositories): Store {
         r.triggers.fire(
           d,
           f.now,
-          () => f.nextAt,
+          f.nextAt,
           // Inside the firing's transaction: the job is there (its trigger is).
           (tenant, jobId) => createRun(tenant, r.jobs.get(tenant, jobId)!, f.run).id,
         ),
-      discard: async (d, nextAt) => r.triggers.discard(d, () => nextAt),
+      discard: async (d, nextAt) => r.triggers.discard(d, nextAt),
     },
 
     patterns: {

@@ -117,19 +117,19 @@ export function triggerRepository(db: Database) {
       return remove.run(tenant, id).changes > 0
     },
     /**
-     * Enables or disables a trigger. `nextAt` computes a schedule's next tick from now when it is
-     * enabled, so ticks that passed while it was disabled never fire; disabling drops the next
-     * tick and the on_finish firings waiting for their delay. Null when it does not exist.
+     * Enables or disables a trigger. `nextAt` is a schedule's next tick from now (the caller's,
+     * from the trigger's expression), set when it is enabled, so ticks that passed while it was
+     * disabled never fire; disabling drops the next tick and the on_finish firings waiting for
+     * their delay. Null when it does not exist.
      */
-    setEnabled(tenant: string, id: string, enabled: boolean, nextAt: (schedule: ScheduleParams) => number | null): Trigger | null {
+    setEnabled(tenant: string, id: string, enabled: boolean, nextAt: number | null): Trigger | null {
       return db
         .transaction(() => {
           const row = getRow(tenant, id)
           if (!row) return null
           const wasEnabled = row.enabled === 1
           if (wasEnabled !== enabled) {
-            const condition = conditionOf(row)
-            setEnabled.run(row.seq, enabled ? 1 : 0, enabled && condition.kind === 'schedule' ? nextAt(condition.params) : null)
+            setEnabled.run(row.seq, enabled ? 1 : 0, enabled && row.kind === 'schedule' ? nextAt : null)
             if (!enabled) dropFirings.run(row.seq)
           }
           return toTrigger(getRow(tenant, id)!)
@@ -181,14 +181,14 @@ export function triggerRepository(db: Database) {
      * `skipped`), and records the execution. Null when the firing was already made or its
      * trigger is disabled or gone (a disabled trigger never fires).
      */
-    fire(d: DueFiring, now: number, next: (condition: Condition, after: number) => number | null, createRun: (tenant: string, jobId: string) => string): Execution | null {
+    fire(d: DueFiring, now: number, next: number | null, createRun: (tenant: string, jobId: string) => string): Execution | null {
       return db
         .transaction(() => {
           const row = bySeq.get(d.trigger_seq) as Stored | null
           if (!row) return null
           if (d.kind === 'schedule') {
             if (row.next_at !== d.due_at) return null
-            advance.run(row.seq, d.due_at, next(conditionOf(row), now))
+            advance.run(row.seq, d.due_at, next)
           } else if (takeFiring.run(d.firing_seq).changes === 0) return null
           if (row.enabled !== 1) return null
           const busy = unfinished.get(row.job_seq) !== null
@@ -202,11 +202,11 @@ export function triggerRepository(db: Database) {
         .immediate()
     },
     /** Gives up a firing that failed: a schedule moves on to `next`, an on_finish firing goes. */
-    discard(d: DueFiring, next: (condition: Condition) => number | null) {
+    discard(d: DueFiring, next: number | null) {
       db.transaction(() => {
         if (d.kind === 'on_finish') return void takeFiring.run(d.firing_seq)
         const row = bySeq.get(d.trigger_seq) as Stored | null
-        if (row) advance.run(row.seq, d.due_at, next(conditionOf(row)))
+        if (row) advance.run(row.seq, d.due_at, next)
       }).immediate()
     },
   }
