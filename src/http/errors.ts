@@ -1,5 +1,5 @@
 // Routes throw domain errors and API errors alike; one import serves them both.
-export { conflict, DomainError, FieldErrors, notFound, ValidationError, type FieldError } from '../core/errors'
+export { FieldErrors, notFound, ValidationError, type FieldError } from '../core/errors'
 
 /**
  * An error only HTTP has (a missing tenant header, a body too large, a method a path does not

@@ -3,7 +3,7 @@ import { Type, type TLiteral, type TString, type TUnion } from '@sinclair/typebo
 /** Schemas of the API's queries. Every default lives in src/config.ts or here, once. */
 
 // The shared value schemas live in src/core; routes take them from here with the query ones.
-export { DateTime, Duration, ErrorBody, Hash, Labels, StringEnum, Uuid } from '../core/schemas'
+export { DateTime, Duration, Hash, Labels, StringEnum, Uuid } from '../core/schemas'
 
 export const MAX_FILTER_VALUES = 500
 /** A repeated query key: every value validated by the item schema (a string or a StringEnum). */
