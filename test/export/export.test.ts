@@ -191,6 +191,26 @@ describe('export of a crawled run', () => {
   })
 })
 
+describe('a default crawl whose raw body artifact was deleted', () => {
+  test('the page keeps its title and final URL from the parsed artifact, made again from the body it shares; no markdown', async () => {
+    const site = crawlSite({ pages: { '/': { title: 'Front', links: ['/old'] }, '/old': { redirect: '/new' }, '/new': { title: 'Moved here' } } })
+    try {
+      const run = await env.crawl({ seeds: [site.url('/')] }, { tenant: 'kept' })
+      const artifacts = await env.artifacts(run.id, '', 'kept')
+      const raw = artifacts.find((a) => a.kind === 'raw' && a.url_hash === linkHash(site.url('/old')))
+      expect((await env.api.call('DELETE', `/v1/artifacts/${raw.id}`, { tenant: 'kept' })).status).toBe(204)
+      const records = lines((await exportText(run.id, '', 'kept')).text)
+      const old = records.find((r) => r.url === site.url('/old'))!
+      expect(old).toMatchObject({ final_url: site.url('/new'), title: 'Moved here', markdown: null, content_type: 'text/html' })
+      const front = records.find((r) => r.url === site.url('/'))!
+      expect(front).toMatchObject({ final_url: site.url('/'), title: 'Front', content_type: 'text/html; charset=utf-8' })
+      expect(front.markdown).toContain('Front')
+    } finally {
+      site.close()
+    }
+  })
+})
+
 describe('streaming', () => {
   test('the first record comes before the run is rendered; stopping early renders no more', async () => {
     const pages: Record<string, { title: string; links: string[] }> = {}
