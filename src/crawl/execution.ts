@@ -242,8 +242,10 @@ export class RunExecution {
   private pump() {
     const concurrency = this.cfg.politeness.concurrency!
     const perHost = this.cfg.politeness.per_host_concurrency!
+    // A due commit first: SQLite commits before the call returns, and `now` below dates the
+    // host delays of the fetches that start after it.
+    if (this.commitDue(Date.now())) this.commitSoon()
     const now = Date.now()
-    if (this.commitDue(now)) this.commitSoon()
     const used = () => this.inFlight + this.waiting + this.committingPages
     for (const host of this.hosts.all()) {
       if (used() >= concurrency || this.leaving) return
