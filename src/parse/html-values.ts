@@ -37,17 +37,28 @@ export function splitTokens(value: string | null): string[] {
 }
 
 // Hrefs made only of characters the URL parser keeps as they are (no '&' of a character
-// reference, no '#', no backslash) and without dot segments need no parse: a root-relative one is
-// origin + href, an absolute or protocol-relative one with a plain lowercase host (last label
-// starting with a letter, so no IPv4; no xn-- label, so no IDNA check; no port, no user) is
-// itself. Most links of most sites are one of the two; test/parse/scan.test.ts checks that
-// the shortcut answers what the parser does.
+// reference, no backslash) and without dot segments but leading `./` and `../` need no parse:
+// a root-relative one is origin + href, a path-relative one is the base's directory (less a
+// segment per `../`) + href, and an absolute or protocol-relative one with a plain lowercase
+// host (last label starting with a letter and no xn-- label, so no IDNA check; or an IPv4
+// address as the parser writes it) and no user is itself, with a port the parser keeps as it is. A fragment is dropped first: nothing before it depends on it. Most
+// links of most sites are one of these; test/parse/scan.test.ts checks that the shortcuts
+// answer what the parser does.
 const KEPT = String.raw`[\w\-.~!$()*+,;=:@%/?]`
 const PLAIN_ROOT_RELATIVE = new RegExp(String.raw`^/(?![/\\])${KEPT}*$`)
 // The host is checked apart (plainHost): the nested `(?:[a-z0-9-]+\.)*` of a one-regex check
 // backtracked through every label, 0.4 µs per character on hrefs like `//a.a.a.…a!`.
-const PLAIN_ABSOLUTE = new RegExp(String.raw`^(https?:)?//([a-z0-9.-]+)(/${KEPT}*)?$`)
+const PLAIN_ABSOLUTE = new RegExp(String.raw`^(https?:)?//([a-z0-9.-]+)(?::([1-9][0-9]{0,4}))?(/${KEPT}*)?$`)
+// An IPv4 address as the parser writes it: four decimal parts, no leading zeros.
+const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
+// Leading `./` and `../` (group 1), then a path whose first segment is not empty, starts with
+// no dot and has no colon (it would be a scheme): `?x` and `/x` would not start from the directory.
+const SEGMENT = String.raw`[\w\-.~!$()*+,;=@%]`
+const PLAIN_RELATIVE = new RegExp(String.raw`^((?:\.\.?/)*)(?:(?!\.|%2[eE])${SEGMENT}+(?:[/?]${KEPT}*)?)?$`)
 const DOT_SEGMENT = /\/(?:\.|%2e)/i
+
+// A port the parser writes as it is: not the scheme's default, within 16 bits (no leading zero: the regex).
+const keptPort = (port: string, scheme: string) => +port <= 65535 && port !== (scheme === 'https:' ? '443' : '80')
 
 // Labels of [a-z0-9-] joined by single dots, the last one starting with a letter.
 function plainHost(host: string): boolean {
@@ -64,23 +75,36 @@ export class Resolver {
   private readonly cache = new Map<string, string | null>()
   private readonly origin: string | null
   private readonly protocol: string
+  /** The base's path up to its last slash (a path-relative href's start). */
+  private readonly directory: string
   // URL.parse takes the base as text faster than as a URL object (which it serializes anyway).
   private readonly href: string
   constructor(base: URL) {
     const plain = (base.protocol === 'https:' || base.protocol === 'http:') && !base.username && !base.password
     this.origin = plain ? base.origin : null
     this.protocol = base.protocol
+    this.directory = base.pathname.slice(0, base.pathname.lastIndexOf('/') + 1)
     this.href = base.href
   }
 
   /** Absolute http(s) URL without fragment, or null for other schemes and unparsable values. */
   resolve(raw: string): string | null {
-    if (this.origin !== null && !DOT_SEGMENT.test(raw)) {
-      if (PLAIN_ROOT_RELATIVE.test(raw)) return this.origin + raw
-      const absolute = PLAIN_ABSOLUTE.exec(raw)
-      if (absolute && plainHost(absolute[2]!) && !raw.includes('xn--')) {
-        const url = absolute[1] ? raw : this.protocol + raw
-        return absolute[3] ? url : `${url}/`
+    if (this.origin !== null) {
+      const hash = raw.indexOf('#')
+      const href = hash < 0 ? raw : raw.slice(0, hash)
+      if (href && !DOT_SEGMENT.test(href)) {
+        if (PLAIN_ROOT_RELATIVE.test(href)) return this.origin + href
+        const absolute = PLAIN_ABSOLUTE.exec(href)
+        if (absolute) {
+          const [, scheme = this.protocol, host, port, path] = absolute
+          if ((plainHost(host!) ? !href.includes('xn--') : CANONICAL_IPV4.test(host!)) && (port === undefined || keptPort(port, scheme))) {
+            const url = absolute[1] ? href : this.protocol + href
+            return path ? url : `${url}/`
+          }
+        } else {
+          const relative = PLAIN_RELATIVE.exec(href)
+          if (relative) return this.origin + this.up(relative[1]!) + href.slice(relative[1]!.length)
+        }
       }
     }
     let url = this.cache.get(raw)
@@ -89,6 +113,17 @@ export class Resolver {
       this.cache.set(raw, url)
     }
     return url
+  }
+
+  /** The base's directory after the leading `./` and `../` segments of an href (`../` stops at the root). */
+  private up(dots: string): string {
+    let dir = this.directory
+    for (let i = 0; i < dots.length; i += 2) {
+      if (dots.charCodeAt(i + 1) === 47) continue // ./
+      if (dir.length > 1) dir = dir.slice(0, dir.lastIndexOf('/', dir.length - 2) + 1)
+      i++
+    }
+    return dir
   }
 }
 
