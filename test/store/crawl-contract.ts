@@ -214,6 +214,76 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       expect((await store.crawl.resume(seq)).queued.map((q) => q.url)).toEqual([url('/')])
     })
 
+    test('moves in runs of one end state land in order, a row moved twice ending as last moved', async () => {
+      const { seq } = await leased()
+      const paths = ['/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8']
+      const notBefore = Date.now() + 60_000
+      await store.crawl.commit(seq, OWNER, batchOf({ links: paths.map(url), enqueued: [{ entries: paths.map((p) => entry(p)), first: 1, done: false }] }))
+      await store.crawl.commit(
+        seq,
+        OWNER,
+        batchOf({
+          marks: [
+            { seq: 1, to: 'done' },
+            { seq: 2, to: 'done' },
+            { seq: 3, to: 'requeued', notBefore },
+            { seq: 3, to: 'done' },
+            { seq: 4, to: 'done' },
+            { seq: 5, to: 'failed' },
+            { seq: 6, to: 'failed' },
+            { seq: 6, to: 'requeued', notBefore },
+            { seq: 7, to: 'done' },
+            { seq: 7, to: 'failed' },
+          ],
+        }),
+      )
+      // Queued: 6 (failed, then requeued) and 8 (never moved); 5 and 7 failed; the rest done.
+      expect((await store.crawl.resume(seq)).queued.map((q) => [q.seq, q.not_before])).toEqual([
+        [6, notBefore],
+        [8, 0],
+      ])
+      const out = await store.crawl.commit(seq, OWNER, batchOf(), { finish: { reason: 'max_urls', outcome: null }, failQueued: true })
+      expect(out.counters).toMatchObject({ queued: 0, failed: 4 })
+    })
+
+    test('a batch of many artifacts lands whole, each found by its URL', async () => {
+      const { runId, seq } = await leased()
+      // Past two statements' worth of rows (32 a statement in SQLite), and not a multiple of it.
+      const paths = Array.from({ length: 35 }, (_, i) => `/p${i}`)
+      const artifacts = paths.flatMap((p, i) =>
+        (['raw', 'parsed'] as const).map((kind) => ({
+          tenant: A,
+          id: Bun.randomUUIDv7(),
+          run_id: runId,
+          url_hash: linkHash(url(p)),
+          blob_key: `runs/${runId}/${i}`,
+          kind,
+          pipeline_id: kind === 'parsed' ? 'default' : null,
+          content_type: kind === 'raw' ? 'text/html' : 'application/json',
+          size: 100 + i,
+          checksum: 'xxh64:0',
+          created_at: Date.now(),
+        })),
+      )
+      await store.crawl.commit(seq, OWNER, batchOf({ links: paths.map(url), artifacts }))
+      const listed = (await store.artifacts.list(A, { run_ids: [runId] }, undefined, 100)).data
+      // Newest first.
+      expect(listed.map((a) => [a.id, a.kind, a.url, a.size])).toEqual(artifacts.map((a, i) => [a.id, a.kind, url(paths[i >> 1]!), a.size]).reverse())
+      const of = (p: string) => store.artifacts.list(A, { url_hashes: [linkHash(url(p))] }, undefined, 10)
+      expect((await of('/p0')).data.map((a) => a.id)).toEqual(
+        artifacts
+          .slice(0, 2)
+          .map((a) => a.id)
+          .reverse(),
+      )
+      expect((await of('/p34')).data.map((a) => a.id)).toEqual(
+        artifacts
+          .slice(68)
+          .map((a) => a.id)
+          .reverse(),
+      )
+    })
+
     test('robots records, claimed bodies, a run finished from outside', async () => {
       const { runId, seq } = await leased()
       expect(await store.crawl.robots(seq, 'a.example')).toBeNull()
