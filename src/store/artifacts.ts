@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'bun:sqlite'
+import type { Database } from 'bun:sqlite'
 import { mimeEssence } from '../parse/document'
 import { ListQuery, TEXT, type Page } from './list'
 import { iso } from './time'
@@ -75,36 +75,14 @@ function keyed(q: ListQuery, column: string, values: string[] | undefined): List
   return q.in(column, values, true)
 }
 
-const INSERT_COLUMNS = 'tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url, link_seq'
-/** Rows per multi-row INSERT: 32 × 14 parameters, well under SQLite's limit. */
-const CHUNK = 32
-/** A row's link_seq is the seq of its tenant's catalogue link of its URL (migration 015). */
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT l.seq FROM links l WHERE l.tenant = CAST(? AS TEXT) AND l.hash = CAST(? AS TEXT)))'
-const insertOf = (rows: number) => `INSERT INTO artifacts (${INSERT_COLUMNS}) VALUES ${Array(rows).fill(ROW).join(', ')}`
-const valuesOf = (a: NewArtifact) => [
-  a.tenant,
-  a.id,
-  a.run_id,
-  a.url_hash,
-  a.blob_key,
-  a.kind,
-  a.pipeline_id,
-  a.content_type,
-  a.size,
-  a.checksum,
-  a.created_at,
-  a.source_url ?? null,
-  a.tenant,
-  a.url_hash,
-]
-
 /**
  * Artifacts: the catalogue of what runs stored in the blob store. Rows name their blob by
  * `blob_key`; deleting a blob is the caller's job (SQL cannot), after asking `blobShared`.
  */
 export function artifactRepository(db: Database) {
-  const insert = db.query(insertOf(1))
-  let insertChunk: Statement | undefined
+  const insert = db.query(
+    'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url, link_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, (SELECT l.seq FROM links l WHERE l.tenant = ?1 AND l.hash = ?4))',
+  )
   const sourceOf = db.query(`SELECT source_url FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT}`)
   const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
   // An artifact is found by URL through its link's seq (artifacts_by_link, migration 015): the
@@ -142,16 +120,7 @@ export function artifactRepository(db: Database) {
      * inside its own batch transaction; a duplicate (tenant, id) throws.
      */
     insert(a: NewArtifact): void {
-      insert.run(...valuesOf(a))
-    },
-    /**
-     * Records a crawl batch's artifacts: CHUNK rows a statement (the engine's commit writes two a
-     * page), inside the caller's transaction; a duplicate (tenant, id) throws.
-     */
-    insertAll(rows: readonly NewArtifact[]): void {
-      let i = 0
-      for (; i + CHUNK <= rows.length; i += CHUNK) (insertChunk ??= db.prepare(insertOf(CHUNK))).run(...rows.slice(i, i + CHUNK).flatMap(valuesOf))
-      if (i < rows.length) db.query(insertOf(rows.length - i)).run(...rows.slice(i).flatMap(valuesOf))
+      insert.run(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.checksum, a.created_at, a.source_url ?? null)
     },
     /** Where a parsed artifact kept as its page's raw body is re-parsed at; null for stored content (or no such artifact). */
     source(tenant: string, id: string): string | null {

@@ -1,11 +1,14 @@
-import type { ClaimableRun, Claimed, FrontierEntry, FrontierMark, RobotsRecord, RunCounters } from './frontier'
+import type { ClaimableRun, Claimed, FrontierEntry, RobotsRecord, RunCounters } from './frontier'
 import type { LogEntry } from './crawl-logs'
 import type { PageRecord } from './page-records'
 import type { NewArtifact } from './artifacts'
 import type { RunJournal } from './fetch-journal'
 
-export type { ClaimableRun, Claimed, FrontierEntry, FrontierMark, RobotsRecord, RunCounters, LogEntry, PageRecord, NewArtifact, RunJournal }
+export type { ClaimableRun, Claimed, FrontierEntry, RobotsRecord, RunCounters, LogEntry, PageRecord, NewArtifact, RunJournal }
 export { newPageRecord, PAGE_STEP_BIT } from './page-records'
+
+/** A frontier row's move, applied in the order the engine made them (a requeue, then a done, of one seq). */
+export type FrontierMark = { seq: number; to: 'done' | 'failed' } | { seq: number; to: 'requeued'; notBefore: number }
 
 /**
  * Everything an execution of a run writes between two commits, as plain data: what a network

@@ -11,8 +11,6 @@ export const ASSET = 1
 export type FrontierEntry = { hash: string; url: string; host: string; depth: number; parent: string | null; kind: number }
 /** A frontier row the engine holds: `seq` is its key within the run. */
 export type Claimed = FrontierEntry & { attempts: number; seq: number }
-/** A frontier row's move, applied in the order the engine made them (a requeue, then a done, of one seq). */
-export type FrontierMark = { seq: number; to: 'done' | 'failed' } | { seq: number; to: 'requeued'; notBefore: number }
 export type RunCounters = { queued: number; visited: number; failed: number; bytes: number; fetched: number; depth_cut: number }
 export type ClaimableRun = { seq: number; id: string; tenant: string; job_id: string; status: string; config: string; started_at: number | null; paused_ms: number; lease_owner: string | null }
 export type RobotsRecord = { status: number | null; body: string | null }
@@ -25,7 +23,6 @@ export type RobotsRecord = { status: number | null; body: string | null }
 export function frontierRepository(db: Database) {
   const insert = db.query('INSERT OR IGNORE INTO frontier (run_seq, hash, url, host, depth, parent, kind, state, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)')
   const setState = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND seq = ?2')
-  const setStates = db.query('UPDATE frontier SET state = ?3, lease_until = NULL WHERE run_seq = ?1 AND seq IN (SELECT value FROM json_each(?2))')
   const requeue = db.query('UPDATE frontier SET state = 0, lease_until = NULL, attempts = attempts + 1, not_before = ?3 WHERE run_seq = ?1 AND seq = ?2')
   const reclaim = db.query('UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ?1 AND state = 1')
   const queuedRows = db.query('SELECT seq, hash, url, host, depth, parent, kind, attempts, not_before FROM frontier WHERE run_seq = ?1 AND state IN (0, 1) ORDER BY seq')
@@ -70,26 +67,9 @@ export function frontierRepository(db: Database) {
     enqueue(runSeq: number, entries: FrontierEntry[], firstSeq: number, state = QUEUED): void {
       entries.forEach((e, i) => insert.run(runSeq, e.hash, e.url, e.host, e.depth, e.parent, e.kind, state, firstSeq + i))
     },
-    /**
-     * Moves rows in the order given. A run of moves to the same end state is one statement (most
-     * of a crawl batch is its pages marked done); a row moved twice keeps its moves in order.
-     */
-    move(runSeq: number, marks: readonly FrontierMark[]): void {
-      for (let i = 0; i < marks.length;) {
-        const m = marks[i]!
-        if (m.to === 'requeued') {
-          requeue.run(runSeq, m.seq, m.notBefore)
-          i++
-          continue
-        }
-        let end = i + 1
-        while (end < marks.length && marks[end]!.to === m.to) end++
-        const state = m.to === 'done' ? DONE : FAILED
-        if (end - i === 1) setState.run(runSeq, m.seq, state)
-        else setStates.run(runSeq, JSON.stringify(marks.slice(i, end).map((k) => k.seq)), state)
-        i = end
-      }
-    },
+    done: (runSeq: number, seq: number) => void setState.run(runSeq, seq, DONE),
+    failed: (runSeq: number, seq: number) => void setState.run(runSeq, seq, FAILED),
+    requeue: (runSeq: number, seq: number, notBefore: number) => void requeue.run(runSeq, seq, notBefore),
     /** Leases left by a process that died go back to the queue (design.md §5 rule 3). */
     reclaim: (runSeq: number) => reclaim.run(runSeq).changes,
     /** Every URL still to visit, in discovery order (a resumed execution's queues). */

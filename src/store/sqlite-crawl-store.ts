@@ -53,11 +53,15 @@ export function sqliteCrawlStore(repos: Repositories): CrawlStore {
         if (tenant === null) return false
         if (batch.links.length) links.ensure(tenant, batch.links)
         for (const e of batch.enqueued) frontier.enqueue(runSeq, e.entries, e.first, e.done ? DONE : undefined)
-        frontier.move(runSeq, batch.marks)
+        for (const m of batch.marks) {
+          if (m.to === 'requeued') frontier.requeue(runSeq, m.seq, m.notBefore)
+          else if (m.to === 'done') frontier.done(runSeq, m.seq)
+          else frontier.failed(runSeq, m.seq)
+        }
         for (const [host, failures] of batch.hostFailures) frontier.saveHostFailures(runSeq, host, failures)
         if (batch.pages.length) runGraph.recordPages(runSeq, batch.pages, tenant)
         if (batch.logs.length) writeLogs(batch.logs)
-        if (batch.artifacts.length) artifacts.insertAll(batch.artifacts)
+        for (const a of batch.artifacts) artifacts.insert(a)
         let errorCounts = batch.errorCounts
         if (end) {
           // What is in flight goes back to the queue for whoever runs this next.

@@ -214,7 +214,7 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       expect((await store.crawl.resume(seq)).queued.map((q) => q.url)).toEqual([url('/')])
     })
 
-    test('moves in runs of one end state land in order, a row moved twice ending as last moved', async () => {
+    test('many moves land in the order made: runs of one end state, rows moved twice ending as last moved', async () => {
       const { seq } = await leased()
       const paths = ['/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8']
       const notBefore = Date.now() + 60_000
@@ -248,7 +248,7 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
 
     test('a batch of many artifacts lands whole, each found by its URL', async () => {
       const { runId, seq } = await leased()
-      // Past two statements' worth of rows (32 a statement in SQLite), and not a multiple of it.
+      // More rows than a statement takes in SQLite's multi-row inserts (32), and not a multiple of it.
       const paths = Array.from({ length: 35 }, (_, i) => `/p${i}`)
       const artifacts = paths.flatMap((p, i) =>
         (['raw', 'parsed'] as const).map((kind) => ({
