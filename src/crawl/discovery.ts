@@ -8,17 +8,10 @@ import { hostPortOf, linkHash, normalizeUrl } from '../core/url'
 
 const SEEN = 2
 const CATALOGED = 1
-const UNKNOWN = 0
 const LINK_CACHE_SIZE = 50_000
 
-/** What the run knows of a link hash: SEEN, CATALOGED or UNKNOWN (see Discovery.known). */
-type Known = { state: typeof SEEN | typeof CATALOGED | typeof UNKNOWN }
-
-/**
- * A link as the run sees it; `host` is its politeness key (host and port). `known` is the
- * hash's entry in the seen set, so a page's links are looked up in one large map, not two.
- */
-type ChildLink = { url: string; hash: string; host: string; inScope: boolean; known: Known }
+/** A link as the run sees it; `host` is its politeness key (host and port). */
+type ChildLink = { url: string; hash: string; host: string; inScope: boolean }
 
 /**
  * What one page's links come to: URLs to queue, the in-scope children (edges), URLs that need a
@@ -34,11 +27,8 @@ export class Discovery {
   /**
    * Link hashes this execution knows: SEEN ones are in the run's frontier, CATALOGED ones only
    * have catalogue rows (most links of a site are repeats). One map, one key string per URL.
-   * A hash met as an in-scope link has an entry, UNKNOWN until it is one of the two: the
-   * link memo holds the same entry, and a map of tens of thousands of strings costs the
-   * better part of a microsecond a lookup here (cache misses), twenty links a page.
    */
-  private readonly known = new Map<string, Known>()
+  private readonly known = new Map<string, typeof SEEN | typeof CATALOGED>()
   /**
    * A link as parsed → its normalized URL, hash and whether the run's scope takes it; null for
    * no URL. Most links of a site are repeats (design.md, measured fact 13), so this saves a URL
@@ -54,13 +44,11 @@ export class Discovery {
 
   /** A resumed execution: every hash already in the frontier. */
   seen(hashes: Iterable<string>) {
-    for (const h of hashes) this.entryOf(h).state = SEEN
+    for (const h of hashes) this.known.set(h, SEEN)
   }
 
-  private entryOf(hash: string): Known {
-    let k = this.known.get(hash)
-    if (k === undefined) this.known.set(hash, (k = { state: UNKNOWN }))
-    return k
+  isSeen(hash: string): boolean {
+    return this.known.get(hash) === SEEN
   }
 
   entry(url: string, depth: number, parent: string | null, kind: number, hash = linkHash(url)): FrontierEntry {
@@ -75,10 +63,10 @@ export class Discovery {
     const uncataloged: string[] = []
     const fresh: FrontierEntry[] = []
     for (const e of entries) {
-      const k = this.entryOf(e.hash)
-      if (k.state === SEEN) continue
-      if (k.state === UNKNOWN) uncataloged.push(e.url)
-      k.state = SEEN
+      const state = this.known.get(e.hash)
+      if (state === SEEN) continue
+      if (state === undefined) uncataloged.push(e.url)
+      this.known.set(e.hash, SEEN)
       fresh.push(e)
     }
     return { fresh, uncataloged }
@@ -89,10 +77,9 @@ export class Discovery {
    * it was new, with whether it needs a catalogue row; false when it was known (queued already).
    */
   markFetched(hash: string): { added: boolean; cataloged: boolean } {
-    const k = this.entryOf(hash)
-    const state = k.state
+    const state = this.known.get(hash)
     if (state === SEEN) return { added: false, cataloged: true }
-    k.state = SEEN
+    this.known.set(hash, SEEN)
     return { added: true, cataloged: state === CATALOGED }
   }
 
@@ -102,8 +89,7 @@ export class Discovery {
       // Most links are written normalized already: the key then holds the URL for both.
       if (url === null) return null
       const own = url === key ? key : url
-      const hash = linkHash(own)
-      return { url: own, hash, host: hostPortOf(own), inScope: !this.scope.whyOut(own) && this.inCategories(own), known: this.entryOf(hash) }
+      return { url: own, hash: linkHash(own), host: hostPortOf(own), inScope: !this.scope.whyOut(own) && this.inCategories(own) }
     })
   }
 
@@ -129,15 +115,14 @@ export class Discovery {
     let depthCut = false
     for (const { link, follow } of children.values()) {
       hashes.push(link.hash)
-      const known = link.known
       if (follow && depth <= maxDepth) {
         // Most children are known already: only the new ones become frontier entries.
-        if (known.state !== SEEN) next.push({ hash: link.hash, url: link.url, host: link.host, depth, parent: c.hash, kind: PAGE })
+        if (!this.isSeen(link.hash)) next.push({ hash: link.hash, url: link.url, host: link.host, depth, parent: c.hash, kind: PAGE })
       } else {
-        if (follow && known.state !== SEEN) depthCut = true
+        if (follow && !this.isSeen(link.hash)) depthCut = true
         // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
-        if (known.state === UNKNOWN) {
-          known.state = CATALOGED
+        if (!this.known.has(link.hash)) {
+          this.known.set(link.hash, CATALOGED)
           uncataloged.push(link.url)
         }
       }
