@@ -37,12 +37,14 @@ export function splitTokens(value: string | null): string[] {
 }
 
 // Hrefs made only of characters the URL parser keeps as they are (no '&' of a character
-// reference, no backslash) and without dot segments but leading `./` and `../` need no parse:
-// a root-relative one is origin + href, a path-relative one is the base's directory (less a
-// segment per `../`) + href, and an absolute or protocol-relative one with a plain lowercase
-// host (last label starting with a letter and no xn-- label, so no IDNA check; or an IPv4
-// address as the parser writes it) and no user is itself, with a port the parser keeps as it is. A fragment is dropped first: nothing before it depends on it. Most
-// links of most sites are one of these; test/parse/scan.test.ts checks that the shortcuts
+// reference, no backslash), without dot segments but leading `./` and `../`, need no parse once
+// their fragment is dropped (nothing before it depends on it):
+// - a root-relative one is origin + href;
+// - a path-relative one is origin + the base's directory, less a segment per `../`, + href;
+// - an absolute or protocol-relative one is itself when its host is a plain lowercase name
+//   (last label starting with a letter; no xn-- label, so no IDNA check) or an IPv4 address as
+//   the parser writes it, it has no user, and any port is one the parser keeps as written.
+// Most links of most sites are one of these; test/parse/scan.test.ts checks that the shortcuts
 // answer what the parser does.
 const KEPT = String.raw`[\w\-.~!$()*+,;=:@%/?]`
 const PLAIN_ROOT_RELATIVE = new RegExp(String.raw`^/(?![/\\])${KEPT}*$`)
