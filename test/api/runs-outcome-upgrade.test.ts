@@ -5,11 +5,10 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { createSqliteRepositories } from '../../src/store'
 import { migrate } from '../../src/store/db'
+import { databaseAt } from '../helpers/old-database'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
@@ -18,11 +17,7 @@ type OldRun = { id: string; status: string; stop_reason: string | null; visits?:
 
 /** A trawl.db at schema 11 with these runs: visits by status, fetch error log entries as [url, reason, http status]. */
 function version11(runs: OldRun[]): Database {
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-upgrade-'))
-  dirs.push(dir)
-  const db = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
-  db.exec('PRAGMA foreign_keys = ON')
-  migrate(db, 11)
+  const db = databaseAt(11, dirs)
   db.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
   for (const r of runs) {
     db.query(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, stop_reason, created_at) VALUES ('t', ?, 1, 'j', '{}', '{}', ?, ?, 0)`).run(r.id, r.status, r.stop_reason)

@@ -5,12 +5,10 @@
  * new rows alike, per tenant; a second visit of a link by the run is still ignored.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { createSqliteRepositories } from '../../src/store'
 import { migrate } from '../../src/store/db'
+import { databaseAt } from '../helpers/old-database'
 import { pageRecord } from '../helpers/page-record'
 
 const dirs: string[] = []
@@ -21,12 +19,8 @@ const HOST = 'e'.repeat(32)
 
 describe('migration 015 on a database crawled before it', () => {
   test('old visits and artifacts get their link seqs, and are found by URL as before, with new ones', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'trawl-015-'))
-    dirs.push(dir)
-    const db = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
+    const db = databaseAt(14, dirs)
     try {
-      db.exec('PRAGMA foreign_keys = ON')
-      migrate(db, 14)
       db.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0), ('u', 'j', 'j', '{}', '{}', 0, 0)`)
       db.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', 1, 'j', '{}', '{}', 'finished', 0), ('u', 'r', 2, 'j', '{}', '{}', 'finished', 0)`)
       db.exec(`INSERT INTO hosts (tenant, hash, domain, created_at) VALUES ('t', '${HOST}', 'old.example', 0), ('u', '${HOST}', 'old.example', 0)`)

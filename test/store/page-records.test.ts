@@ -5,11 +5,10 @@
  */
 import { afterAll, describe, expect, spyOn, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { createSqliteRepositories } from '../../src/store'
 import { migrate } from '../../src/store/db'
+import { databaseAt } from '../helpers/old-database'
 import { MAX_CHILDREN, type PageRecord } from '../../src/store/page-records'
 import { job, testApi } from '../helpers/api'
 import { pageRecord } from '../helpers/page-record'
@@ -212,12 +211,8 @@ describe('what a page record stands for in the crawl log', () => {
 
 describe('migration 013 on a database crawled before it', () => {
   test('old edges become their parents’ children, in the order found; old log rows read as before', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'trawl-013-'))
-    dirs.push(dir)
-    const db = new Database(join(dir, 'trawl.db'), { create: true, strict: true })
+    const db = databaseAt(12, dirs)
     try {
-      db.exec('PRAGMA foreign_keys = ON')
-      migrate(db, 12)
       db.exec(`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES ('t', 'j', 'j', '{}', '{}', 0, 0)`)
       db.exec(`INSERT INTO runs (tenant, id, job_seq, job_id, config, labels, status, created_at) VALUES ('t', 'r', 1, 'j', '{}', '{}', 'finished', 0)`)
       db.exec(`INSERT INTO hosts (tenant, hash, domain, created_at) VALUES ('t', '${'e'.repeat(32)}', 'old.example', 0)`)
