@@ -95,7 +95,8 @@ function deduplicated<R extends { url: string }>(records: readonly R[], allNofol
   return [...byUrl.values()]
 }
 
-function linkText(record: LinkRecord): string {
+/** A record's text as a LinkOut has it: decoded, collapsed, the alt text when there is none. */
+export function linkText(record: LinkRecord): string {
   const text = record.text ? collapse(decodeText(record.text)) : ''
   if (text || !record.alt) return text
   return collapse(decodeAttr(record.alt))

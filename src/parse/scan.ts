@@ -4,11 +4,14 @@
  * hot path of every crawled page.
  *
  * Speed: the tags are found by walkTags (tags.ts), which reads only the start tags the scan
- * wants, their few attributes, and the text of the first title and of JSON-LD scripts. HTMLRewriter runs
- * only for navigator selectors other than plain anchors (it knows CSS selectors); every call
- * into a handler costs it about a microsecond, so it then reads links by their order alone.
+ * wants, their few attributes, and the text of the first title and of JSON-LD scripts. Links are
+ * folded as they are met (link-fold.ts), so what the scan holds grows with a page's distinct
+ * links, not its anchors. HTMLRewriter runs only for navigator selectors other than plain
+ * anchors (it knows CSS selectors); every call into a handler costs it about a microsecond, so
+ * it then reads links by their order alone, and the scan keeps every link for it.
  */
 import { absoluteHttp, decodeAttr, Resolver } from './html-values'
+import { LinkFold } from './link-fold'
 import { LINK_ATTRIBUTES, linkOuts, linkRecords, sinkRecord, type LinkOut, type LinkRecord } from './links'
 import { MetadataCollector, type Metadata } from './metadata'
 import { htmlLang, type StartTag } from './start-tag'
@@ -67,7 +70,11 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   let base = documentUrl
   let baseSeen = false
   const meta = new MetadataCollector(htmlLang(html))
+  const selectors = opts.navigators ?? []
+  // A navigator pass reads links by their index among all of them: then every one is kept.
+  const passNeeded = selectors.some((s) => !anchorsOnly(s) && rewriterSupports(s))
   const linkTags: StartTag[] = []
+  const fold = passNeeded ? null : new LinkFold(html)
   // Raw src/href values of assets, in document order, each once; resolved after the pass.
   const assetRefs = new Set<string>()
   const asset = (raw: string) => void assetRefs.add(raw)
@@ -76,12 +83,15 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   walkTags(html, {
     names: WANTED,
     start(tag) {
-      const first = tag.values[0]
+      if (tag.name === 'a' || tag.name === 'area') {
+        // Nothing of a link is sliced here: the fold compares it with the links met before.
+        if (!tag.has(0)) return
+        if (fold) fold.add(tag)
+        else linkTags.push(tag.toStartTag(LINK_ATTRIBUTES.length))
+        return
+      }
+      const first = tag.value(0)
       switch (tag.name) {
-        case 'a':
-        case 'area':
-          if (first !== undefined) linkTags.push(tag)
-          break
         case 'base':
           // The first <base href> anywhere in the document is its base URL (HTML), resolved
           // against the document URL, when http(s). Every URL is resolved after the pass, so
@@ -96,13 +106,13 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
           if (first !== undefined) asset(first)
           break
         case 'link':
-          if (first !== undefined) meta.link(first, tag.values[1], asset)
+          if (first !== undefined) meta.link(first, tag.value(1), asset)
           break
         case 'meta':
-          meta.meta(first, tag.values[1], tag.values[2], tag.values[3])
+          meta.meta(first, tag.value(1), tag.value(2), tag.value(3))
           break
         case 'script':
-          textWanted = meta.script(first, tag.values[1], asset)
+          textWanted = meta.script(first, tag.value(1), asset)
           break
         case 'title':
           textWanted = meta.titleElement()
@@ -116,9 +126,8 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   })
 
   const resolver = new Resolver(base)
-  const records = linkRecords(html, linkTags, resolver)
-  const selectors = opts.navigators ?? []
-  const navigators = selectors.some((s) => !anchorsOnly(s) && rewriterSupports(s)) ? navigate(html, selectors) : selectors.map(navigatorWithoutPass)
+  const records = fold ? [] : linkRecords(html, linkTags, resolver)
+  const navigators = passNeeded ? navigate(html, selectors) : selectors.map(navigatorWithoutPass)
 
   const assets = new Set<string>()
   for (const raw of assetRefs) {
@@ -127,6 +136,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   }
   const nofollow = meta.robotsNofollow
   const kept = (list: (LinkRecord | null)[]) => list.filter((r): r is LinkRecord => r !== null)
+  const links = fold ? fold.records(resolver) : kept(records)
   // A navigator's own record holds the raw href until here.
   const resolved = (record: LinkRecord): LinkRecord | null => {
     const url = resolver.resolve(record.url)
@@ -139,7 +149,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     found.index !== undefined && linkTags[found.index]?.values[0] === found.url ? (records[found.index] ?? null) : resolved(found)
   return {
     base_url: base.href,
-    links: linkOuts(kept(records), nofollow),
+    links: linkOuts(links, nofollow),
     metadata: meta.metadata(resolver),
     assets: [...assets],
     robots_nofollow: nofollow,
@@ -147,7 +157,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
       if (found === undefined) return undefined
       if (found === 'anchors')
         return linkOuts(
-          kept(records).filter((r) => !r.area),
+          links.filter((r) => !r.area),
           nofollow,
         )
       return linkOuts(kept(found.map(linkOf)), nofollow)

@@ -10,9 +10,9 @@ const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c 
 export const isAlpha = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
 /** Stops of a tag or attribute name: space, '/', '>' and the end of the text. */
 export const endsName = (c: number) => isSpace(c) || c === 47 || c === 62 || Number.isNaN(c)
-// What tagEnd reads of a tag: nothing (shared: no value is ever written to it).
+// What tagEnd reads of a tag: nothing (shared: no span is ever written to it).
 const NONE: readonly string[] = []
-const NO_VALUES: (string | undefined)[] = []
+const NO_SPANS = new Int32Array(0)
 
 /**
  * The start tag beginning at `s[at] === '<'`, or null when there is none there. Only the
@@ -25,23 +25,28 @@ export function readStartTag(s: string, at: number, wanted: readonly string[]): 
   let i = at + 1
   while (!endsName(s.charCodeAt(i))) i++
   const name = s.slice(at + 1, i).toLowerCase()
-  const values: (string | undefined)[] = new Array(wanted.length)
-  return { name, values, at, end: Math.min(readAttributes(s, i, wanted, values), s.length) }
+  const spans = new Int32Array(wanted.length * 2)
+  const end = Math.min(readAttributes(s, i, wanted, spans), s.length)
+  const values = wanted.map((_, w) => (spans[2 * w]! < 0 ? undefined : s.slice(spans[2 * w], spans[2 * w + 1])))
+  return { name, values, at, end }
 }
 
 /**
  * Index after the `>` of a tag whose name ends at `i`, skipping its attributes as the tokenizer
  * reads them; past the end of `s` (its length + 1) when the text ends inside the tag.
  */
-export const tagEnd = (s: string, i: number): number => readAttributes(s, i, NONE, NO_VALUES)
+export const tagEnd = (s: string, i: number): number => readAttributes(s, i, NONE, NO_SPANS)
 
 /**
- * Reads the attributes of a tag from `i` (after its name) to its `>`: the raw value of each
- * attribute named in `wanted` goes to the same index of `values`. Answers the index after `>`,
- * or the length of `s` + 1 when the text ends inside the tag (a tokenizer then drops the tag).
+ * Reads the attributes of a tag from `i` (after its name) to its `>`: the raw value of the
+ * attribute named `wanted[w]` is `s.slice(spans[2w], spans[2w + 1])`, and `spans[2w]` is -1
+ * when the tag has no such attribute. Answers the index after `>`, or the length of `s` + 1
+ * when the text ends inside the tag (a tokenizer then drops the tag). Spans, not strings: a
+ * walk meets thousands of tags whose values are only compared, or not read at all.
  */
-export function readAttributes(s: string, i: number, wanted: readonly string[], values: (string | undefined)[]): number {
+export function readAttributes(s: string, i: number, wanted: readonly string[], spans: Int32Array): number {
   const n = s.length
+  for (let w = 0; w < wanted.length; w++) spans[2 * w] = -1
   for (;;) {
     let c = s.charCodeAt(i)
     while (isSpace(c) || c === 47) c = s.charCodeAt(++i)
@@ -71,7 +76,10 @@ export function readAttributes(s: string, i: number, wanted: readonly string[], 
     }
     for (let w = 0; w < wanted.length; w++) {
       // The first of duplicate attributes counts, as in the HTML tokenizer.
-      if (values[w] === undefined && sameName(s, nameStart, nameEnd, wanted[w]!)) values[w] = s.slice(from, to)
+      if (spans[2 * w] === -1 && sameName(s, nameStart, nameEnd, wanted[w]!)) {
+        spans[2 * w] = from
+        spans[2 * w + 1] = to
+      }
     }
   }
 }

@@ -20,6 +20,9 @@ import { commentEnd, endsName, isAlpha, readAttributes, sameName, tagEnd, type S
 /** Elements whose content is text up to their end tag; noscript as with scripting on. */
 const RAW_TEXT = ['script', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'noscript', 'title', 'textarea']
 
+/** The most attributes a walk reads of one tag. */
+const MAX_WANTED = 8
+
 /** A tag name the walk knows: what it does with it, and what the visitor wants of it. */
 type Known = { name: string; raw: boolean; plaintext: boolean; attributes: readonly string[] | undefined }
 
@@ -33,6 +36,7 @@ export type TagNames = ReadonlyMap<number, readonly Known[]>
  */
 export function tagNames(wanted: ReadonlyMap<string, readonly string[]>): TagNames {
   const byKey = new Map<number, Known[]>()
+  for (const [name, attributes] of wanted) if (attributes.length > MAX_WANTED) throw new RangeError(`tagNames: ${name} wants more than ${MAX_WANTED} attributes`)
   for (const name of new Set([...RAW_TEXT, 'plaintext', ...wanted.keys()])) {
     const key = name.length * 128 + name.charCodeAt(0)
     const known = { name, raw: RAW_TEXT.includes(name), plaintext: name === 'plaintext', attributes: wanted.get(name) }
@@ -55,12 +59,62 @@ function nameEnd(s: string, from: number): number {
   return j
 }
 
+/**
+ * A start tag the walk met: its known lowercase name, where its wanted attributes' values are,
+ * index of `<` and after `>`. The walk reuses one for every tag: read it during `start` only.
+ * A value is sliced only when asked for; most tags of a page are links compared with links
+ * already met, and a string and an object for each made a page's memory grow with its links.
+ */
+export class WalkedTag {
+  name = ''
+  at = 0
+  end = 0
+  /** Spans of the wanted attributes' values, as readAttributes writes them. */
+  readonly spans = new Int32Array(2 * MAX_WANTED)
+
+  constructor(readonly s: string) {}
+
+  /** Whether the tag has the wanted attribute `k`. */
+  has(k: number): boolean {
+    return this.spans[2 * k]! >= 0
+  }
+
+  /** The raw value of wanted attribute `k`, or undefined when the tag has none. */
+  value(k: number): string | undefined {
+    const from = this.spans[2 * k]!
+    return from < 0 ? undefined : this.s.slice(from, this.spans[2 * k + 1])
+  }
+
+  /** Whether the raw value of wanted attribute `k` is `text` (a tag without it has none). */
+  valueIs(k: number, text: string): boolean {
+    const from = this.spans[2 * k]!
+    return from >= 0 && this.spans[2 * k + 1]! - from === text.length && this.s.startsWith(text, from)
+  }
+
+  /** A hash of the raw value of wanted attribute `k` (0 when absent), for finding it without slicing. */
+  hash(k: number): number {
+    const from = this.spans[2 * k]!
+    if (from < 0) return 0
+    const to = this.spans[2 * k + 1]!
+    let h = to - from
+    for (let i = from; i < to; i++) h = (Math.imul(h, 31) + this.s.charCodeAt(i)) | 0
+    return h
+  }
+
+  /** The tag as a StartTag that outlives the call, with the first `count` values. */
+  toStartTag(count: number): StartTag {
+    const values: (string | undefined)[] = []
+    for (let k = 0; k < count; k++) values.push(this.value(k))
+    return { name: this.name, values, at: this.at, end: this.end }
+  }
+}
+
 /** What the walk reports. */
 export type TagVisitor = {
   /** Start tags whose lowercase name has attributes to read here are read and given to `start`. */
   readonly names: TagNames
-  /** A start tag of `names`, with the raw values of its wanted attributes (in their order). */
-  start(tag: StartTag): void
+  /** A start tag of `names`, with where the values of its wanted attributes are (in their order). */
+  start(tag: WalkedTag): void
   /** The text of a raw-text or RCDATA element given to `start`: `s[from, to)`, raw. */
   text?(name: string, from: number, to: number): void
 }
@@ -69,6 +123,7 @@ export type TagVisitor = {
 export function walkTags(s: string, visitor: TagVisitor): void {
   const n = s.length
   const known = visitor.names
+  const walked = new WalkedTag(s)
   let i = 0
   while (i < n) {
     const lt = s.indexOf('<', i)
@@ -78,15 +133,19 @@ export function walkTags(s: string, visitor: TagVisitor): void {
       const j = nameEnd(s, lt + 1)
       const tag = knownAt(known, s, lt + 1, j)
       const attributes = tag?.attributes
-      const values: (string | undefined)[] | null = attributes ? new Array(attributes.length) : null
-      const end = values ? readAttributes(s, j, attributes!, values) : tagEnd(s, j)
+      const end = attributes ? readAttributes(s, j, attributes, walked.spans) : tagEnd(s, j)
       // A tag the text ends inside is no tag (the standard's eof-in-tag).
       if (end > n) return
-      if (values) visitor.start({ name: tag!.name, values, at: lt, end })
+      if (attributes) {
+        walked.name = tag!.name
+        walked.at = lt
+        walked.end = end
+        visitor.start(walked)
+      }
       i = end
       if (tag?.raw) {
         const close = rawTextEnd(s, tag.name, end)
-        if (values) visitor.text?.(tag.name, end, close)
+        if (attributes) visitor.text?.(tag.name, end, close)
         i = close
       } else if (tag?.plaintext) return // the rest is text
     } else i = afterMarkup(s, lt)
@@ -119,6 +178,7 @@ function rawTextEnd(s: string, name: string, from: number): number {
 // What anchor text reads of the tags inside an anchor: an img's alt; a template's content
 // (inert markup, not text) is skipped like raw text.
 const ALT = ['alt']
+const ALT_SPANS = new Int32Array(2)
 const IN_ANCHOR = tagNames(
   new Map([
     ['img', ALT],
@@ -147,9 +207,8 @@ export function anchorContent(s: string, from: number, to: number): { text: stri
       const j = nameEnd(s, lt + 1)
       const tag = knownAt(IN_ANCHOR, s, lt + 1, j)
       if (tag?.name === 'img') {
-        const values: (string | undefined)[] = [undefined]
-        i = readAttributes(s, j, ALT, values)
-        if (values[0]) alt += ` ${values[0]}`
+        i = readAttributes(s, j, ALT, ALT_SPANS)
+        if (ALT_SPANS[0]! >= 0 && ALT_SPANS[1]! > ALT_SPANS[0]!) alt += ` ${s.slice(ALT_SPANS[0], ALT_SPANS[1])}`
       } else {
         i = tagEnd(s, j)
         if (tag?.raw || tag?.name === 'template') i = rawTextEnd(s, tag.name, i)

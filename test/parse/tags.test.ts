@@ -13,7 +13,7 @@ function walkedLinks(html: string): string[] {
   const out: string[] = []
   walkTags(html, {
     names: LINKS,
-    start: (tag) => void (tag.values[0] !== undefined && out.push(tag.values[0])),
+    start: (tag) => void (tag.has(0) && out.push(tag.value(0)!)),
   })
   return out
 }

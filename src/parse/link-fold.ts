@@ -1,0 +1,125 @@
+/**
+ * The links of a page folded while the walk meets them, so that what a scan holds grows with
+ * the distinct links of a page, not with its anchors: a page repeating the same hundred links
+ * fifty thousand times held every start tag and record until the end, about 460 bytes each.
+ *
+ * linkOuts (links.ts) keeps, per URL, the first occurrence, the text of the first occurrence
+ * that has text, and the rel of the first followable one. Each is "the first occurrence with
+ * some property", so keeping, per raw href, its first occurrence, its first with text and its
+ * first followable one, in document order, gives linkOuts what it would take from them all.
+ * The fold is by raw href, not URL: the `<base>` that resolves them may come later, and one
+ * raw href resolves to one URL whatever the base.
+ */
+import { tokens, type Resolver } from './html-values'
+import { linkText, type LinkRecord } from './links'
+import { anchorContent, type WalkedTag } from './tags'
+
+/** A record with its place among the page's links. */
+type Held = LinkRecord & { at: number }
+
+/** What is kept of one raw href (anchors and areas apart: the anchors navigator reads anchors only). */
+type Entry = {
+  href: string
+  area: boolean
+  first: Held
+  /** The first later occurrence with text, when the first has none. */
+  text?: Held
+  /** The first later followable occurrence, when the first is nofollow. */
+  follow?: Held
+  /** Whether a later occurrence can no longer change what is kept; set on the first repeat. */
+  textDone: boolean
+  followDone: boolean
+  checked: boolean
+  /** The next entry whose href has the same hash. */
+  next?: Entry
+}
+
+/** Folds the a[href] and area[href] start tags of `s` (read with LINK_ATTRIBUTES), met in document order. */
+export class LinkFold {
+  // Entries by the hash of their href: a repeated link is found without slicing its href.
+  private readonly byHash = new Map<number, Entry>()
+  private readonly entries: Entry[] = []
+  // The last anchor kept, whose text runs to its end tag or to the next link, not met yet;
+  // with its entry when it is a repeat that may give the entry its text.
+  private pending: { record: Held; end: number; entry?: Entry } | null = null
+  private count = 0
+  private repeats = false
+
+  constructor(private readonly s: string) {}
+
+  add(tag: WalkedTag): void {
+    this.settle(tag.at)
+    const at = this.count++
+    const area = tag.name === 'area'
+    const hash = tag.hash(0)
+    let entry = this.byHash.get(hash)
+    while (entry && (entry.area !== area || !tag.valueIs(0, entry.href))) entry = entry.next
+    if (!entry) {
+      const first = this.held(tag, area, at)
+      const added: Entry = { href: first.url, area, first, textDone: false, followDone: false, checked: false, next: this.byHash.get(hash) }
+      this.byHash.set(hash, added)
+      this.entries.push(added)
+      if (!area) this.pending = { record: first, end: tag.end }
+      return
+    }
+    if (!entry.checked) {
+      entry.checked = true
+      entry.textDone = linkText(entry.first) !== ''
+      entry.followDone = !nofollow(entry.first.rel)
+    }
+    if (entry.textDone && entry.followDone) return
+    const record = this.held(tag, area, at)
+    if (!entry.followDone && !nofollow(record.rel)) {
+      entry.follow = record
+      entry.followDone = true
+      this.repeats = true
+    }
+    if (entry.textDone) {
+      // Kept for its rel alone: an earlier occurrence has the text, so its own is never read.
+      return
+    }
+    if (area) this.textFrom(entry, record)
+    else this.pending = { record, end: tag.end, entry }
+  }
+
+  /** The kept records in document order, URLs resolved; those that are not http(s) dropped. */
+  records(resolver: Resolver): LinkRecord[] {
+    this.settle(this.s.length)
+    const held: Held[] = []
+    for (const entry of this.entries) {
+      const url = resolver.resolve(entry.href)
+      if (url === null) continue
+      held.push({ ...entry.first, url })
+      if (entry.text) held.push({ ...entry.text, url })
+      if (entry.follow && entry.follow !== entry.text) held.push({ ...entry.follow, url })
+    }
+    if (this.repeats) held.sort((a, b) => a.at - b.at)
+    return held
+  }
+
+  /** Gives the pending anchor its text, which runs to `to` at most. */
+  private settle(to: number): void {
+    const p = this.pending
+    if (!p) return
+    this.pending = null
+    const content = anchorContent(this.s, p.end, to)
+    p.record.text = content.text
+    p.record.alt = content.alt
+    if (p.entry) this.textFrom(p.entry, p.record)
+  }
+
+  /** A repeat of `entry` with its text read: the entry's text when it is the first with any. */
+  private textFrom(entry: Entry, record: Held): void {
+    if (entry.textDone || linkText(record) === '') return
+    entry.text = record
+    entry.textDone = true
+    this.repeats = true
+  }
+
+  /** A record of the link `tag`; an anchor's text is read when the next link is met. */
+  private held(tag: WalkedTag, area: boolean, at: number): Held {
+    return { url: tag.value(0)!, rel: tag.value(1) ?? null, text: '', alt: area ? (tag.value(2) ?? '') : '', area, at }
+  }
+}
+
+const nofollow = (rel: string | null) => tokens(rel).includes('nofollow')
