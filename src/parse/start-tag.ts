@@ -25,6 +25,8 @@ export function readStartTag(s: string, at: number, wanted: readonly string[]): 
   let i = at + 1
   while (!endsName(s.charCodeAt(i))) i++
   const name = s.slice(at + 1, i).toLowerCase()
+  // The text step reads every tag of a page with no attributes wanted: nothing to allocate then.
+  if (!wanted.length) return { name, values: [], at, end: Math.min(tagEnd(s, i), s.length) }
   const spans = new Int32Array(wanted.length * 2)
   const end = Math.min(readAttributes(s, i, wanted, spans), s.length)
   const values = wanted.map((_, w) => (spans[2 * w]! < 0 ? undefined : s.slice(spans[2 * w], spans[2 * w + 1])))
