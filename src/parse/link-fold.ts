@@ -30,14 +30,16 @@ type Entry = {
   textDone: boolean
   followDone: boolean
   checked: boolean
-  /** The next entry whose href has the same hash. */
-  next?: Entry
 }
 
 /** Folds the a[href] and area[href] start tags of `s` (read with LINK_ATTRIBUTES), met in document order. */
 export class LinkFold {
   // Entries by the hash of their href: a repeated link is found without slicing its href.
   private readonly byHash = new Map<number, Entry>()
+  // Entries whose hash an earlier href had, by href (an area's marked): they are sliced to be
+  // found. Chaining them instead would let a page of hrefs made to collide (the hash is not
+  // secret) cost a comparison with every earlier one.
+  private readonly byHref = new Map<string, Entry>()
   private readonly entries: Entry[] = []
   // The last anchor kept, whose text runs to its end tag or to the next link, not met yet;
   // with its entry when it is a repeat that may give the entry its text.
@@ -52,12 +54,15 @@ export class LinkFold {
     const at = this.count++
     const area = tag.name === 'area'
     const hash = tag.hash(0)
-    let entry = this.byHash.get(hash)
-    while (entry && (entry.area !== area || !tag.valueIs(0, entry.href))) entry = entry.next
+    const hashed = this.byHash.get(hash)
+    const own = hashed !== undefined && hashed.area === area && tag.valueIs(0, hashed.href)
+    const key = hashed === undefined || own ? '' : (area ? '\u0000' : '') + tag.value(0)!
+    const entry = own ? hashed : key ? this.byHref.get(key) : undefined
     if (!entry) {
       const first = this.held(tag, area, at)
-      const added: Entry = { href: first.url, area, first, textDone: false, followDone: false, checked: false, next: this.byHash.get(hash) }
-      this.byHash.set(hash, added)
+      const added: Entry = { href: first.url, area, first, textDone: false, followDone: false, checked: false }
+      if (key) this.byHref.set(key, added)
+      else this.byHash.set(hash, added)
       this.entries.push(added)
       if (!area) this.pending = { record: first, end: tag.end }
       return

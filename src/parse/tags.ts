@@ -61,7 +61,8 @@ function nameEnd(s: string, from: number): number {
 
 /**
  * A start tag the walk met: its known lowercase name, where its wanted attributes' values are,
- * index of `<` and after `>`. The walk reuses one for every tag: read it during `start` only.
+ * index of `<` and after `>`. The walk reuses one for every tag: read it during `start` only,
+ * and only at the indices of the tag's own wanted attributes (past them are another tag's).
  * A value is sliced only when asked for; most tags of a page are links compared with links
  * already met, and a string and an object for each made a page's memory grow with its links.
  */

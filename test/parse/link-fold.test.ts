@@ -90,6 +90,16 @@ describe('LinkFold', () => {
     ])
   })
 
+  test('hrefs made to share a hash are found in linear time', async () => {
+    // 'Aa' and 'BB' hash alike under the fold's hash, and so does every string of as many of them.
+    const hrefs = Array.from({ length: 1 << 14 }, (_, k) => '/' + Array.from({ length: 14 }, (_, bit) => ((k >> bit) & 1 ? 'Aa' : 'BB')).join(''))
+    const html = hrefs.map((h, k) => `<a href="${h}">${k % 2 ? 'text' : ''}</a>`).join('') + hrefs.map((h) => `<a href="${h}">again</a>`).join('')
+    const links = (await scanHtml(html, DOC)).links
+    expect(links.length).toBe(1 << 14)
+    expect(links[0]).toEqual({ url: `https://shop.example${hrefs[0]}`, text: 'again', rel: [], nofollow: false })
+    expect(links[1]).toEqual({ url: `https://shop.example${hrefs[1]}`, text: 'text', rel: [], nofollow: false })
+  }, 3000)
+
   test('a link repeated before the <base> and after it is one link, resolved against the base', async () => {
     const html = '<a href="item">One</a><base href="/docs/"><a href="item" rel="nofollow">Again</a>'
     expect((await scanHtml(html, DOC)).links).toEqual([{ url: 'https://shop.example/docs/item', text: 'One', rel: [], nofollow: false }])
