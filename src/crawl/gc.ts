@@ -31,7 +31,7 @@ export function bodyRead(bytes: number) {
 /** What makes a collection of one kind due since its last: time, pages finished, body bytes read. */
 type Limits = { ms: number; pages: number; bytes: number }
 const YOUNG: Limits = { ms: 100, pages: 100, bytes: 4 * 1024 * 1024 }
-const FULL: Limits = { ms: 1000, pages: 1000, bytes: 32 * 1024 * 1024 }
+const FULL: Limits = { ms: 1000, pages: 1000, bytes: 16 * 1024 * 1024 }
 /** Full collections cost tens of ms: pages come as fast as they like (tiny pages, errors), these not. */
 const FULL_GC_FLOOR_MS = 250
 const GC_HEAP_STEP = 64 * 1024 * 1024
@@ -53,7 +53,9 @@ const counted = (m: Mark, limits: Limits, scale: number) => pagesFinished - m.pa
  * the peak rise with it (134 MB at 1,400 pages/s), so pages count too (126-128 MB; decision 78).
  * A full collection costs in proportion to what is live, so a large run's are spaced out.
  * Large pages leave garbage in proportion to their bytes (a 3.7 MB page added 22 MB), so every
- * 4 MB of bodies read also count as a young collection's worth, and 32 MB as a full one's.
+ * 4 MB of bodies read also count as a young collection's worth, and 16 MB as a full one's
+ * (decision 108: libstdc++'s reference peaked at 156-162 MB with 32 MB, 147-148 MB with 16 MB,
+ * for no CPU that alternated pairs could tell; pages of a few KB reach the page count first).
  */
 export function collectGarbage(now: number) {
   if (now - young.at < YOUNG.ms && !counted(young, YOUNG, 1)) return
