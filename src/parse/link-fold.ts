@@ -19,8 +19,8 @@ type Held = LinkRecord & { at: number }
 
 /** What is kept of one raw href (anchors and areas apart: the anchors navigator reads anchors only). */
 type Entry = {
-  href: string
   area: boolean
+  /** Its first occurrence, `url` the raw href until `records` resolves a copy. */
   first: Held
   /** The first later occurrence with text, when the first has none. */
   text?: Held
@@ -32,7 +32,11 @@ type Entry = {
   checked: boolean
 }
 
-/** Folds the a[href] and area[href] start tags of `s` (read with LINK_ATTRIBUTES), met in document order. */
+/**
+ * Folds the a[href] and area[href] start tags of `s` (read with LINK_ATTRIBUTES), met in
+ * document order. With `keepEvery`, nothing is folded: each link is its own entry, found again
+ * by its index among the links (`nth`), which a navigator pass of HTMLRewriter reads them by.
+ */
 export class LinkFold {
   // Entries by the hash of their href: a repeated link is found without slicing its href.
   private readonly byHash = new Map<number, Entry>()
@@ -46,25 +50,31 @@ export class LinkFold {
   private pending: { record: Held; end: number; entry?: Entry } | null = null
   private count = 0
   private repeats = false
+  // With keepEvery: the resolved record of each link, by index (null when not http(s)).
+  private byIndex: (LinkRecord | null)[] = []
 
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly keepEvery = false,
+  ) {}
 
   add(tag: WalkedTag): void {
     this.settle(tag.at)
     const at = this.count++
     const area = tag.name === 'area'
+    if (this.keepEvery) {
+      this.added(tag, area, at)
+      return
+    }
     const hash = tag.hash(0)
     const hashed = this.byHash.get(hash)
-    const own = hashed !== undefined && hashed.area === area && tag.valueIs(0, hashed.href)
+    const own = hashed !== undefined && hashed.area === area && tag.valueIs(0, hashed.first.url)
     const key = hashed === undefined || own ? '' : (area ? '\u0000' : '') + tag.value(0)!
     const entry = own ? hashed : key ? this.byHref.get(key) : undefined
     if (!entry) {
-      const first = this.held(tag, area, at)
-      const added: Entry = { href: first.url, area, first, textDone: false, followDone: false, checked: false }
+      const added = this.added(tag, area, at)
       if (key) this.byHref.set(key, added)
       else this.byHash.set(hash, added)
-      this.entries.push(added)
-      if (!area) this.pending = { record: first, end: tag.end }
       return
     }
     if (!entry.checked) {
@@ -91,15 +101,38 @@ export class LinkFold {
   records(resolver: Resolver): LinkRecord[] {
     this.settle(this.s.length)
     const held: Held[] = []
+    this.byIndex = []
     for (const entry of this.entries) {
-      const url = resolver.resolve(entry.href)
-      if (url === null) continue
-      held.push({ ...entry.first, url })
+      const url = resolver.resolve(entry.first.url)
+      if (url === null) {
+        if (this.keepEvery) this.byIndex.push(null)
+        continue
+      }
+      const first = { ...entry.first, url }
+      if (this.keepEvery) this.byIndex.push(first)
+      held.push(first)
       if (entry.text) held.push({ ...entry.text, url })
       if (entry.follow && entry.follow !== entry.text) held.push({ ...entry.follow, url })
     }
     if (this.repeats) held.sort((a, b) => a.at - b.at)
     return held
+  }
+
+  /**
+   * With keepEvery, after `records`: the record of the link of this index (null when not
+   * http(s)), if its raw href is `href`; undefined when it is not, or there is no such link.
+   */
+  nth(index: number, href: string): LinkRecord | null | undefined {
+    return this.entries[index]?.first.url === href ? this.byIndex[index] : undefined
+  }
+
+  /** A new entry for the link `tag`, its first occurrence; an anchor's text is read when the next link is met. */
+  private added(tag: WalkedTag, area: boolean, at: number): Entry {
+    const first = this.held(tag, area, at)
+    const entry: Entry = { area, first, textDone: false, followDone: false, checked: false }
+    this.entries.push(entry)
+    if (!area) this.pending = { record: first, end: tag.end }
+    return entry
   }
 
   /** Gives the pending anchor its text, which runs to `to` at most. */

@@ -2,9 +2,7 @@
  * Links as the scan sees them (one record per element) and as steps return them (LinkOut,
  * one per URL). Records stay raw during the pass; text is decoded only for the URLs kept.
  */
-import { collapse, decodeAttr, decodeText, splitTokens, tokens, type Resolver } from './html-values'
-import type { StartTag } from './start-tag'
-import { anchorContent } from './tags'
+import { collapse, decodeAttr, decodeText, splitTokens, tokens } from './html-values'
 
 /** A link a parse step returns (links step, navigator output). */
 export type LinkOut = {
@@ -25,27 +23,6 @@ export const sinkRecord = (): LinkRecord => ({ url: '', rel: null, text: '', alt
 
 /** What the scan reads of a link's start tag, in this order. */
 export const LINK_ATTRIBUTES: readonly string[] = ['href', 'rel', 'alt']
-
-/**
- * The links of `tags` (a[href] and area[href] start tags read from `s` with LINK_ATTRIBUTES, in
- * document order) as records; null where the href is not an http(s) URL. Anchor text runs to
- * the anchor's end tag or to the next link.
- */
-export function linkRecords(s: string, tags: readonly StartTag[], resolver: Resolver): (LinkRecord | null)[] {
-  const records: (LinkRecord | null)[] = []
-  for (let k = 0; k < tags.length; k++) {
-    const tag = tags[k]!
-    const [href, rel = null, alt = ''] = tag.values
-    const url = href === undefined ? null : resolver.resolve(href)
-    if (!url) records.push(null)
-    else if (tag.name === 'area') records.push({ url, rel, text: '', alt, area: true })
-    else {
-      const content = anchorContent(s, tag.end, tags[k + 1]?.at ?? s.length)
-      records.push({ url, rel, text: content.text, alt: content.alt, area: false })
-    }
-  }
-  return records
-}
 
 /**
  * Records to LinkOut, deduplicated by URL in order of first appearance. The first occurrence

@@ -12,9 +12,9 @@
  */
 import { absoluteHttp, decodeAttr, Resolver } from './html-values'
 import { LinkFold } from './link-fold'
-import { LINK_ATTRIBUTES, linkOuts, linkRecords, sinkRecord, type LinkOut, type LinkRecord } from './links'
+import { LINK_ATTRIBUTES, linkOuts, sinkRecord, type LinkOut, type LinkRecord } from './links'
 import { MetadataCollector, type Metadata } from './metadata'
-import { htmlLang, type StartTag } from './start-tag'
+import { htmlLang } from './start-tag'
 import { tagNames, walkTags } from './tags'
 
 export type { LinkOut, LinkSource } from './links'
@@ -73,8 +73,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   const selectors = opts.navigators ?? []
   // A navigator pass reads links by their index among all of them: then every one is kept.
   const passNeeded = selectors.some((s) => !anchorsOnly(s) && rewriterSupports(s))
-  const linkTags: StartTag[] = []
-  const fold = passNeeded ? null : new LinkFold(html)
+  const fold = new LinkFold(html, passNeeded)
   // Raw src/href values of assets, in document order, each once; resolved after the pass.
   const assetRefs = new Set<string>()
   const asset = (raw: string) => void assetRefs.add(raw)
@@ -85,9 +84,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     start(tag) {
       if (tag.name === 'a' || tag.name === 'area') {
         // Nothing of a link is sliced here: the fold compares it with the links met before.
-        if (!tag.has(0)) return
-        if (fold) fold.add(tag)
-        else linkTags.push(tag.toStartTag(LINK_ATTRIBUTES.length))
+        if (tag.has(0)) fold.add(tag)
         return
       }
       const first = tag.value(0)
@@ -126,7 +123,6 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   })
 
   const resolver = new Resolver(base)
-  const records = fold ? [] : linkRecords(html, linkTags, resolver)
   const navigators = passNeeded ? navigate(html, selectors) : selectors.map(navigatorWithoutPass)
 
   const assets = new Set<string>()
@@ -136,7 +132,7 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   }
   const nofollow = meta.robotsNofollow
   const kept = (list: (LinkRecord | null)[]) => list.filter((r): r is LinkRecord => r !== null)
-  const links = fold ? fold.records(resolver) : kept(records)
+  const links = fold.records(resolver)
   // A navigator's own record holds the raw href until here.
   const resolved = (record: LinkRecord): LinkRecord | null => {
     const url = resolver.resolve(record.url)
@@ -145,8 +141,10 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
   // A link element of the navigator's pass is the walk's link of the same index, whose text
   // follows the scan's rules. Should the two ever disagree on which elements are links (a page
   // HTMLRewriter reads otherwise), the pass's own record counts.
-  const linkOf = (found: LinkRecord & { index?: number }): LinkRecord | null =>
-    found.index !== undefined && linkTags[found.index]?.values[0] === found.url ? (records[found.index] ?? null) : resolved(found)
+  const linkOf = (found: LinkRecord & { index?: number }): LinkRecord | null => {
+    const walked = found.index === undefined ? undefined : fold.nth(found.index, found.url)
+    return walked === undefined ? resolved(found) : walked
+  }
   return {
     base_url: base.href,
     links: linkOuts(links, nofollow),
