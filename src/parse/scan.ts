@@ -145,19 +145,25 @@ export async function scanHtml(html: string, baseUrl: string, opts: ScanOptions 
     const walked = found.index === undefined ? undefined : fold.nth(found.index, found.url)
     return walked === undefined ? resolved(found) : walked
   }
+  const all = linkOuts(links, nofollow)
+  // The default navigator's anchors are all the links of a page without <area> links: the
+  // same records, so the same LinkOuts (steps and navigators only read them).
+  const anchors = (): LinkOut[] =>
+    links.some((r) => r.area)
+      ? linkOuts(
+          links.filter((r) => !r.area),
+          nofollow,
+        )
+      : all
   return {
     base_url: base.href,
-    links: linkOuts(links, nofollow),
+    links: all,
     metadata: meta.metadata(resolver),
     assets: [...assets],
     robots_nofollow: nofollow,
     selected: navigators.map((found) => {
       if (found === undefined) return undefined
-      if (found === 'anchors')
-        return linkOuts(
-          links.filter((r) => !r.area),
-          nofollow,
-        )
+      if (found === 'anchors') return anchors()
       return linkOuts(kept(found.map(linkOf)), nofollow)
     }),
   }
