@@ -11,7 +11,8 @@ const CATALOGED = 1
 const LINK_CACHE_SIZE = 50_000
 
 /** A link as the run sees it; `host` is its politeness key (host and port). */
-type ChildLink = { url: string; hash: string; host: string; inScope: boolean }
+/** `seen`: known to be in the frontier; `page`: the last page (a count) that linked to it. */
+type ChildLink = { url: string; hash: string; host: string; inScope: boolean; seen: boolean; page: number }
 
 /**
  * What one page's links come to: URLs to queue, the in-scope children (edges), URLs that need a
@@ -35,6 +36,8 @@ export class Discovery {
    * parse, a hash and the scope tests for about nineteen of a page's twenty links.
    */
   private readonly linkCache = new BoundedCache<ChildLink | null>(LINK_CACHE_SIZE)
+  /** Pages whose links were found, counted: a page's stamp on the memo entries it met. */
+  private pages = 0
 
   constructor(
     private readonly cfg: Required<CrawlConfig>,
@@ -49,6 +52,14 @@ export class Discovery {
 
   isSeen(hash: string): boolean {
     return this.known.get(hash) === SEEN
+  }
+
+  /**
+   * isSeen for a memoized link: a URL seen stays seen, so the memo remembers a yes and the seen
+   * set is asked only until then (most of a page's links were seen on earlier pages).
+   */
+  private linkSeen(link: ChildLink): boolean {
+    return link.seen || (link.seen = this.isSeen(link.hash))
   }
 
   entry(url: string, depth: number, parent: string | null, kind: number, hash = linkHash(url)): FrontierEntry {
@@ -89,35 +100,24 @@ export class Discovery {
       // Most links are written normalized already: the key then holds the URL for both.
       if (url === null) return null
       const own = url === key ? key : url
-      return { url: own, hash: linkHash(own), host: hostPortOf(own), inScope: !this.scope.whyOut(own) && this.inCategories(own) }
+      return { url: own, hash: linkHash(own), host: hostPortOf(own), inScope: !this.scope.whyOut(own) && this.inCategories(own), seen: false, page: 0 }
     })
   }
 
   /** Links of the pipelines' navigators: the in-scope children (edges), the ones to queue, canonical and assets. */
   found(c: Claimed, parsed: ParseResult): Found {
     const maxDepth = this.cfg.limits.max_depth!
-    const children = new Map<string, { link: ChildLink; follow: boolean }>() // by normalized URL; follow: not nofollow, or follow_nofollow
-    const followAll = this.cfg.scope.follow_nofollow === true
-    for (const p of parsed.pipelines) {
-      for (const raw of p.links ?? []) {
-        const link = this.childLink(raw.url)
-        if (!link || !link.inScope || link.url === c.url) continue
-        const follow = !raw.nofollow || followAll
-        const had = children.get(link.url)
-        if (had) had.follow ||= follow
-        else children.set(link.url, { link, follow })
-      }
-    }
+    const children = this.children(c, parsed)
     const next: FrontierEntry[] = []
     const hashes: string[] = []
     const uncataloged: string[] = []
     const depth = c.depth + 1
     let depthCut = false
-    for (const { link, follow } of children.values()) {
+    for (const { link, follow } of children) {
       hashes.push(link.hash)
       if (follow && depth <= maxDepth) {
         // Most children are known already: only the new ones become frontier entries.
-        if (!this.isSeen(link.hash)) next.push({ hash: link.hash, url: link.url, host: link.host, depth, parent: c.hash, kind: PAGE })
+        if (!this.linkSeen(link)) next.push({ hash: link.hash, url: link.url, host: link.host, depth, parent: c.hash, kind: PAGE })
       } else {
         if (follow && !this.isSeen(link.hash)) depthCut = true
         // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
@@ -142,6 +142,38 @@ export class Discovery {
       }
     }
     return { next, children: hashes, uncataloged, depthCut }
+  }
+
+  /**
+   * The in-scope links of a page's pipelines other than the page itself, one per normalized URL
+   * in the order found; `follow`: one of them is not nofollow, or follow_nofollow is set.
+   */
+  private children(c: Claimed, parsed: ParseResult): { link: ChildLink; follow: boolean }[] {
+    const followAll = this.cfg.scope.follow_nofollow === true
+    const out: { link: ChildLink; follow: boolean }[] = []
+    // Most links are written normalized: a link's memo entry is then its URL's, so a URL met
+    // twice on this page meets its entry stamped with this page already. With no such repeat
+    // and no URL normalized otherwise, the URLs are distinct and need no map (the usual page).
+    const stamp = ++this.pages
+    const clears = this.linkCache.clears
+    let distinct = true
+    for (const p of parsed.pipelines) {
+      for (const raw of p.links ?? []) {
+        const link = this.childLink(raw.url)
+        if (!link || !link.inScope || link.url === c.url) continue
+        if (link.url !== raw.url || link.page === stamp) distinct = false
+        link.page = stamp
+        out.push({ link, follow: !raw.nofollow || followAll })
+      }
+    }
+    if (distinct && this.linkCache.clears === clears) return out
+    const byUrl = new Map<string, { link: ChildLink; follow: boolean }>()
+    for (const child of out) {
+      const had = byUrl.get(child.link.url)
+      if (had) had.follow ||= child.follow
+      else byUrl.set(child.link.url, child)
+    }
+    return [...byUrl.values()]
   }
 
   /**

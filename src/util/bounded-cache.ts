@@ -7,6 +7,8 @@ import { ownCopy } from './strings'
  */
 export class BoundedCache<V> {
   private readonly map = new Map<string, V>()
+  /** How many times it was emptied: a caller holding values across gets can tell they may be stale. */
+  clears = 0
 
   constructor(private readonly limit: number) {}
 
@@ -14,7 +16,10 @@ export class BoundedCache<V> {
   get(key: string, compute: (ownKey: string) => V): V {
     let value = this.map.get(key)
     if (value === undefined) {
-      if (this.map.size >= this.limit) this.map.clear()
+      if (this.map.size >= this.limit) {
+        this.map.clear()
+        this.clears++
+      }
       const own = ownCopy(key)
       value = compute(own)
       this.map.set(own, value)

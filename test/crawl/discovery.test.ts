@@ -59,6 +59,23 @@ describe('a page’s links', () => {
     expect(d.fresh(first.next)).toEqual({ fresh: [], uncataloged: [] })
   })
 
+  test('pipelines sharing links give each URL once; links met on an earlier page are not repeats of this one', () => {
+    const d = discovery()
+    const two = (links: LinkOut[], more: LinkOut[]): ParseResult => {
+      const one = parsed(links)
+      return { ...one, pipelines: [one.pipelines[0]!, { ...one.pipelines[0]!, identifier: 'second', links: more }] }
+    }
+    const found = d.found(page('/'), two([link(u('/a')), link(u('/b'), true)], [link(u('/b')), link(u('/c'))]))
+    expect(found.children).toEqual([linkHash(u('/a')), linkHash(u('/b')), linkHash(u('/c'))])
+    // /b is nofollow in one pipeline and followed in the other: followed.
+    expect(found.next.map((e) => e.url)).toEqual([u('/a'), u('/b'), u('/c')])
+    d.fresh(found.next)
+    // The same links on the next page, each once: each is one child, none new.
+    const again = d.found(page('/x'), parsed([link(u('/c')), link(u('/a')), link(u('/d'))]))
+    expect(again.children).toEqual([linkHash(u('/c')), linkHash(u('/a')), linkHash(u('/d'))])
+    expect(again.next.map((e) => e.url)).toEqual([u('/d')])
+  })
+
   test('a resumed run’s frontier is seen from the start', () => {
     const d = discovery()
     d.seen([linkHash(u('/a'))])
