@@ -9,7 +9,7 @@
 //   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2]
 //                              [--rounds 3] [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
 //                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
-//                              [--page-bytes N] [--docs DIR [--docs-start PATH]]
+//                              [--page-bytes N] [--docs DIR [--docs-start PATH]] [--baseline BINARY]
 //
 // The site: `pages` pages, `/` and /p/1 ... /p/<pages-1>, made from `seed` (same seed, same
 // site), written as static files to a temp dir and served by nginx (Debian's nginx or
@@ -61,6 +61,16 @@
 // hundreds of links a page):
 //
 //   bun scripts/bench/crawl.ts --docs /usr/share/doc/gcc-12-base/libstdc++ --only trawl,wget2 --rounds 3
+//
+// `--baseline BINARY` runs a second trawl binary (one built from an earlier commit, say) in every
+// round, right after `--binary`'s: wget2, trawl, baseline, wget2, trawl, baseline, ... Each
+// round's pages per CPU-second of trawl are divided by the baseline's of the same round, and the
+// median of those ratios is how many times the baseline's pages per CPU-second trawl reaches: the
+// VM's drift between rounds (wget2's CPU a page has tripled within minutes) falls on both alike,
+// where two separate bench runs compare minutes that differ. Their peaks are shown side by side.
+//
+//   git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && bun run build)
+//   bun scripts/bench/crawl.ts --page-bytes 3072 --only trawl,wget2 --baseline /tmp/old/dist/trawl
 //
 // What to install: `apt-get install -y nginx-light wget2` (Debian), and `npm install` (Crawlee
 // comes with the devDependencies); a crawler or server that is missing is reported and skipped.
@@ -725,6 +735,33 @@ function printDocsRatios(results: Result[]) {
   if (ratios.length) console.log(`trawl pages/s ÷ wget2 pages/s of the same round: ${ratios.map(f2).join(', ')}; median ${f2(median(ratios))} (no target on this site)`)
 }
 
+/** The crawler name of `--baseline`'s rounds. */
+const BASELINE = 'trawl (baseline)'
+
+/**
+ * `--baseline`: trawl's pages per CPU-second over the baseline's, round by round, and their
+ * median; wall pages/s likewise; the peaks of both. A round is left out where the two visited
+ * different counts, or, on the generated site (`known`: its page count is), missed pages.
+ */
+function printBaseline(results: Result[], known: boolean) {
+  const pairs = results
+    .filter((r) => r.crawler === 'trawl')
+    .flatMap((t) => {
+      const b = results.find((r) => r.crawler === BASELINE && r.round === t.round)
+      return b ? [{ t, b }] : []
+    })
+  if (!pairs.length) return
+  const whole = pairs.filter(({ t, b }) => t.pages === b.pages && (!known || t.pages === t.expected) && t.cpuSeconds > 0 && b.cpuSeconds > 0)
+  const left = pairs.length - whole.length
+  const perCpu = whole.map(({ t, b }) => t.pages / t.cpuSeconds / (b.pages / b.cpuSeconds))
+  const wall = whole.map(({ t, b }) => t.pagesPerSec / b.pagesPerSec)
+  console.log(
+    `trawl's pages per CPU-second ÷ the baseline's, round by round: ${perCpu.map(f2).join(', ') || 'none'}; median ${f2(perCpu.length ? median(perCpu) : NaN)}${left ? ` (${left} round(s) left out: the two visited different counts, or missed pages)` : ''}`,
+  )
+  console.log(`trawl's pages/s ÷ the baseline's: ${wall.map(f2).join(', ') || 'none'}; median ${f2(wall.length ? median(wall) : NaN)}`)
+  console.log(`peak RSS MB, trawl: ${pairs.map(({ t }) => f0(t.peakRssMb)).join(', ')}; baseline: ${pairs.map(({ b }) => f0(b.peakRssMb)).join(', ')}`)
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -745,6 +782,7 @@ async function main() {
       port: { type: 'string' },
       docs: { type: 'string' },
       'docs-start': { type: 'string', default: 'index.html' },
+      baseline: { type: 'string' },
     },
   })
   if (values.serve) return serveMain(values.serve, Number(values.port))
@@ -769,6 +807,8 @@ async function main() {
   // What is there to run, and what is not (reported, skipped).
   const skip: Record<string, string> = {}
   if (only.has('trawl') && !existsSync(values.binary!)) skip.trawl = `no binary at ${values.binary}: run \`bun run build\` first`
+  if (values.baseline !== undefined && !only.has('trawl')) throw new Error('--baseline: only with trawl among --only')
+  if (values.baseline !== undefined && !existsSync(values.baseline)) throw new Error(`--baseline: no binary at ${values.baseline}`)
   if (only.has('crawlee')) {
     const why = crawleeMissing()
     if (why) skip.crawlee = why
@@ -781,6 +821,8 @@ async function main() {
   // A private copy of the binary, so a rebuild of dist/ during the run does not pull it away.
   const binary = join(work, 'trawl')
   if (!skip.trawl) copyFileSync(values.binary!, binary)
+  const baseline = values.baseline === undefined ? null : join(work, 'trawl-baseline')
+  if (baseline && !skip.trawl) copyFileSync(values.baseline!, baseline)
   const report: Record<string, unknown> = { cores: cpus().length, loadavgBefore: loadavg(), seed, pageBytes }
   try {
     const load = loadavg()[0]!
@@ -817,9 +859,11 @@ async function main() {
         const r =
           name === 'trawl'
             ? await runTrawl(binary, site, dir, server, timeoutS, 'trawl', concurrency)
-            : name === 'crawlee'
-              ? await runCrawlee(site, dir, server, concurrency, timeoutS)
-              : await runWget2(site, dir, server, threads, timeoutS)
+            : name === 'baseline'
+              ? await runTrawl(baseline!, site, dir, server, timeoutS, BASELINE, concurrency)
+              : name === 'crawlee'
+                ? await runCrawlee(site, dir, server, concurrency, timeoutS)
+                : await runWget2(site, dir, server, threads, timeoutS)
         console.log(`${r.pages} pages in ${r.seconds.toFixed(1)}s (${r.pagesPerSec.toFixed(0)} pages/s)`)
         if (round !== undefined) r.round = round
         results.push(r)
@@ -830,7 +874,8 @@ async function main() {
     // wget2 first (also warms the page cache for the others), then trawl, `rounds` times; then
     // Crawlee once (it takes minutes, and only its memory is judged).
     const turns: { name: string; round?: number }[] = []
-    for (let round = 1; round <= rounds; round++) for (const name of ['wget2', 'trawl'].filter((n) => only.has(n))) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
+    const crawlers = [...['wget2', 'trawl'].filter((n) => only.has(n)), ...(baseline && !skip.trawl ? ['baseline'] : [])]
+    for (let round = 1; round <= rounds; round++) for (const name of crawlers) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
     if (only.has('crawlee')) turns.push({ name: 'crawlee' })
     if (docs) {
       const run = await runSite('docs', turns)
@@ -839,6 +884,7 @@ async function main() {
       console.log(`site: ${docs}, from ${values['docs-start']}; pages each crawler got: ${run.results.map((r) => `${label(r)} ${r.pages}`).join(', ')}`)
       printTable(run.results)
       printDocsRatios(run.results)
+      printBaseline(run.results, false)
       report.docs = { dir: docs, start: values['docs-start'], server: run.server.kind, siteBytes: run.site.bytes, results: run.results }
       await run.server.stop()
       servers.splice(servers.indexOf(run.server), 1)
@@ -847,6 +893,7 @@ async function main() {
       console.log(`\ntrawl: concurrency and per-host concurrency ${concurrency}; Crawlee: concurrency ${concurrency}; wget2: ${threads} threads`)
       printTable(main.results)
       printVerdicts(main.results)
+      printBaseline(main.results, true)
       report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
       await main.server.stop()
       servers.splice(servers.indexOf(main.server), 1)
