@@ -69,7 +69,7 @@
 // VM's drift between rounds (wget2's CPU a page has tripled within minutes) falls on both alike,
 // where two separate bench runs compare minutes that differ. Their peaks are shown side by side.
 //
-//   git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && bun run build)
+//   git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && npm run build)
 //   bun scripts/bench/crawl.ts --page-bytes 3072 --only trawl,wget2 --baseline /tmp/old/dist/trawl
 //
 // What to install: `apt-get install -y nginx-light wget2` (Debian), and `npm install` (Crawlee
