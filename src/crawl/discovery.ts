@@ -119,7 +119,7 @@ export class Discovery {
         // Most children are known already: only the new ones become frontier entries.
         if (!this.linkSeen(link)) next.push({ hash: link.hash, url: link.url, host: link.host, depth, parent: c.hash, kind: PAGE })
       } else {
-        if (follow && !this.isSeen(link.hash)) depthCut = true
+        if (follow && !this.linkSeen(link)) depthCut = true
         // Edges name their child's catalogue row: depth-cut and nofollow children get theirs here.
         if (!this.known.has(link.hash)) {
           this.known.set(link.hash, CATALOGED)
