@@ -61,7 +61,7 @@ export function sqliteCrawlStore(repos: Repositories): CrawlStore {
         for (const [host, failures] of batch.hostFailures) frontier.saveHostFailures(runSeq, host, failures)
         if (batch.pages.length) runGraph.recordPages(runSeq, batch.pages, tenant)
         if (batch.logs.length) writeLogs(batch.logs)
-        for (const a of batch.artifacts) artifacts.insert(a)
+        if (batch.artifacts.length) artifacts.insertMany(batch.artifacts)
         let errorCounts = batch.errorCounts
         if (end) {
           // What is in flight goes back to the queue for whoever runs this next.

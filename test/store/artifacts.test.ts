@@ -69,6 +69,26 @@ describe('artifact repository', () => {
     expect(store.artifacts.get('other', a.id)?.blob_key).toBe(a.blob_key)
   })
 
+  test('insertMany writes every row of a batch past a full chunk, each with its own values and its link', () => {
+    // 70 rows: two full statements of 32 and one of 6; every column must land on its own row.
+    const rows = Array.from({ length: 70 }, (_, i) =>
+      artifact({ run_id: OTHER_RUN, url_hash: i % 2 ? PAGE_A! : PAGE_B!, kind: i % 3 ? 'raw' : 'parsed', size: 1000 + i, created_at: T0 + i, source_url: i === 69 ? 'https://example.com/b' : null }),
+    )
+    const before = count()
+    store.artifacts.insertMany(rows)
+    expect(count()).toBe(before + 70)
+    for (const [i, a] of rows.entries()) {
+      const got = db.query('SELECT run_id, url_hash, kind, size, created_at, source_url, link_seq FROM artifacts WHERE tenant = ? AND id = ?').get('acme', a.id)
+      const link = db.query('SELECT seq FROM links WHERE tenant = ? AND hash = ?').get('acme', a.url_hash) as { seq: number }
+      expect(got).toEqual({ run_id: OTHER_RUN, url_hash: a.url_hash, kind: a.kind, size: 1000 + i, created_at: T0 + i, source_url: i === 69 ? 'https://example.com/b' : null, link_seq: link.seq })
+    }
+    // A duplicate id anywhere in a batch fails the whole statement: none of its rows are written.
+    const dup = [artifact(), artifact(), rows[5]!]
+    expect(() => store.transaction(() => store.artifacts.insertMany(dup))).toThrow()
+    expect(count()).toBe(before + 70)
+    for (const a of rows) db.query('DELETE FROM artifacts WHERE tenant = ? AND id = ?').run('acme', a.id)
+  })
+
   test("insert joins the caller's transaction: a rollback leaves no row", () => {
     const before = count()
     const a = artifact()
