@@ -6,7 +6,7 @@
 // seconds, pages per CPU-second and peak RSS of each. Exits 0 whatever the numbers; non-zero on
 // a crash.
 //
-//   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2]
+//   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2,floor]
 //                              [--rounds 3] [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
 //                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
 //                              [--page-bytes N] [--docs DIR [--docs-start PATH]] [--baseline BINARY]
@@ -71,6 +71,14 @@
 //
 //   git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci && npm run build)
 //   bun scripts/bench/crawl.ts --page-bytes 3072 --only trawl,wget2 --baseline /tmp/old/dist/trawl
+//
+// `floor` (only when named in `--only`) runs scripts/bench/floor-crawler.ts in every round, right
+// after trawl (and the baseline): the least a crawler on Bun does a page and still records it in
+// SQLite, links by one regex and a row or two a table (its header says what it leaves out).
+// Each round's pages per CPU-second of trawl are divided by the floor's: how far trawl's page
+// is from the cheapest one the runtime allows, judged in the same minutes.
+//
+//   bun scripts/bench/crawl.ts --page-bytes 3072 --only trawl,wget2,floor --baseline /tmp/old/dist/trawl
 //
 // What to install: `apt-get install -y nginx-light wget2` (Debian), and `npm install` (Crawlee
 // comes with the devDependencies); a crawler or server that is missing is reported and skipped.
@@ -572,6 +580,25 @@ async function runCrawlee(site: Site, work: string, server: Server, concurrency:
   return result(`Crawlee CheerioCrawler (node, concurrency ${concurrency})`, m, pages, site.pages, notes)
 }
 
+/** scripts/bench/floor-crawler.ts under this Bun, in a data dir of its own; it prints {"pages": N}. */
+async function runFloor(site: Site, work: string, server: Server, concurrency: number, timeoutS: number): Promise<Result> {
+  const dir = join(work, 'floor')
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const max = site.docs ? 1_000_000 : site.pages
+  const m = await measure([process.execPath, join(ROOT, 'scripts', 'bench', 'floor-crawler.ts'), site.start, String(max), String(concurrency), dir], { server, timeoutS })
+  const notes: string[] = []
+  let pages = 0
+  try {
+    pages = (JSON.parse(m.stdout.trim().split('\n').pop()!) as { pages: number }).pages
+  } catch {
+    notes.push(`no result line; stderr: ${m.stderr.trim().slice(0, 300)}`)
+  }
+  if (!site.docs && pages !== site.pages) notes.push(`fetched ${pages} of ${site.pages} pages`)
+  rmSync(dir, { recursive: true, force: true })
+  return result(FLOOR, m, pages, site.pages, notes)
+}
+
 async function runWget2(site: Site, work: string, server: Server, threads: number, timeoutS: number): Promise<Result> {
   const dir = join(work, 'wget2')
   rmSync(dir, { recursive: true, force: true })
@@ -737,12 +764,30 @@ function printDocsRatios(results: Result[]) {
 
 /** The crawler name of `--baseline`'s rounds. */
 const BASELINE = 'trawl (baseline)'
+const FLOOR = 'floor (minimal recorder, bun)'
 
 /**
  * `--baseline`: trawl's pages per CPU-second over the baseline's, round by round, and their
  * median; wall pages/s likewise; the peaks of both. A round is left out where the two visited
  * different counts, or, on the generated site (`known`: its page count is), missed pages.
  */
+/** trawl's pages per CPU-second over another crawler's (`name`), round by round, with their median. */
+function printAgainst(results: Result[], name: string, called: string, known: boolean) {
+  const pairs = results
+    .filter((r) => r.crawler === 'trawl')
+    .flatMap((t) => {
+      const o = results.find((r) => r.crawler === name && r.round === t.round)
+      return o ? [{ t, o }] : []
+    })
+  if (!pairs.length) return
+  const whole = pairs.filter(({ t, o }) => (!known || (t.pages === t.expected && o.pages === o.expected)) && t.cpuSeconds > 0 && o.cpuSeconds > 0)
+  const perCpu = whole.map(({ t, o }) => t.pages / t.cpuSeconds / (o.pages / o.cpuSeconds))
+  const left = pairs.length - whole.length
+  console.log(
+    `trawl's pages per CPU-second ÷ ${called}'s, round by round: ${perCpu.map(f2).join(', ') || 'none'}; median ${f2(perCpu.length ? median(perCpu) : NaN)}${left ? ` (${left} round(s) left out: missed pages)` : ''}`,
+  )
+}
+
 function printBaseline(results: Result[], known: boolean) {
   const pairs = results
     .filter((r) => r.crawler === 'trawl')
@@ -798,7 +843,7 @@ async function main() {
   const rounds = Number(values.rounds)
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds: a whole number of at least 1')
   const only = new Set((values.only ?? 'trawl,crawlee,wget2').split(',').map((s) => s.trim()))
-  for (const o of only) if (!['trawl', 'crawlee', 'wget2'].includes(o)) throw new Error(`--only: trawl, crawlee or wget2, got "${o}"`)
+  for (const o of only) if (!['trawl', 'crawlee', 'wget2', 'floor'].includes(o)) throw new Error(`--only: trawl, crawlee, wget2 or floor, got "${o}"`)
   if (!['auto', 'nginx', 'bun'].includes(values.server!)) throw new Error(`--server: auto, nginx or bun, got "${values.server}"`)
   if (!Number.isInteger(pages) || pages < 10) throw new Error('--pages: a whole number of at least 10')
   const docs = values.docs
@@ -863,7 +908,9 @@ async function main() {
               ? await runTrawl(baseline!, site, dir, server, timeoutS, BASELINE, concurrency)
               : name === 'crawlee'
                 ? await runCrawlee(site, dir, server, concurrency, timeoutS)
-                : await runWget2(site, dir, server, threads, timeoutS)
+                : name === 'floor'
+                  ? await runFloor(site, dir, server, concurrency, timeoutS)
+                  : await runWget2(site, dir, server, threads, timeoutS)
         console.log(`${r.pages} pages in ${r.seconds.toFixed(1)}s (${r.pagesPerSec.toFixed(0)} pages/s)`)
         if (round !== undefined) r.round = round
         results.push(r)
@@ -874,7 +921,7 @@ async function main() {
     // wget2 first (also warms the page cache for the others), then trawl, `rounds` times; then
     // Crawlee once (it takes minutes, and only its memory is judged).
     const turns: { name: string; round?: number }[] = []
-    const crawlers = [...['wget2', 'trawl'].filter((n) => only.has(n)), ...(baseline && !skip.trawl ? ['baseline'] : [])]
+    const crawlers = [...['wget2', 'trawl'].filter((n) => only.has(n)), ...(baseline && !skip.trawl ? ['baseline'] : []), ...(only.has('floor') ? ['floor'] : [])]
     for (let round = 1; round <= rounds; round++) for (const name of crawlers) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
     if (only.has('crawlee')) turns.push({ name: 'crawlee' })
     if (docs) {
@@ -885,6 +932,7 @@ async function main() {
       printTable(run.results)
       printDocsRatios(run.results)
       printBaseline(run.results, false)
+      printAgainst(run.results, FLOOR, 'the floor', false)
       report.docs = { dir: docs, start: values['docs-start'], server: run.server.kind, siteBytes: run.site.bytes, results: run.results }
       await run.server.stop()
       servers.splice(servers.indexOf(run.server), 1)
@@ -894,6 +942,7 @@ async function main() {
       printTable(main.results)
       printVerdicts(main.results)
       printBaseline(main.results, true)
+      printAgainst(main.results, FLOOR, 'the floor', true)
       report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
       await main.server.stop()
       servers.splice(servers.indexOf(main.server), 1)
