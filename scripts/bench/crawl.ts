@@ -766,45 +766,46 @@ function printDocsRatios(results: Result[]) {
 const BASELINE = 'trawl (baseline)'
 const FLOOR = 'floor (minimal recorder, bun)'
 
-/**
- * `--baseline`: trawl's pages per CPU-second over the baseline's, round by round, and their
- * median; wall pages/s likewise; the peaks of both. A round is left out where the two visited
- * different counts, or, on the generated site (`known`: its page count is), missed pages.
- */
-/** trawl's pages per CPU-second over another crawler's (`name`), round by round, with their median. */
-function printAgainst(results: Result[], name: string, called: string, known: boolean) {
-  const pairs = results
+/** Each trawl round with the round of crawler `name` run beside it. */
+function roundPairs(results: Result[], name: string): { t: Result; o: Result }[] {
+  return results
     .filter((r) => r.crawler === 'trawl')
     .flatMap((t) => {
       const o = results.find((r) => r.crawler === name && r.round === t.round)
       return o ? [{ t, o }] : []
     })
-  if (!pairs.length) return
-  const whole = pairs.filter(({ t, o }) => (!known || (t.pages === t.expected && o.pages === o.expected)) && t.cpuSeconds > 0 && o.cpuSeconds > 0)
-  const perCpu = whole.map(({ t, o }) => t.pages / t.cpuSeconds / (o.pages / o.cpuSeconds))
-  const left = pairs.length - whole.length
-  console.log(
-    `trawl's pages per CPU-second ÷ ${called}'s, round by round: ${perCpu.map(f2).join(', ') || 'none'}; median ${f2(perCpu.length ? median(perCpu) : NaN)}${left ? ` (${left} round(s) left out: missed pages)` : ''}`,
-  )
 }
 
-function printBaseline(results: Result[], known: boolean) {
-  const pairs = results
-    .filter((r) => r.crawler === 'trawl')
-    .flatMap((t) => {
-      const b = results.find((r) => r.crawler === BASELINE && r.round === t.round)
-      return b ? [{ t, b }] : []
-    })
+const ratioLine = (what: string, ratios: number[]) => `${what}: ${ratios.map(f2).join(', ') || 'none'}; median ${f2(ratios.length ? median(ratios) : NaN)}`
+
+/**
+ * `--only …,floor`: trawl's pages per CPU-second over the floor's, round by round, and their
+ * median. On the generated site (`known`) a round is left out where either missed pages.
+ */
+function printFloor(results: Result[], known: boolean) {
+  const pairs = roundPairs(results, FLOOR)
   if (!pairs.length) return
-  const whole = pairs.filter(({ t, b }) => t.pages === b.pages && (!known || t.pages === t.expected) && t.cpuSeconds > 0 && b.cpuSeconds > 0)
+  const whole = pairs.filter(({ t, o }) => (!known || (t.pages === t.expected && o.pages === o.expected)) && t.cpuSeconds > 0 && o.cpuSeconds > 0)
   const left = pairs.length - whole.length
-  const perCpu = whole.map(({ t, b }) => t.pages / t.cpuSeconds / (b.pages / b.cpuSeconds))
-  const wall = whole.map(({ t, b }) => t.pagesPerSec / b.pagesPerSec)
-  console.log(
-    `trawl's pages per CPU-second ÷ the baseline's, round by round: ${perCpu.map(f2).join(', ') || 'none'}; median ${f2(perCpu.length ? median(perCpu) : NaN)}${left ? ` (${left} round(s) left out: the two visited different counts, or missed pages)` : ''}`,
-  )
-  console.log(`trawl's pages/s ÷ the baseline's: ${wall.map(f2).join(', ') || 'none'}; median ${f2(wall.length ? median(wall) : NaN)}`)
-  console.log(`peak RSS MB, trawl: ${pairs.map(({ t }) => f0(t.peakRssMb)).join(', ')}; baseline: ${pairs.map(({ b }) => f0(b.peakRssMb)).join(', ')}`)
+  const perCpu = whole.map(({ t, o }) => t.pages / t.cpuSeconds / (o.pages / o.cpuSeconds))
+  console.log(`${ratioLine("trawl's pages per CPU-second ÷ the floor's, round by round", perCpu)}${left ? ` (${left} round(s) left out: missed pages)` : ''}`)
+}
+
+/**
+ * `--baseline`: trawl's pages per CPU-second over the baseline's, round by round, and their
+ * median; wall pages/s likewise; the peaks of both. A round is left out where the two visited
+ * different counts, or, on the generated site (`known`: its page count is), missed pages.
+ */
+function printBaseline(results: Result[], known: boolean) {
+  const pairs = roundPairs(results, BASELINE)
+  if (!pairs.length) return
+  const whole = pairs.filter(({ t, o }) => t.pages === o.pages && (!known || t.pages === t.expected) && t.cpuSeconds > 0 && o.cpuSeconds > 0)
+  const left = pairs.length - whole.length
+  const perCpu = whole.map(({ t, o }) => t.pages / t.cpuSeconds / (o.pages / o.cpuSeconds))
+  const wall = whole.map(({ t, o }) => t.pagesPerSec / o.pagesPerSec)
+  console.log(`${ratioLine("trawl's pages per CPU-second ÷ the baseline's, round by round", perCpu)}${left ? ` (${left} round(s) left out: the two visited different counts, or missed pages)` : ''}`)
+  console.log(ratioLine("trawl's pages/s ÷ the baseline's", wall))
+  console.log(`peak RSS MB, trawl: ${pairs.map(({ t }) => f0(t.peakRssMb)).join(', ')}; baseline: ${pairs.map(({ o }) => f0(o.peakRssMb)).join(', ')}`)
 }
 
 async function main() {
@@ -932,7 +933,7 @@ async function main() {
       printTable(run.results)
       printDocsRatios(run.results)
       printBaseline(run.results, false)
-      printAgainst(run.results, FLOOR, 'the floor', false)
+      printFloor(run.results, false)
       report.docs = { dir: docs, start: values['docs-start'], server: run.server.kind, siteBytes: run.site.bytes, results: run.results }
       await run.server.stop()
       servers.splice(servers.indexOf(run.server), 1)
@@ -942,7 +943,7 @@ async function main() {
       printTable(main.results)
       printVerdicts(main.results)
       printBaseline(main.results, true)
-      printAgainst(main.results, FLOOR, 'the floor', true)
+      printFloor(main.results, true)
       report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
       await main.server.stop()
       servers.splice(servers.indexOf(main.server), 1)

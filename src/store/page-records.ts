@@ -1,4 +1,5 @@
-import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
+import type { Database } from 'bun:sqlite'
+import { multiRowWriter } from './multi-row'
 import { INT } from './list'
 
 /**
@@ -54,8 +55,6 @@ export function childrenOf(text: string | null): string[] {
 }
 
 const COLUMNS = ['run_seq', 'hash', 'host_hash', 'depth', 'status', 'visited_at', 'parent', 'children', 'logged', 'fetch_at', 'fetch_ms', 'parse_ms', 'store_ms', 'pipeline_id']
-/** Rows per multi-row INSERT: 32 × 16 parameters, well under SQLite's limit. */
-const CHUNK = 32
 /** The visit's link_seq (migration 015): the seq of the run tenant's catalogue link of the hash. */
 const LINK_SEQ = '(SELECT l.seq FROM links l WHERE l.tenant = CAST(? AS TEXT) AND l.hash = CAST(? AS TEXT))'
 const insertOf = (rows: number) =>
@@ -80,49 +79,39 @@ function childrenText(children: readonly string[] | null): string | null {
 }
 
 /**
- * The writer of page records: every page of a batch in as few statements as the batch has
- * chunks of CHUNK rows (one cached prepared statement for full chunks, one for the rest). A
- * second record of a link by the same run is ignored, as a second visit always was.
+ * The writer of page records: every page of a batch in multi-row statements (multiRowWriter).
+ * A second record of a link by the same run is ignored, as a second visit always was.
  */
 export function pageRecordWriter(db: Database) {
-  let full: Statement | undefined
   const tenantOf = db.query('SELECT tenant FROM runs WHERE seq = ?')
+  let runSeq = 0
+  let tenant = ''
+  const write = multiRowWriter<PageRecord>(db, insertOf, (p, params) => {
+    if (!Number.isInteger(p.logged) || p.logged < 0 || p.logged > ALL_PAGE_STEPS) throw new TypeError(`bad page record: logged=${p.logged}`)
+    params.push(
+      runSeq,
+      p.hash,
+      p.host_hash,
+      p.depth,
+      p.status,
+      p.visited_at,
+      p.parent,
+      childrenText(p.children),
+      p.logged,
+      p.fetch_at,
+      p.fetch_ms,
+      p.parse_ms,
+      p.store_ms,
+      p.pipeline_id,
+      tenant,
+      p.hash,
+    )
+  })
   /** `tenant` is the run's (the crawl store has it from the lease check); looked up when not given. */
-  return function recordPages(runSeq: number, pages: readonly PageRecord[], tenant?: string): void {
-    tenant ??= (tenantOf.get(runSeq) as { tenant: string } | null)?.tenant ?? ''
-    const params: SQLQueryBindings[] = []
-    const flush = (rows: number) => {
-      if (rows === CHUNK) (full ??= db.prepare(insertOf(CHUNK))).run(...params)
-      else db.query(insertOf(rows)).run(...params)
-      params.length = 0
-    }
-    let rows = 0
-    for (const p of pages) {
-      if (!Number.isInteger(p.logged) || p.logged < 0 || p.logged > ALL_PAGE_STEPS) throw new TypeError(`bad page record: logged=${p.logged}`)
-      params.push(
-        runSeq,
-        p.hash,
-        p.host_hash,
-        p.depth,
-        p.status,
-        p.visited_at,
-        p.parent,
-        childrenText(p.children),
-        p.logged,
-        p.fetch_at,
-        p.fetch_ms,
-        p.parse_ms,
-        p.store_ms,
-        p.pipeline_id,
-        tenant,
-        p.hash,
-      )
-      if (++rows === CHUNK) {
-        flush(rows)
-        rows = 0
-      }
-    }
-    if (rows > 0) flush(rows)
+  return function recordPages(seq: number, pages: readonly PageRecord[], runTenant?: string): void {
+    runSeq = seq
+    tenant = runTenant ?? (tenantOf.get(seq) as { tenant: string } | null)?.tenant ?? ''
+    write(pages)
   }
 }
 
