@@ -84,6 +84,7 @@ function childrenText(children: readonly string[] | null): string | null {
  */
 export function pageRecordWriter(db: Database) {
   const tenantOf = db.query('SELECT tenant FROM runs WHERE seq = ?')
+  // The run's seq and tenant, set by each call before its rows are pushed (the write is synchronous).
   let runSeq = 0
   let tenant = ''
   const write = multiRowWriter<PageRecord>(db, insertOf, (p, params) => {
