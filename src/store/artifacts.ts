@@ -78,8 +78,7 @@ function keyed(q: ListQuery, column: string, values: string[] | undefined): List
 
 // The row's link_seq: the seq of its tenant's catalogue link of the URL (migration 015).
 const INSERT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT l.seq FROM links l WHERE l.tenant = ? AND l.hash = ?))'
-const insertOf = (rows: number) =>
-  `INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url, link_seq) VALUES ${Array(rows).fill(INSERT_ROW).join(', ')}`
+const INSERT = 'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, kind, pipeline_id, content_type, size, checksum, created_at, source_url, link_seq)'
 
 /**
  * Artifacts: the catalogue of what runs stored in the blob store. Rows name their blob by
@@ -111,9 +110,10 @@ export function artifactRepository(db: Database) {
    * Statements and nothing else, so the engine can call it inside its own batch transaction; a
    * duplicate (tenant, id) throws, and the transaction with it.
    */
-  const insertMany = multiRowWriter<NewArtifact>(db, insertOf, (a, params) => {
+  const writeRows = multiRowWriter<NewArtifact>(db, INSERT, INSERT_ROW, (a, params) => {
     params.push(a.tenant, a.id, a.run_id, a.url_hash, a.blob_key, a.kind, a.pipeline_id, a.content_type, a.size, a.checksum, a.created_at, a.source_url ?? null, a.tenant, a.url_hash)
   })
+  const insertMany = (rows: readonly NewArtifact[]): void => writeRows(rows, undefined)
 
   const query = (tenant: string, f: ArtifactFilter): ListQuery => {
     const q = new ListQuery('artifacts', tenant).in('t.id', f.include_ids, true).notIn('t.id', f.exclude_ids)

@@ -57,10 +57,8 @@ export function childrenOf(text: string | null): string[] {
 const COLUMNS = ['run_seq', 'hash', 'host_hash', 'depth', 'status', 'visited_at', 'parent', 'children', 'logged', 'fetch_at', 'fetch_ms', 'parse_ms', 'store_ms', 'pipeline_id']
 /** The visit's link_seq (migration 015): the seq of the run tenant's catalogue link of the hash. */
 const LINK_SEQ = '(SELECT l.seq FROM links l WHERE l.tenant = CAST(? AS TEXT) AND l.hash = CAST(? AS TEXT))'
-const insertOf = (rows: number) =>
-  `INSERT OR IGNORE INTO visits (${COLUMNS.join(', ')}, link_seq) VALUES ${Array(rows)
-    .fill(`(${COLUMNS.map(() => '?').join(', ')}, ${LINK_SEQ})`)
-    .join(', ')}`
+const INSERT = `INSERT OR IGNORE INTO visits (${COLUMNS.join(', ')}, link_seq)`
+const INSERT_ROW = `(${COLUMNS.map(() => '?').join(', ')}, ${LINK_SEQ})`
 
 /** `values` without repeats, in order. A page's few dozen children are compared directly: a Set hashed every new string first. */
 function distinct(values: readonly string[]): string[] {
@@ -84,13 +82,10 @@ function childrenText(children: readonly string[] | null): string | null {
  */
 export function pageRecordWriter(db: Database) {
   const tenantOf = db.query('SELECT tenant FROM runs WHERE seq = ?')
-  // The run's seq and tenant, set by each call before its rows are pushed (the write is synchronous).
-  let runSeq = 0
-  let tenant = ''
-  const write = multiRowWriter<PageRecord>(db, insertOf, (p, params) => {
+  const write = multiRowWriter<PageRecord, { runSeq: number; tenant: string }>(db, INSERT, INSERT_ROW, (p, params, run) => {
     if (!Number.isInteger(p.logged) || p.logged < 0 || p.logged > ALL_PAGE_STEPS) throw new TypeError(`bad page record: logged=${p.logged}`)
     params.push(
-      runSeq,
+      run.runSeq,
       p.hash,
       p.host_hash,
       p.depth,
@@ -104,15 +99,13 @@ export function pageRecordWriter(db: Database) {
       p.parse_ms,
       p.store_ms,
       p.pipeline_id,
-      tenant,
+      run.tenant,
       p.hash,
     )
   })
   /** `tenant` is the run's (the crawl store has it from the lease check); looked up when not given. */
-  return function recordPages(seq: number, pages: readonly PageRecord[], runTenant?: string): void {
-    runSeq = seq
-    tenant = runTenant ?? (tenantOf.get(seq) as { tenant: string } | null)?.tenant ?? ''
-    write(pages)
+  return function recordPages(runSeq: number, pages: readonly PageRecord[], tenant?: string): void {
+    write(pages, { runSeq, tenant: tenant ?? (tenantOf.get(runSeq) as { tenant: string } | null)?.tenant ?? '' })
   }
 }
 
