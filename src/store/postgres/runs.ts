@@ -1,0 +1,167 @@
+import { conflict } from '../../core/errors'
+import { parseLabels, type Labels } from '../labels'
+import { emptyPage } from '../list'
+import type { Run, RunMove, RunOutcome, RunStatus, StopReason } from '../runs'
+import { iso } from '../time'
+import type { NewRun, RunStore } from '../types'
+import { indexLabels, unindexLabels } from './labels'
+import { PgListQuery } from './list'
+import { first, type Pg } from './pg'
+import { requestBodyDeletion } from './artifacts'
+
+type RunRow = {
+  id: string
+  job_id: string
+  status: RunStatus
+  stop_reason: StopReason | null
+  outcome: RunOutcome | null
+  error_counts: string
+  labels: string
+  config: string
+  created_at: number
+  started_at: number | null
+  finished_at: number | null
+  queued: number
+  visited: number
+  failed: number
+  bytes: number
+}
+const COLUMNS = 't.id, t.job_id, t.status, t.stop_reason, t.outcome, t.error_counts, t.labels, t.config, t.created_at, t.started_at, t.finished_at, t.queued, t.visited, t.failed, t.bytes'
+const toRun = (r: RunRow): Run => ({
+  id: r.id,
+  job_id: r.job_id,
+  status: r.status,
+  stop_reason: r.stop_reason,
+  outcome: r.outcome,
+  error_counts: JSON.parse(r.error_counts),
+  labels: parseLabels(r.labels),
+  config: JSON.parse(r.config),
+  created_at: iso(r.created_at)!,
+  started_at: iso(r.started_at),
+  finished_at: iso(r.finished_at),
+  stats: { queued: r.queued, visited: r.visited, failed: r.failed, bytes: r.bytes },
+})
+
+/** The job a run is created for: its seq and id, and the labels its runs copy. */
+export type JobRef = { seq: number; id: string; labels: Labels }
+
+/**
+ * Creates a pending run of `job` inside the caller's transaction, labels copied from the job;
+ * with a lease, takes it for its creator at once, as the crawl store's claimRun would, so no
+ * runner can claim the run between its insert and its lease. `conflict` when the id is taken.
+ */
+export async function createRun(tx: Pg, tenant: string, job: JobRef, run: NewRun): Promise<{ run: Run; seq: number }> {
+  const labels = JSON.stringify(job.labels)
+  // ON CONFLICT: a concurrent insert of the same id waits for the other transaction and then
+  // answers no row, the conflict, instead of failing the whole transaction on the unique key.
+  const inserted = first<{ seq: number }>(
+    await tx`INSERT INTO runs (tenant, id, job_seq, job_id, status, labels, config, created_at)
+             VALUES (${tenant}, ${run.id}, ${job.seq}, ${job.id}, 'pending', ${labels}, ${JSON.stringify(run.config)}, ${Date.now()})
+             ON CONFLICT (tenant, id) DO NOTHING RETURNING seq`,
+  )
+  if (!inserted) throw conflict(`run ${run.id} already exists`)
+  await indexLabels(tx, 'run', tenant, inserted.seq, job.labels)
+  if (run.lease) {
+    const now = Date.now()
+    const leased = await tx`UPDATE runs SET status = 'running', started_at = coalesce(started_at, ${now}::bigint), lease_owner = ${run.lease.owner}, lease_until = ${now + run.lease.ms}
+                            WHERE seq = ${inserted.seq} AND status = 'pending'`
+    if (leased.count !== 1) throw new Error('the new run could not be leased')
+  }
+  return { run: (await runBySeq(tx, inserted.seq))!, seq: inserted.seq }
+}
+
+async function runBySeq(sql: Pg, seq: number): Promise<Run | null> {
+  const row = first<RunRow>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM runs t WHERE t.seq = ${seq}`)
+  return row ? toRun(row) : null
+}
+
+async function runOf(sql: Pg, tenant: string, id: string): Promise<Run | null> {
+  const row = first<RunRow>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM runs t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
+  return row ? toRun(row) : null
+}
+
+// Guarded UPDATEs, as the SQLite engine's: the WHERE on status keeps each move atomic.
+const MOVES: Record<RunMove, (tx: Pg, seq: number, now: number) => Promise<{ count: number }>> = {
+  pause: (tx, seq, now) => tx`UPDATE runs SET status = 'paused', paused_at = ${now} WHERE seq = ${seq} AND status = 'running'`,
+  resume: (tx, seq, now) =>
+    tx`UPDATE runs SET status = 'running', paused_ms = paused_ms + (${now}::bigint - coalesce(paused_at, ${now}::bigint)), paused_at = NULL WHERE seq = ${seq} AND status = 'paused'`,
+  stop: (tx, seq, now) =>
+    tx`UPDATE runs SET status = 'finished', stop_reason = 'manual', outcome = 'stopped', finished_at = ${now}, paused_at = NULL
+       WHERE seq = ${seq} AND status IN ('pending', 'running', 'paused')`,
+}
+
+/**
+ * Deletes a tenant's runs (seqs and ids) with their artifact rows, and records that their bodies
+ * are to be deleted, inside the caller's transaction. Rows first, bodies after the commit
+ * (src/runs/delete.ts): a crash in between leaves the request, never a row whose body is gone.
+ */
+export async function deleteRuns(tx: Pg, tenant: string, runs: { seq: number; id: string }[]): Promise<void> {
+  if (!runs.length) return
+  const ids = runs.map((r) => r.id)
+  await tx`DELETE FROM artifacts WHERE tenant = ${tenant} AND run_id = ANY(${tx.array(ids, 'text')}::text[])`
+  await unindexLabels(
+    tx,
+    'run',
+    runs.map((r) => r.seq),
+  )
+  await tx`DELETE FROM runs WHERE seq = ANY(${tx.array(
+    runs.map((r) => r.seq),
+    'int8',
+  )}::bigint[])`
+  await requestBodyDeletion(tx, ids)
+}
+
+/** Seqs of this tenant's jobs with these ids (to list their runs or triggers). */
+export const jobSeqsOf = (sql: Pg, tenant: string, ids: string[]): Promise<number[]> => new PgListQuery('jobs', tenant, 'job').in('t.id', ids).seqs(sql)
+
+/** Runs of jobs on PostgreSQL: status, stop reason, resolved config and counters. */
+export function pgRunStore(sql: Pg): RunStore {
+  const list = (tenant: string, f: Parameters<RunStore['list']>[1], after: number | undefined, perPage: number, jobSeqs: number[] | undefined) => {
+    if (jobSeqs?.length === 0) return emptyPage<Run>()
+    return new PgListQuery('runs', tenant, 'run')
+      .parents('t.job_seq', jobSeqs)
+      .in('t.id', f.include_ids)
+      .notIn('t.id', f.exclude_ids)
+      .in('t.status', f.statuses)
+      .in('t.stop_reason', f.stop_reasons)
+      .in('t.outcome', f.outcomes)
+      .range('t.created_at', f.created_before, f.created_after)
+      .range('t.finished_at', f.finished_before, f.finished_after)
+      .labels(f.labels)
+      .page(sql, COLUMNS, after, perPage, toRun)
+  }
+
+  return {
+    create: (tenant, jobId, run) =>
+      sql.begin(async (tx) => {
+        // FOR SHARE: the job stays until the run is in (a concurrent delete waits for it and
+        // then takes the run too), and a trigger firing of the job, which locks it to judge
+        // whether the job is busy, sees this run or runs before it.
+        const job = first<{ seq: number; id: string; labels: string }>(await tx`SELECT seq, id, labels FROM jobs WHERE tenant = ${tenant} AND id = ${jobId} FOR SHARE`)
+        if (!job) return null
+        return (await createRun(tx, tenant, { seq: job.seq, id: job.id, labels: parseLabels(job.labels) }, run)).run
+      }),
+    get: (tenant, id) => runOf(sql, tenant, id),
+    delete: (tenant, id) =>
+      sql.begin(async (tx) => {
+        // FOR UPDATE: of two concurrent deletions, the second waits and then finds no run.
+        const row = first<{ seq: number }>(await tx`SELECT seq FROM runs WHERE tenant = ${tenant} AND id = ${id} FOR UPDATE`)
+        if (!row) return false
+        await deleteRuns(tx, tenant, [{ seq: row.seq, id }])
+        return true
+      }),
+    move: (tenant, id, move) =>
+      sql.begin(async (tx) => {
+        // The row is locked so the state named in a conflict is the one the move was refused in.
+        const row = first<{ seq: number; status: RunStatus }>(await tx`SELECT seq, status FROM runs WHERE tenant = ${tenant} AND id = ${id} FOR UPDATE`)
+        if (!row) return null
+        if ((await MOVES[move](tx, row.seq, Date.now())).count !== 1) throw conflict(`cannot ${move} a ${row.status} run`)
+        return runBySeq(tx, row.seq)
+      }),
+    list: async (tenant, f, after, perPage) => list(tenant, f, after, perPage, f.job_ids && (await jobSeqsOf(sql, tenant, f.job_ids))),
+    listOfJob: async (tenant, jobId, f, after, perPage) => {
+      const job = first<{ seq: number }>(await sql`SELECT seq FROM jobs WHERE tenant = ${tenant} AND id = ${jobId}`)
+      return job ? list(tenant, f, after, perPage, [job.seq]) : null
+    },
+  }
+}
