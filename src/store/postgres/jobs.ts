@@ -35,14 +35,14 @@ export function pgJobStore(sql: Pg): JobStore {
         const now = Date.now()
         // ON CONFLICT: a concurrent create of the same id waits for the other and then answers
         // no row, a conflict, rather than a unique violation.
-        const inserted = first<{ seq: number }>(
-          await tx`INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at)
+        const inserted = first<JobRow & { seq: number }>(
+          await tx`INSERT INTO jobs AS t (tenant, id, name, config, labels, created_at, updated_at)
                    VALUES (${tenant}, ${job.id}, ${job.name}, ${JSON.stringify(job.config)}, ${JSON.stringify(job.labels)}, ${now}, ${now})
-                   ON CONFLICT (tenant, id) DO NOTHING RETURNING seq`,
+                   ON CONFLICT (tenant, id) DO NOTHING RETURNING t.seq, ${tx.unsafe(COLUMNS)}`,
         )
         if (!inserted) throw conflict(`job ${job.id} already exists`)
         await indexLabels(tx, 'job', tenant, inserted.seq, job.labels)
-        const created = (await jobOf(tx, tenant, job.id))!
+        const created = toJob(inserted)
         if (!run) return { job: created, run: null }
         // A taken run id throws here and rolls the job back with it.
         const made = await createRun(tx, tenant, { seq: inserted.seq, id: created.id, labels: created.labels }, run)
@@ -59,9 +59,12 @@ export function pgJobStore(sql: Pg): JobStore {
         if (!row) return null
         const labels = patch.labels ?? (JSON.parse(row.labels) as Labels)
         const config = patch.config ? JSON.stringify(patch.config) : row.config
-        await tx`UPDATE jobs SET name = ${patch.name ?? row.name}, config = ${config}, labels = ${JSON.stringify(labels)}, updated_at = ${Date.now()} WHERE seq = ${row.seq}`
+        const updated = first<JobRow>(
+          await tx`UPDATE jobs AS t SET name = ${patch.name ?? row.name}, config = ${config}, labels = ${JSON.stringify(labels)}, updated_at = ${Date.now()}
+                   WHERE t.seq = ${row.seq} RETURNING ${tx.unsafe(COLUMNS)}`,
+        )
         if (patch.labels) await indexLabels(tx, 'job', tenant, row.seq, labels)
-        return jobOf(tx, tenant, id)
+        return toJob(updated!)
       }),
 
     delete: (tenant, id) =>

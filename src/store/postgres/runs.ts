@@ -54,25 +54,21 @@ export async function createRun(tx: Pg, tenant: string, job: JobRef, run: NewRun
   const labels = JSON.stringify(job.labels)
   // ON CONFLICT: a concurrent insert of the same id waits for the other transaction and then
   // answers no row, the conflict, instead of failing the whole transaction on the unique key.
-  const inserted = first<{ seq: number }>(
-    await tx`INSERT INTO runs (tenant, id, job_seq, job_id, status, labels, config, created_at)
+  const inserted = first<RunRow & { seq: number }>(
+    await tx`INSERT INTO runs AS t (tenant, id, job_seq, job_id, status, labels, config, created_at)
              VALUES (${tenant}, ${run.id}, ${job.seq}, ${job.id}, 'pending', ${labels}, ${JSON.stringify(run.config)}, ${Date.now()})
-             ON CONFLICT (tenant, id) DO NOTHING RETURNING seq`,
+             ON CONFLICT (tenant, id) DO NOTHING RETURNING t.seq, ${tx.unsafe(COLUMNS)}`,
   )
   if (!inserted) throw conflict(`run ${run.id} already exists`)
   await indexLabels(tx, 'run', tenant, inserted.seq, job.labels)
-  if (run.lease) {
-    const now = Date.now()
-    const leased = await tx`UPDATE runs SET status = 'running', started_at = coalesce(started_at, ${now}::bigint), lease_owner = ${run.lease.owner}, lease_until = ${now + run.lease.ms}
-                            WHERE seq = ${inserted.seq} AND status = 'pending'`
-    if (leased.count !== 1) throw new Error('the new run could not be leased')
-  }
-  return { run: (await runBySeq(tx, inserted.seq))!, seq: inserted.seq }
-}
-
-async function runBySeq(sql: Pg, seq: number): Promise<Run | null> {
-  const row = first<RunRow>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM runs t WHERE t.seq = ${seq}`)
-  return row ? toRun(row) : null
+  if (!run.lease) return { run: toRun(inserted), seq: inserted.seq }
+  const now = Date.now()
+  const leased = first<RunRow>(
+    await tx`UPDATE runs AS t SET status = 'running', started_at = coalesce(t.started_at, ${now}::bigint), lease_owner = ${run.lease.owner}, lease_until = ${now + run.lease.ms}
+             WHERE t.seq = ${inserted.seq} AND t.status = 'pending' RETURNING ${tx.unsafe(COLUMNS)}`,
+  )
+  if (!leased) throw new Error('the new run could not be leased')
+  return { run: toRun(leased), seq: inserted.seq }
 }
 
 async function runOf(sql: Pg, tenant: string, id: string): Promise<Run | null> {
@@ -80,14 +76,16 @@ async function runOf(sql: Pg, tenant: string, id: string): Promise<Run | null> {
   return row ? toRun(row) : null
 }
 
-// Guarded UPDATEs, as the SQLite engine's: the WHERE on status keeps each move atomic.
-const MOVES: Record<RunMove, (tx: Pg, seq: number, now: number) => Promise<{ count: number }>> = {
-  pause: (tx, seq, now) => tx`UPDATE runs SET status = 'paused', paused_at = ${now} WHERE seq = ${seq} AND status = 'running'`,
+// Guarded UPDATEs, as the SQLite engine's: the WHERE on status keeps each move atomic. Each
+// answers the run as it is now, or nothing when its state did not fit.
+const MOVES: Record<RunMove, (tx: Pg, seq: number, now: number) => Promise<unknown>> = {
+  pause: (tx, seq, now) => tx`UPDATE runs AS t SET status = 'paused', paused_at = ${now} WHERE t.seq = ${seq} AND t.status = 'running' RETURNING ${tx.unsafe(COLUMNS)}`,
   resume: (tx, seq, now) =>
-    tx`UPDATE runs SET status = 'running', paused_ms = paused_ms + (${now}::bigint - coalesce(paused_at, ${now}::bigint)), paused_at = NULL WHERE seq = ${seq} AND status = 'paused'`,
+    tx`UPDATE runs AS t SET status = 'running', paused_ms = t.paused_ms + (${now}::bigint - coalesce(t.paused_at, ${now}::bigint)), paused_at = NULL
+       WHERE t.seq = ${seq} AND t.status = 'paused' RETURNING ${tx.unsafe(COLUMNS)}`,
   stop: (tx, seq, now) =>
-    tx`UPDATE runs SET status = 'finished', stop_reason = 'manual', outcome = 'stopped', finished_at = ${now}, paused_at = NULL
-       WHERE seq = ${seq} AND status IN ('pending', 'running', 'paused')`,
+    tx`UPDATE runs AS t SET status = 'finished', stop_reason = 'manual', outcome = 'stopped', finished_at = ${now}, paused_at = NULL
+       WHERE t.seq = ${seq} AND t.status IN ('pending', 'running', 'paused') RETURNING ${tx.unsafe(COLUMNS)}`,
 }
 
 /**
@@ -152,11 +150,13 @@ export function pgRunStore(sql: Pg): RunStore {
       }),
     move: (tenant, id, move) =>
       sql.begin(async (tx) => {
-        // The row is locked so the state named in a conflict is the one the move was refused in.
-        const row = first<{ seq: number; status: RunStatus }>(await tx`SELECT seq, status FROM runs WHERE tenant = ${tenant} AND id = ${id} FOR UPDATE`)
+        // The row is locked so the state named in a conflict is the one the move was refused in
+        // (NO KEY: a crawl's commit may still write rows of the run meanwhile).
+        const row = first<{ seq: number; status: RunStatus }>(await tx`SELECT seq, status FROM runs WHERE tenant = ${tenant} AND id = ${id} FOR NO KEY UPDATE`)
         if (!row) return null
-        if ((await MOVES[move](tx, row.seq, Date.now())).count !== 1) throw conflict(`cannot ${move} a ${row.status} run`)
-        return runBySeq(tx, row.seq)
+        const moved = first<RunRow>(await MOVES[move](tx, row.seq, Date.now()))
+        if (!moved) throw conflict(`cannot ${move} a ${row.status} run`)
+        return toRun(moved)
       }),
     list: async (tenant, f, after, perPage) => list(tenant, f, after, perPage, f.job_ids && (await jobSeqsOf(sql, tenant, f.job_ids))),
     listOfJob: async (tenant, jobId, f, after, perPage) => {

@@ -66,11 +66,13 @@ export function pgTriggerStore(sql: Pg): TriggerStore {
         const job = first<{ seq: number; id: string }>(await tx`SELECT seq, id FROM jobs WHERE tenant = ${tenant} AND id = ${jobId} FOR KEY SHARE`)
         if (!job) return null
         const delayMs = t.condition.kind === 'on_finish' && t.condition.params.delay !== undefined ? parseDuration(t.condition.params.delay)! : 0
-        const inserted = await tx`INSERT INTO triggers (tenant, id, job_seq, job_id, name, kind, params, delay_ms, created_at, next_at)
-                                  VALUES (${tenant}, ${t.id}, ${job.seq}, ${job.id}, ${t.name}, ${t.condition.kind}, ${JSON.stringify(t.condition.params)}, ${delayMs}, ${Date.now()}, ${t.nextAt})
-                                  ON CONFLICT (tenant, id) DO NOTHING`
-        if (inserted.count === 0) throw conflict(`trigger ${t.id} already exists`)
-        return toTrigger((await rowOf(tx, tenant, t.id))!)
+        const inserted = first<TriggerRow>(
+          await tx`INSERT INTO triggers AS t (tenant, id, job_seq, job_id, name, kind, params, delay_ms, created_at, next_at)
+                   VALUES (${tenant}, ${t.id}, ${job.seq}, ${job.id}, ${t.name}, ${t.condition.kind}, ${JSON.stringify(t.condition.params)}, ${delayMs}, ${Date.now()}, ${t.nextAt})
+                   ON CONFLICT (tenant, id) DO NOTHING RETURNING ${tx.unsafe(COLUMNS)}`,
+        )
+        if (!inserted) throw conflict(`trigger ${t.id} already exists`)
+        return toTrigger(inserted)
       }),
 
     get: async (tenant, id) => {
