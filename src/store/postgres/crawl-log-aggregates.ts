@@ -1,0 +1,180 @@
+import { ValidationError } from '../../core/errors'
+import { normalizeHost } from '../../core/url'
+import { MAX_GROUPS } from '../crawl-log-aggregates'
+import {
+  hasEmptyList,
+  METRIC_DIMENSIONS,
+  storedHosts,
+  type Latency,
+  type LatencyQuery,
+  type LogStep,
+  type MetricDimension,
+  type MetricGroup,
+  type Metrics,
+  type MetricsQuery,
+  type RunRef,
+  type StepLatency,
+  type TimeRange,
+  type Window,
+} from '../crawl-log-types'
+import { PAGE_STEPS } from '../page-records'
+import { epoch, formatIso } from '../time'
+import { PgWhere, type Param } from './crawl-log-where'
+import { numbered } from './list'
+import { latencySql, occurredAtSql, PAGE_STEP_ROWS, type PgEnvelopes } from './page-records'
+import { numeric, type Pg } from './pg'
+
+// Bucket width and the epoch instant one bucket starts at: weeks start on Monday, and
+// 1970-01-05 was the first Monday after the epoch.
+const DAY = 86_400_000
+const BUCKETS: Record<Window, { width: number; origin: number }> = {
+  minute: { width: 60_000, origin: 0 },
+  hour: { width: 3_600_000, origin: 0 },
+  day: { width: DAY, origin: 0 },
+  week: { width: 7 * DAY, origin: 4 * DAY },
+}
+// Floor modulo: PostgreSQL's % truncates toward zero, as SQLite's does, which would misplace
+// instants before the origin. The same expression as the SQLite engine's, in bigints.
+const bucketStart = (w: Window, a: string) => {
+  const { width, origin } = BUCKETS[w]
+  return `${a}.occurred_at - (((${a}.occurred_at - ${origin}::int8) % ${width}::int8) + ${width}::int8) % ${width}::int8`
+}
+
+/**
+ * How a group_by value sorts among its bucket's groups of one count, as SQLite sorts it: NULL
+ * first, text by its bytes (SQLite's BINARY collation is PostgreSQL's "C" on UTF-8, whatever
+ * the database's own collation is).
+ */
+const orderOf = (d: MetricDimension) => (d === 'http_status' ? `${d} NULLS FIRST` : `${d} COLLATE "C" NULLS FIRST`)
+
+const tooManyGroups = () => ValidationError.of('window', `gives more than ${MAX_GROUPS} groups: use a wider window, a shorter occurred_after..occurred_before range, or fewer group_by dimensions`)
+const ALWAYS = 'true'
+
+/**
+ * The metrics and latency of a run's entries on PostgreSQL: its crawl_logs rows and the entries
+ * its visit rows stand for, one UNION ALL of the two aggregated in SQL, with the SQLite
+ * engine's buckets, group order and nearest-rank percentiles (crawl-log-aggregates.ts), so both
+ * answer the same numbers. `db` is the caller's read transaction.
+ */
+export function pgCrawlLogAggregates(visits: PgEnvelopes) {
+  /**
+   * The entries the run's visit rows stand for, as rows with crawl_logs' columns (to be aliased
+   * `e`): each visit once per bit of `logged`; `host` only when asked for. Within a time range,
+   * only the visits that can hold entries in it are read. Null when no visit can.
+   */
+  const visitEntries = async (db: Pg, run: RunRef, withHost: boolean, range: TimeRange): Promise<{ sql: string; params: Param[] } | null> => {
+    const e = await visits.of(db, run.seq, run.key)
+    if (!e) return null
+    const after = range.occurred_after === undefined ? undefined : epoch(range.occurred_after) + 1
+    const before = range.occurred_before === undefined ? undefined : epoch(range.occurred_before)
+    const seqs = after === undefined && before === undefined ? { first: 0, end: Number.MAX_SAFE_INTEGER } : await visits.seqRange(db, run.seq, e, after, before)
+    if (!seqs) return null
+    const params: Param[] = withHost ? [run.tenant] : []
+    params.push(run.seq, seqs.first, seqs.end)
+    const sql = `SELECT ${occurredAtSql('s.i')} AS occurred_at, s.step AS step, 'ok'::text AS status, ${withHost ? 'h.domain' : 'NULL::text'} AS host, NULL::text AS error_reason,
+        CASE s.i WHEN 1 THEN v.pipeline_id END AS pipeline_id, CASE s.i WHEN 0 THEN v.status END AS http_status, ${latencySql('s.i')} AS latency_ms
+      FROM visits v CROSS JOIN ${PAGE_STEP_ROWS}${withHost ? ' LEFT JOIN hosts h ON h.tenant = ? AND h.hash = v.host_hash' : ''}
+      WHERE v.run_seq = ?::int8 AND v.seq >= ?::int8 AND v.seq < ?::int8 AND (v.logged & s.bit) <> 0`
+    return { sql, params }
+  }
+
+  return {
+    /** Entry counts per time bucket (oldest first) and per combination of the group_by values (largest first); a 422 on `window` past MAX_GROUPS rows. */
+    async metrics(db: Pg, run: RunRef, q: MetricsQuery): Promise<Metrics> {
+      const dims = q.group_by ?? []
+      for (const d of [...dims, ...Object.keys(q.filters ?? {})]) {
+        if (!(METRIC_DIMENSIONS as readonly string[]).includes(d)) throw new Error(`unknown metric dimension ${d}`) // a column name goes into the SQL text
+      }
+      const f = q.filters ?? {}
+      const where = (w: PgWhere) => {
+        w.range(q)
+        for (const [dim, value] of Object.entries(f)) {
+          if (value === undefined) continue
+          if (dim === 'http_status') w.add(`${w.alias}.http_status = ?::int`, Number(value))
+          else w.add(`${w.alias}.${dim} = ?`, dim === 'host' ? (normalizeHost(value) ?? value) : value)
+        }
+        return w
+      }
+      const wt = where(new PgWhere('t').add('t.run_seq = ?::int8', run.seq))
+      // The partial index of non-ok entries, as the SQLite engine picks it, stated for the planner.
+      if (f.error_reason === undefined && f.status !== undefined && f.status !== 'ok') wt.add("t.status <> 'ok'")
+      // Visit rows stand for ok entries of four steps only, none with an error reason.
+      const admitted = f.error_reason === undefined && (f.status === undefined || f.status === 'ok') && (f.step === undefined || (PAGE_STEPS as readonly string[]).includes(f.step))
+      const virtual = admitted ? await visitEntries(db, run, dims.includes('host') || f.host !== undefined, q) : null
+      const arm = (from: string, w: PgWhere) => `SELECT ${bucketStart(q.window, w.alias)} AS b${dims.map((d) => `, ${w.alias}.${d} AS ${d}`).join('')} FROM ${from} WHERE ${w.sql || ALWAYS}`
+      const we = virtual ? where(new PgWhere('e')) : null
+      const union = arm('crawl_logs t', wt) + (virtual ? ` UNION ALL ${arm(`(${virtual.sql}) e`, we!)}` : '')
+      const keys = dims.map((d) => `, ${d}`).join('')
+      const text = `SELECT b${keys}, count(*) AS n FROM (${union}) u GROUP BY b${keys} ORDER BY b, count(*) DESC${dims.map((d) => `, ${orderOf(d)}`).join('')} LIMIT ${MAX_GROUPS + 1}`
+      const params = [...wt.params, ...(virtual ? [...virtual.params, ...we!.params] : [])]
+      const rows = numeric<{ b: number; n: number } & Record<string, string | number | null>>(await db.unsafe(numbered(text), params as unknown[]))
+      if (rows.length > MAX_GROUPS) throw tooManyGroups()
+      const { width } = BUCKETS[q.window]
+      const buckets: Metrics['buckets'] = []
+      let bucket: Metrics['buckets'][number] | undefined
+      let bucketAt = NaN
+      for (const r of rows) {
+        if (r.b !== bucketAt) {
+          bucketAt = r.b
+          buckets.push((bucket = { start: formatIso(r.b), end: formatIso(r.b + width), count: 0, groups: [] }))
+        }
+        const group = {} as MetricGroup // the dimensions first, then count, as the docs show it
+        for (const d of dims) group[d] = r[d] ?? null
+        group.count = r.n
+        bucket!.count += r.n
+        bucket!.groups.push(group)
+      }
+      return { window: q.window, group_by: dims, buckets }
+    },
+
+    /**
+     * Nearest-rank percentiles (the value at rank ceil(p/100 × count) of the sorted latencies)
+     * per bucket and step, over entries that have latency_ms: one sort of the range's latencies
+     * by window functions, only the five ranked rows per group back to JS.
+     */
+    async latency(db: Pg, run: RunRef, q: LatencyQuery): Promise<Latency> {
+      if (hasEmptyList(q)) return { window: q.window, buckets: [] }
+      const where = (w: PgWhere) => w.add(`${w.alias}.latency_ms IS NOT NULL`).range(q).in('step', q.steps).in('host', storedHosts(q.hosts))
+      const wt = where(new PgWhere('t').add('t.run_seq = ?::int8', run.seq))
+      // A discover entry has no latency: fetch, parse and store are the visit rows' part.
+      const admitted = q.steps === undefined || q.steps.some((s) => s === 'fetch' || s === 'parse' || s === 'store')
+      const virtual = admitted ? await visitEntries(db, run, q.hosts !== undefined, q) : null
+      const we = virtual ? where(new PgWhere('e')) : null
+      const arm = (from: string, w: PgWhere) => `SELECT ${bucketStart(q.window, w.alias)} AS b, ${w.alias}.step AS step, ${w.alias}.latency_ms AS ms FROM ${from} WHERE ${w.sql}`
+      const union = arm('crawl_logs t', wt) + (virtual ? ` UNION ALL ${arm(`(${virtual.sql}) e`, we!)}` : '')
+      const rank = (p: number) => `(${p} * n + 99) / 100` // ceil(p·n/100) in integer arithmetic
+      const text = `SELECT b, step, rn, n, ms FROM (
+          SELECT b, step, ms, row_number() OVER (PARTITION BY b, step ORDER BY ms) AS rn, count(*) OVER (PARTITION BY b, step) AS n
+          FROM (${union}) u) r
+        WHERE rn = n OR rn IN (${rank(50)}, ${rank(90)}, ${rank(95)}, ${rank(99)})
+        ORDER BY b, step COLLATE "C", rn`
+      const params = [...wt.params, ...(virtual ? [...virtual.params, ...we!.params] : [])]
+      const rows = numeric<{ b: number; step: LogStep; rn: number; n: number; ms: number }>(await db.unsafe(numbered(text), params as unknown[]))
+      const { width } = BUCKETS[q.window]
+      const buckets: Latency['buckets'] = []
+      const rankOf = (p: number, n: number) => Math.floor((p * n + 99) / 100) // as in the SQL
+      let bucket: Latency['buckets'][number] | undefined
+      let bucketAt = NaN
+      let current: StepLatency | undefined
+      let groups = 0
+      for (const r of rows) {
+        if (r.b !== bucketAt) {
+          bucketAt = r.b
+          buckets.push((bucket = { start: formatIso(r.b), end: formatIso(r.b + width), steps: [] }))
+          current = undefined
+        }
+        if (current?.step !== r.step) {
+          if (++groups > MAX_GROUPS) throw tooManyGroups()
+          bucket!.steps.push((current = { step: r.step, count: r.n, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 }))
+        }
+        // One row can hold several ranks: with few values they coincide.
+        if (r.rn === rankOf(50, r.n)) current.p50 = r.ms
+        if (r.rn === rankOf(90, r.n)) current.p90 = r.ms
+        if (r.rn === rankOf(95, r.n)) current.p95 = r.ms
+        if (r.rn === rankOf(99, r.n)) current.p99 = r.ms
+        if (r.rn === r.n) current.max = r.ms
+      }
+      return { window: q.window, buckets }
+    },
+  }
+}
