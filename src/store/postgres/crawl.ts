@@ -2,18 +2,9 @@ import type { Claimed, CrawlStore, RobotsRecord, RunCounters } from '../crawl-st
 import { journalRuns, RunJournal } from '../fetch-journal'
 import { commitBatch } from './crawl-commit'
 import { errorCounts, reclaim } from './crawl-frontier'
-import * as crawlLogs from './crawl-logs'
-import { writeLogs } from './crawl-logs'
+import { loggedSince, writeLogs } from './crawl-logs'
 import { pgRunLeases } from './crawl-runs'
 import { first, numeric, type Pg } from './pg'
-
-// TEMPORARY: ./crawl-logs does not export loggedSince(sql, runSeq, urlHash, step, since) yet (its
-// engineer is writing it); until it does, the call rejects. Then: import { loggedSince } from './crawl-logs'.
-type LoggedSince = (sql: Pg, runSeq: number, urlHash: string, step: string, since: number) => Promise<boolean>
-const loggedSince: LoggedSince = (...args) => {
-  const fn = (crawlLogs as { loggedSince?: LoggedSince }).loggedSince
-  return fn ? fn(...args) : Promise.reject(new Error('crawl-logs loggedSince: not written yet'))
-}
 
 /**
  * The crawl engine's store on PostgreSQL (the port of sqlite-crawl-store.ts); `journalDir` is
