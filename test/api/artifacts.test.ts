@@ -42,7 +42,7 @@ async function record(over: Partial<NewArtifact> & { body?: Uint8Array } = {}): 
   }
   const info = await api.blobs.put(row.blob_key, body, row.content_type)
   const stored = { ...row, size: info.size, checksum: info.checksum }
-  api.repos.artifacts.insert(stored)
+  await api.insertArtifact(stored)
   return stored
 }
 
@@ -248,7 +248,7 @@ describe('one artifact', () => {
   test('DELETE keeps a blob that another artifact still points at', async () => {
     const a = await record()
     const twin = { ...a, id: crypto.randomUUID() }
-    api.repos.artifacts.insert(twin)
+    await api.insertArtifact(twin)
     expect((await api.del(`/v1/artifacts/${a.id}`)).status).toBe(204)
     expect(await api.blobs.head(a.blob_key)).not.toBeNull()
     expect((await api.del(`/v1/artifacts/${twin.id}`)).status).toBe(204)
@@ -328,7 +328,7 @@ describe('GET /v1/artifacts/{artifact_id}/blob', () => {
     expect(gone.body).toEqual({ error: 'not_found', message: 'artifact content not found' })
     // a key no store accepts names no blob
     const bad = { ...a, id: crypto.randomUUID(), blob_key: '../escape' }
-    api.repos.artifacts.insert(bad)
+    await api.insertArtifact(bad)
     expect((await api.get(`/v1/artifacts/${bad.id}/blob`)).status).toBe(404)
     expect((await api.del(`/v1/artifacts/${bad.id}`)).status).toBe(204)
   })
@@ -338,39 +338,39 @@ describe('pagination', () => {
   test('walks 250 artifacts of a run, newest first, each exactly once, also under a kind filter', async () => {
     const run = await newRun()
     const made: string[] = []
-    api.repos.transaction(() => {
-      for (let i = 0; i < 250; i++) {
-        const id = crypto.randomUUID()
-        made.push(id)
-        api.repos.artifacts.insert({
-          tenant: 'acme',
+    const rows: NewArtifact[] = []
+    for (let i = 0; i < 250; i++) {
+      const id = crypto.randomUUID()
+      made.push(id)
+      rows.push({
+        tenant: 'acme',
+        id,
+        run_id: run,
+        url_hash: hashA,
+        blob_key: `p/${id}`,
+        kind: i % 2 ? 'parsed' : 'raw',
+        pipeline_id: i % 2 ? 'default' : null,
+        content_type: 'text/html',
+        size: 1,
+        checksum: '0',
+        created_at: T0 + i,
+      })
+      if (i % 25 === 0)
+        rows.push({
+          tenant: 'other',
           id,
           run_id: run,
           url_hash: hashA,
-          blob_key: `p/${id}`,
-          kind: i % 2 ? 'parsed' : 'raw',
-          pipeline_id: i % 2 ? 'default' : null,
+          blob_key: `q/${id}`,
+          kind: 'raw',
+          pipeline_id: null,
           content_type: 'text/html',
           size: 1,
           checksum: '0',
-          created_at: T0 + i,
+          created_at: T0,
         })
-        if (i % 25 === 0)
-          api.repos.artifacts.insert({
-            tenant: 'other',
-            id,
-            run_id: run,
-            url_hash: hashA,
-            blob_key: `q/${id}`,
-            kind: 'raw',
-            pipeline_id: null,
-            content_type: 'text/html',
-            size: 1,
-            checksum: '0',
-            created_at: T0,
-          })
-      }
-    })
+    }
+    await api.insertArtifacts(rows)
     const walk = async (extra: string, path = `/v1/artifacts?run_ids=${run}&per_page=9`) => {
       const seen: string[] = []
       let cursor: string | null = null
@@ -391,7 +391,7 @@ describe('pagination', () => {
     expect(parsed.seen).toEqual(made.filter((_, i) => i % 2).reverse())
     // the tenant-wide list pages the same way, past the rows of the other tests
     const everything = await walk('', '/v1/artifacts?per_page=100')
-    const total = (api.db.query("SELECT count(*) AS n FROM artifacts WHERE tenant = 'acme'").get() as { n: number }).n
+    const total = await api.count('artifacts', 'tenant = ?', ['acme'])
     expect(everything.seen.slice(0, 250)).toEqual([...made].reverse())
     expect(new Set(everything.seen).size).toBe(total)
   })
@@ -404,7 +404,7 @@ describe('a deleted run’s artifacts', () => {
     const kept = await record({ run_id: runB })
     for (const a of mine) expect(await api.blobs.head(a.blob_key)).not.toBeNull()
     expect((await api.del(`/v1/runs/${run}`)).status).toBe(204)
-    expect(api.repos.artifacts.deleteForRun('acme', run)).toEqual([])
+    expect(await api.count('artifacts', 'tenant = ? AND run_id = ?', ['acme', run])).toBe(0)
     for (const a of mine) {
       expect(await api.blobs.head(a.blob_key)).toBeNull()
       expect((await api.get(`/v1/artifacts/${a.id}`)).status).toBe(404)
@@ -433,11 +433,9 @@ describe('a deleted run’s artifacts', () => {
     const run = await newRun()
     const keys = [`runs/${run}/${crypto.randomUUID()}`, `runs/${run}/${crypto.randomUUID()}`]
     for (const key of keys) await api.blobs.put(key, new TextEncoder().encode('x'), 'text/html')
-    // What the run's delete committed before the process stopped: the rows gone, the request kept.
-    api.repos.transaction(() => {
-      api.repos.runs.delete('acme', run)
-      api.repos.artifacts.requestBodyDeletion([run])
-    })
+    // What the run's delete committed before the process stopped: the rows gone, the request
+    // kept (the store's delete is that one transaction; the route deletes the bodies after it).
+    expect(await api.store.runs.delete('acme', run)).toBe(true)
     expect(await api.store.artifacts.pendingBodyDeletions()).toEqual([run])
     // A runner for no run (only: -1): its start-up sweep is all it does here.
     const runner = new Runner({ store: api.store, fetcher: api.fetcher, parser: api.parser, blobs: api.blobs, log: createLogger('error', () => {}) }, 1, -1)

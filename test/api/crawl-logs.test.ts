@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { LOG_STEPS, type LogEntry, type LogWriter } from '../../src/store/crawl-logs'
+import { LOG_STEPS, type LogEntry } from '../../src/store/crawl-logs'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
 
 let api: TestApi
-let writer: LogWriter
 beforeAll(() => {
   api = testApi()
-  writer = api.repos.crawlLogs.writer()
 })
-afterAll(() => {
-  writer.close()
-  api.close()
-})
+afterAll(() => api.close())
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -26,8 +21,7 @@ type Run = { id: string; job_id: string; seq: number; entries: Model[] }
 async function newRun(tenant = 'acme', id?: string): Promise<Run> {
   const j = (await api.post('/v1/jobs', job(), { tenant })).body
   const run = (await api.post(`/v1/jobs/${j.id}/runs`, id ? { id } : undefined, { tenant })).body
-  const { seq } = api.db.query('SELECT seq FROM runs WHERE tenant = ? AND id = ?').get(tenant, run.id) as { seq: number }
-  return { id: run.id, job_id: j.id, seq, entries: [] }
+  return { id: run.id, job_id: j.id, seq: await api.runSeq(tenant, run.id), entries: [] }
 }
 
 const hash = (i: number) => (i.toString(16).padStart(8, '0') + 'f'.repeat(32)).slice(0, 32)
@@ -51,9 +45,10 @@ function fixture(run: Run, i: number, occurredAt = BASE + Math.floor(i / 2) * 74
   return e
 }
 
-function write(run: Run, entries: LogEntry[]) {
-  for (const e of entries) run.entries.push({ ...e, id: writer.add(e), i: run.entries.length })
-  writer.flush()
+/** Writes the entries as a crawl batch does, in order, and keeps them with their ids. */
+async function write(run: Run, entries: LogEntry[]) {
+  const ids = await api.writeLogs(entries)
+  entries.forEach((e, k) => run.entries.push({ ...e, id: ids[k]!, i: run.entries.length }))
 }
 
 /** The API shape of a model entry, absent fields left out. */
@@ -64,7 +59,7 @@ function shape(run: Run, m: Model) {
 /** Most recent first; entries of one instant in reverse write order. */
 const newestFirst = (ms: Model[]) => [...ms].sort((a, b) => b.occurred_at - a.occurred_at || b.i - a.i)
 
-async function walk(path: string, perPage: number, during?: () => void) {
+async function walk(path: string, perPage: number, during?: () => Promise<void>) {
   const seen: string[] = []
   let cursor: string | null = null
   let pages = 0
@@ -76,7 +71,7 @@ async function walk(path: string, perPage: number, during?: () => void) {
     seen.push(...r.body.data.map((x: { id: string }) => x.id))
     cursor = r.body.next_page
     pages++
-    during?.()
+    await during?.()
   } while (cursor)
   return { seen, pages }
 }
@@ -84,7 +79,7 @@ async function walk(path: string, perPage: number, during?: () => void) {
 let main: Run
 beforeAll(async () => {
   main = await newRun()
-  write(
+  await write(
     main,
     Array.from({ length: 250 }, (_, i) => fixture(main, i)),
   )
@@ -131,7 +126,7 @@ describe('GET /v1/runs/{run_id}/logs', () => {
 
   test('entries written mid-walk neither repeat nor hide the others', async () => {
     const run = await newRun()
-    write(
+    await write(
       run,
       Array.from({ length: 250 }, (_, i) => fixture(run, i)),
     )
@@ -139,12 +134,12 @@ describe('GET /v1/runs/{run_id}/logs', () => {
     let k = 250
     const late: string[] = []
     const backdated: string[] = []
-    const { seen } = await walk(`/v1/runs/${run.id}/logs`, 20, () => {
+    const { seen } = await walk(`/v1/runs/${run.id}/logs`, 20, async () => {
       // newer than everything: ahead of the cursor, so not on later pages
-      write(run, [fixture(run, k++, BASE + DAY), fixture(run, k++, BASE + DAY)])
+      await write(run, [fixture(run, k++, BASE + DAY), fixture(run, k++, BASE + DAY)])
       late.push(run.entries.at(-1)!.id, run.entries.at(-2)!.id)
       // older than everything: still ahead of the walk, so found at its end
-      write(run, [fixture(run, k, BASE - HOUR - k++)])
+      await write(run, [fixture(run, k, BASE - HOUR - k++)])
       backdated.push(run.entries.at(-1)!.id)
     })
     expect(new Set(seen).size).toBe(seen.length)
@@ -379,11 +374,11 @@ describe('GET /v1/runs/{run_id}/latency', () => {
 
   test('with many values: p50 of 1..1000 is 500, p99 990, p95 950', async () => {
     const run = await newRun()
-    write(
+    await write(
       run,
       Array.from({ length: 1000 }, (_, i) => ({ ...fixture(run, 0), step: 'fetch' as const, latency_ms: 1000 - i, occurred_at: BASE + i })),
     )
-    write(run, [{ ...fixture(run, 1), step: 'parse', latency_ms: undefined }])
+    await write(run, [{ ...fixture(run, 1), step: 'parse', latency_ms: undefined }])
     const r = await api.get(`/v1/runs/${run.id}/latency?window=hour`)
     expect(r.body.buckets).toEqual([{ start: '2026-01-04T23:00:00.000Z', end: '2026-01-05T00:00:00.000Z', steps: [{ step: 'fetch', count: 1000, p50: 500, p90: 900, p95: 950, p99: 990, max: 1000 }] }])
   })
@@ -438,7 +433,7 @@ describe('tenancy and existence', () => {
 
   test('two tenants with the same run id see only their own entries', async () => {
     const theirs = await newRun('other', main.id)
-    write(theirs, [fixture(theirs, 0, BASE + 10 * DAY)])
+    await write(theirs, [fixture(theirs, 0, BASE + 10 * DAY)])
     const ours = (await walk(`/v1/runs/${main.id}/logs`, 100)).seen
     expect(ours).toHaveLength(250)
     expect(ours).not.toContain(theirs.entries[0]!.id)
@@ -451,15 +446,14 @@ describe('tenancy and existence', () => {
 
   test('deleting a run deletes its log; the routes then answer 404', async () => {
     const run = await newRun()
-    write(
+    await write(
       run,
       Array.from({ length: 30 }, (_, i) => fixture(run, i)),
     )
     expect((await walk(`/v1/runs/${run.id}/logs`, 100)).seen).toHaveLength(30)
     expect((await api.del(`/v1/runs/${run.id}`)).status).toBe(204)
     // A deleted run cannot be read: what is left of its rows is counted instead.
-    const rowsLeft = (table: string) => (api.db.query(`SELECT count(*) AS n FROM ${table} WHERE run_seq = ?`).get(run.seq) as { n: number }).n
-    expect([rowsLeft('crawl_logs'), rowsLeft('visits')]).toEqual([0, 0])
+    expect([await api.count('crawl_logs', 'run_seq = ?', [run.seq]), await api.count('visits', 'run_seq = ?', [run.seq])]).toEqual([0, 0])
     for (const path of paths(run.id)) expect((await api.get(path)).status).toBe(404)
   })
 })
@@ -608,7 +602,7 @@ describe('422', () => {
 
   test("a cursor of another run's log is a 422 on page", async () => {
     const other = await newRun()
-    write(other, [fixture(other, 0), fixture(other, 1)])
+    await write(other, [fixture(other, 0), fixture(other, 1)])
     const cursor = (await api.get(`/v1/runs/${other.id}/logs?per_page=1`)).body.next_page
     const r = await api.get(`/v1/runs/${main.id}/logs?page=${cursor}`)
     expect(r.status).toBe(422)

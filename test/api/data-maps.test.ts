@@ -43,28 +43,28 @@ describe('POST /v1/hosts/{host_hash}/data_maps', () => {
   test('takes a given id; the same id again is a 409 and changes nothing; another tenant may use it', async () => {
     const id = crypto.randomUUID()
     expect((await create(shop, { id })).status).toBe(201)
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const again = await create(blog, { id, schema_id: OTHER_SCHEMA })
     expect(again.status).toBe(409)
     expect(again.body).toEqual({ error: 'conflict', message: `data map ${id} already exists` })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
     expect((await api.get(`/v1/data_maps/${id}`)).body).toMatchObject({ schema_id: SCHEMA, host: { hash: shop } })
     const otherHost = (await api.put('/v1/hosts', { hosts: ['shop.example'] }, { tenant: 'other' })).body.data[0].hash
     expect((await create(otherHost, { id }, { tenant: 'other' })).status).toBe(201)
   })
 
   test('an unknown host is a 404; an invalid body is a 422 first', async () => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const missing = await create('0'.repeat(32))
     expect(missing.status).toBe(404)
     expect(missing.body).toEqual({ error: 'not_found', message: 'host not found' })
     expect((await create('0'.repeat(32), { schema_id: 'x' })).status).toBe(422)
     expect((await create('not-a-hash')).body).toEqual({ error: 'validation', fields: [{ field: 'host_hash', errors: ['must be 32 lowercase hex characters'] }] })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 
   test('every problem of the body is reported in one 422, and nothing is stored', async () => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.post(`/v1/hosts/${shop}/data_maps`, {
       schema_id: 'not-a-uuid',
       id: 'also-not',
@@ -99,7 +99,7 @@ describe('POST /v1/hosts/{host_hash}/data_maps', () => {
       'map.fields[3].fields[0].selector': ['is not a valid CSS selector: ends with the combinator ">"'],
       'map.fields[4].name': ['is required'],
     })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 
   test('required parts, empty lists and wrong shapes', async () => {
@@ -146,7 +146,7 @@ describe('GET, PUT and DELETE /v1/data_maps/{map_id}', () => {
 
   test('a rejected PUT changes nothing; an unknown id is a 404 after validation', async () => {
     const created = (await create(shop)).body
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const bad = await api.put(`/v1/data_maps/${created.id}`, { schema_id: 'x', map: { fields: [{ name: 'a', selector: 'a::' }] }, host: shop })
     expect(bad.status).toBe(422)
     expect(bad.body.fields).toEqual([
@@ -155,18 +155,18 @@ describe('GET, PUT and DELETE /v1/data_maps/{map_id}', () => {
       { field: 'map.fields[0].selector', errors: ['is not a valid CSS selector: expected a name, found "::"'] },
     ])
     expect((await api.get(`/v1/data_maps/${created.id}`)).body).toEqual(created)
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
     expect((await api.put(`/v1/data_maps/${crypto.randomUUID()}`, { schema_id: SCHEMA })).status).toBe(404)
     expect((await api.put(`/v1/data_maps/${crypto.randomUUID()}`, { schema_id: 'x' })).status).toBe(422)
   })
 
   test('DELETE removes the map; a second DELETE is a 404', async () => {
     const created = (await create(blog)).body
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.del(`/v1/data_maps/${created.id}`)
     expect(r.status).toBe(204)
     expect(r.text).toBe('')
-    expect(snapshot(api)).toEqual({ ...before, data_maps: before.data_maps - 1 })
+    expect(await snapshot(api)).toEqual({ ...before, data_maps: before.data_maps - 1 })
     expect((await api.get(`/v1/data_maps/${created.id}`)).status).toBe(404)
     expect((await api.del(`/v1/data_maps/${created.id}`)).status).toBe(404)
   })
@@ -248,7 +248,7 @@ describe('listing', () => {
       expect(hostPage.body).toEqual({ data: [m3], next_page: expect.any(String) })
       expect((await t.get(`/v1/hosts/${a}/data_maps${qs([['page', hostPage.body.next_page]])}`)).body).toEqual({ data: [m1], next_page: null })
     } finally {
-      t.close()
+      await t.close()
     }
   })
 
@@ -499,7 +499,7 @@ describe('POST /v1/data_maps/{map_id}/apply', () => {
       expect((await t.post(`/v1/data_maps/${id}/apply`, { content: b64(`${fits}!`) })).body.fields).toEqual(over)
       expect((await t.post(`/v1/data_maps/${id}/apply`, { content: 'A'.repeat(100_000) })).body.fields).toEqual(over)
     } finally {
-      t.close()
+      await t.close()
     }
   })
 })

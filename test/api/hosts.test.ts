@@ -23,10 +23,10 @@ describe('PUT /v1/hosts', () => {
 
   test('upserting again keeps one row per domain and its created_at', async () => {
     const first = (await api.get(`/v1/hosts/${EXAMPLE}`)).body
-    const before = snapshot(api).hosts
+    const before = (await snapshot(api)).hosts
     const r = await api.put('/v1/hosts', { hosts: ['example.com', 'EXAMPLE.com'] })
     expect(r.body.data).toEqual([first])
-    expect(snapshot(api).hosts).toBe(before)
+    expect((await snapshot(api)).hosts).toBe(before)
   })
 
   test.each([
@@ -38,12 +38,12 @@ describe('PUT /v1/hosts', () => {
     [{ hosts: [42] }, 'hosts[0]', 'must be a string'],
     [{}, 'hosts', 'is required'],
   ])('%j is a 422 on %s and changes nothing', async (body, field, message) => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.put('/v1/hosts', body)
     expect(r.status).toBe(422)
     expect(r.body.error).toBe('validation')
     expect(r.body.fields).toContainEqual({ field, errors: [message] })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 })
 

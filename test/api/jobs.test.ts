@@ -65,10 +65,10 @@ describe('POST /v1/jobs', () => {
   })
 
   test('create_run=false creates no run', async () => {
-    const before = snapshot(api).runs
+    const before = (await snapshot(api)).runs
     const r = await api.post('/v1/jobs?create_run=false', job())
     expect(r.body.run).toBeUndefined()
-    expect(snapshot(api).runs).toBe(before)
+    expect((await snapshot(api)).runs).toBe(before)
   })
 
   test('a full config is kept as written and resolved with nested defaults filled', async () => {
@@ -144,13 +144,13 @@ describe('GET/PUT/DELETE /v1/jobs/{id}', () => {
   test('DELETE removes the job with its runs and their labels', async () => {
     const created = (await api.post('/v1/jobs?create_run=true', job({ labels: { gone: 'yes' } }))).body
     await api.post(`/v1/jobs/${created.id}/runs`)
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.del(`/v1/jobs/${created.id}`)
     expect(r.status).toBe(204)
     expect(r.body).toBe('')
     expect((await api.get(`/v1/jobs/${created.id}`)).status).toBe(404)
     expect((await api.get(`/v1/runs/${created.run.id}`)).status).toBe(404)
-    expect(snapshot(api)).toMatchObject({ jobs: before.jobs - 1, runs: before.runs - 2, labels: before.labels - 3 })
+    expect(await snapshot(api)).toMatchObject({ jobs: before.jobs - 1, runs: before.runs - 2, labels: before.labels - 3 })
     expect((await api.get(`/v1/runs${qs([['labels[gone]', 'yes']])}`)).body.data).toEqual([])
     expect((await api.del(`/v1/jobs/${created.id}`)).status).toBe(404)
   })
@@ -206,7 +206,7 @@ describe('GET /v1/jobs filters', () => {
       expect(await names([['labels', '{"team":"y"}']])).toEqual(['beta'])
       expect(await names([['per_page', '1']])).toEqual(['gamma'])
     } finally {
-      t.close()
+      await t.close()
     }
   })
 })

@@ -30,10 +30,10 @@ describe('PUT /v1/links', () => {
       },
     ])
     expect((await api.get('/v1/hosts/a379a6f6eeafb9a55e378c118034e275')).body.domain).toBe('example.com')
-    expect(snapshot(api)).toMatchObject({ links: 2, hosts: 2 })
+    expect(await snapshot(api)).toMatchObject({ links: 2, hosts: 2 })
     const again = await api.put('/v1/links', { urls: ['http://EXAMPLE.com/a/c?x=1'] })
     expect(again.body.data[0].created_at).toBe(r.body.data[0].created_at)
-    expect(snapshot(api)).toMatchObject({ links: 2, hosts: 2 })
+    expect(await snapshot(api)).toMatchObject({ links: 2, hosts: 2 })
   })
 
   test.each([
@@ -44,11 +44,11 @@ describe('PUT /v1/links', () => {
     [{ urls: [null] }, 'urls[0]', 'must be a string'],
     [{ url: ['https://a.example/'] }, 'url', 'is not a known field'],
   ])('%j is a 422 on %s and changes nothing', async (body, field, message) => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.put('/v1/links', body)
     expect(r.status).toBe(422)
     expect(r.body.fields).toContainEqual({ field, errors: [message] })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 })
 

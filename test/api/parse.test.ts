@@ -420,11 +420,11 @@ describe('validation', () => {
   ]
   for (const [name, body, fields] of cases) {
     test(`${name} → 422`, async () => {
-      const before = snapshot(api)
+      const before = await snapshot(api)
       const r = await parse(body)
       expect(r.status).toBe(422)
       expect(r.body).toEqual({ error: 'validation', fields })
-      expect(snapshot(api)).toEqual(before)
+      expect(await snapshot(api)).toEqual(before)
     })
   }
 

@@ -39,22 +39,22 @@ describe('POST /v1/hosts/{host_hash}/patterns', () => {
     const id = '11111111-1111-4111-8111-111111111111'
     const set = await create('b.example', { id, category: 'articles', patterns: regexDef('/news/') })
     expect(set.id).toBe(id)
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const again = await api.post(`/v1/hosts/${hosts['a.example']!.hash}/patterns`, { id, category: 'blogs', patterns: regexDef('x') })
     expect(again.status).toBe(409)
     expect(again.body).toEqual({ error: 'conflict', message: `pattern set ${id} already exists` })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
     expect((await api.get(`/v1/patterns/${id}`)).body).toEqual(set)
   })
 
   test('a host missing from the catalogue (or only in another tenant) is a 404', async () => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     for (const hash of ['0'.repeat(32), hosts['z.example']!.hash]) {
       const r = await api.post(`/v1/hosts/${hash}/patterns`, { category: 'products', patterns: regexDef('x') })
       expect(r.status).toBe(404)
       expect(r.body).toEqual({ error: 'not_found', message: 'host not found' })
     }
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 
   const long = 'a'.repeat(2049)
@@ -109,15 +109,15 @@ describe('POST /v1/hosts/{host_hash}/patterns', () => {
       ],
     ],
   ])('%j is a 422 with exactly these fields and changes nothing', async (body, fields) => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.post(`/v1/hosts/${hosts['a.example']!.hash}/patterns`, body)
     expect(r.status).toBe(422)
     expect(r.body).toEqual({ error: 'validation', fields })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 
   test('a bad host hash, malformed JSON and validation before existence', async () => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const bad = await api.post('/v1/hosts/NOT-A-HASH/patterns', { category: 'products', patterns: regexDef('x') })
     expect(bad.body).toEqual({ error: 'validation', fields: [{ field: 'host_hash', errors: ['must be 32 lowercase hex characters'] }] })
     const json = await api.call('POST', `/v1/hosts/${hosts['a.example']!.hash}/patterns`, { raw: '{"category":', headers: { 'content-type': 'application/json' } })
@@ -125,7 +125,7 @@ describe('POST /v1/hosts/{host_hash}/patterns', () => {
     expect(json.body.fields[0].field).toBe('body')
     // an unknown host with an invalid body: 422 first
     expect((await api.post(`/v1/hosts/${'0'.repeat(32)}/patterns`, { category: 'x', patterns: regexDef('x') })).status).toBe(422)
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 })
 
@@ -150,21 +150,21 @@ describe('GET, PUT and DELETE /v1/patterns/{patterns_id}', () => {
     [{ patterns: { format: 'xpath', patterns: ['//a'] } }, [{ field: 'patterns.format', errors: ['must be one of "regex", "url_pattern"'] }]],
   ])('PUT %j is a 422 and changes nothing', async (body, fields) => {
     const set = await create('a.example', { category: 'others', patterns: regexDef('/o/') })
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.put(`/v1/patterns/${set.id}`, body)
     expect(r.status).toBe(422)
     expect(r.body).toEqual({ error: 'validation', fields })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
     expect((await api.get(`/v1/patterns/${set.id}`)).body).toEqual(set)
   })
 
   test('DELETE answers 204, then the set is gone', async () => {
     const set = await create('a.example', { category: 'others', patterns: regexDef('/gone/') })
-    const before = snapshot(api).pattern_sets
+    const before = (await snapshot(api)).pattern_sets
     const r = await api.del(`/v1/patterns/${set.id}`)
     expect(r.status).toBe(204)
     expect(r.text).toBe('')
-    expect(snapshot(api).pattern_sets).toBe(before - 1)
+    expect((await snapshot(api)).pattern_sets).toBe(before - 1)
     expect((await api.get(`/v1/patterns/${set.id}`)).status).toBe(404)
     expect((await api.del(`/v1/patterns/${set.id}`)).status).toBe(404)
   })
@@ -189,7 +189,7 @@ describe('GET, PUT and DELETE /v1/patterns/{patterns_id}', () => {
 describe('POST /v1/patterns/{patterns_id}/match', () => {
   test('url_pattern: resolves each path against the host and names the matching patterns', async () => {
     const set = await create('a.example', { category: 'products', patterns: urlDef('/p/:id', '/p/*', 'https://a.example/p/*\\?ref=:r', '/café') })
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.post(`/v1/patterns/${set.id}/match`, { paths: ['/p/1', 'p/1/', '/p/1?ref=mail', '/about', 'https://b.example/p/2', '/caf%C3%A9', 'http://a.example:8080/p/3#x'] })
     expect(r.status).toBe(200)
     expect(r.body).toEqual({
@@ -204,7 +204,7 @@ describe('POST /v1/patterns/{patterns_id}/match', () => {
         { path: 'http://a.example:8080/p/3#x', url: 'http://a.example:8080/p/3', matched: true, patterns: ['/p/:id', '/p/*'], category: 'products' },
       ],
     })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 
   test('regex: searched in the absolute URL', async () => {
@@ -258,11 +258,11 @@ describe('POST /v1/patterns/{patterns_id}/match', () => {
     [{ paths: ['/'], urls: ['/'] }, [{ field: 'urls', errors: ['is not a known field'] }]],
   ])('%j is a 422', async (body, fields) => {
     const set = await create('c.example', { category: 'sections', patterns: regexDef('/s/') })
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const r = await api.post(`/v1/patterns/${set.id}/match`, body)
     expect(r.status).toBe(422)
     expect(r.body).toEqual({ error: 'validation', fields })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
   })
 })
 
@@ -275,13 +275,13 @@ describe('tenancy', () => {
     expect(twin.id).toBe(mine.id)
     expect((await api.get(`/v1/patterns/${mine.id}`)).body).toEqual(mine)
     expect((await api.get(`/v1/patterns/${mine.id}`, { tenant: 'globex' })).body).toEqual(twin)
-    const before = snapshot(api)
+    const before = await snapshot(api)
     expect((await api.get(`/v1/patterns/${theirs.id}`)).status).toBe(404)
     expect((await api.put(`/v1/patterns/${theirs.id}`, { patterns: regexDef('x') })).status).toBe(404)
     expect((await api.del(`/v1/patterns/${theirs.id}`)).status).toBe(404)
     expect((await api.post(`/v1/patterns/${theirs.id}/match`, { paths: ['/theirs/'] })).status).toBe(404)
     expect((await api.get(`/v1/hosts/${hosts['z.example']!.hash}/patterns`)).status).toBe(404)
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
     const ids = (await api.get('/v1/patterns?per_page=100')).body.data.map((s: { id: string }) => s.id)
     expect(ids).toContain(mine.id)
     expect(ids).not.toContain(theirs.id)

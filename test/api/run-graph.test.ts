@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { hostHash } from '../../src/core/url'
 import type { PageRecord } from '../../src/store/page-records'
-import { edgeWalkStatement } from '../../src/store/run-edges'
-import type { RunGraphQuery, VisitFilter } from '../../src/store/run-graph'
 import { job, qs, testApi, type TestApi } from '../helpers/api'
 import { pageRecord } from '../helpers/page-record'
 
@@ -13,7 +11,7 @@ const B = 'b.example'
 
 type Link = { hash: string; url: string; host: { hash: string; domain: string } }
 const newRun = async (tenant = 'acme') => (await api.post('/v1/jobs?create_run=true', job(), { tenant })).body.run.id as string
-const seqOf = (tenant: string, run: string) => api.repos.frontier.runSeq(tenant, run)!
+const seqOf = (tenant: string, run: string) => api.runSeq(tenant, run)
 /** Upserts the URLs as the engine does before it records visits and edges; answers the links in order. */
 const links = async (urls: string[], tenant = 'acme'): Promise<Link[]> => (await api.put('/v1/links', { urls }, { tenant })).body.data
 /** A page record as the engine writes it: the visit, and its children (the edges from it). */
@@ -27,7 +25,7 @@ afterAll(() => api.close())
 
 // The write (recordPages) is tested in test/store/page-records.test.ts.
 
-const runIdOf = async (seq: number) => (api.db.query('SELECT id FROM runs WHERE seq = ?').get(seq) as { id: string }).id
+const runIdOf = async (seq: number) => (await api.one<{ id: string }>('SELECT id FROM runs WHERE seq = ?', [seq]))!.id
 
 describe('GET /v1/runs/{run_id}/links', () => {
   let run: string
@@ -36,18 +34,18 @@ describe('GET /v1/runs/{run_id}/links', () => {
     run = await newRun()
     ls = await links([`https://${A}/`, `https://${A}/a`, `https://${B}/`, `https://${B}/b?x=1`, `https://${A}/fail`])
     await api.put(`/v1/links/${ls[1]!.hash}/labels`, { labels: { type: 'article' } })
-    const seq = seqOf('acme', run)
+    const seq = await seqOf('acme', run)
     const depths = [0, 1, 1, 2, 2]
     const statuses = [200, 200, 301, 404, null]
-    api.repos.runGraph.recordPages(
+    await api.recordPages(
       seq,
       ls.map((l, i) => visit(l, depths[i]!, statuses[i]!, T0 + i * 1000)),
     )
     // another run and another tenant visit the same links
-    const other = seqOf('acme', await newRun())
-    api.repos.runGraph.recordPages(other, [visit(ls[0]!, 0, 200, T0)])
+    const other = await seqOf('acme', await newRun())
+    await api.recordPages(other, [visit(ls[0]!, 0, 200, T0)])
     const [foreign] = await links([`https://${A}/`], 'other')
-    api.repos.runGraph.recordPages(seqOf('other', await newRun('other')), [visit(foreign!, 0, 200, T0)])
+    await api.recordPages(await seqOf('other', await newRun('other')), [visit(foreign!, 0, 200, T0)])
   })
   const visited = async (q: [string, string | number][]) => {
     const r = await api.get(`/v1/runs/${run}/links${qs(q)}`)
@@ -175,10 +173,10 @@ describe('GET /v1/runs/{run_id}/edges', () => {
     run = await newRun()
     // 0 → 1, 2, 3; 1 → 0, 3; 3 → 3 (a page linking itself); 2 → 4
     ls = await links([`https://${A}/`, `https://${A}/a`, `https://${B}/`, `https://${B}/b`, `https://c.example/`])
-    const seq = seqOf('acme', run)
+    const seq = await seqOf('acme', run)
     const [l0, l1, l2, l3, l4] = ls as [Link, Link, Link, Link, Link]
-    api.repos.runGraph.recordPages(seq, [visit(l0, 0, 200, T0, [l1, l2, l3]), visit(l1, 1, 200, T0 + 1000, [l0, l3]), visit(l3, 1, 200, T0 + 2000, [l3]), visit(l2, 1, 200, T0 + 3000, [l4])])
-    api.repos.runGraph.recordPages(seqOf('acme', await newRun()), [visit(l4, 0, 200, T0, [l0])])
+    await api.recordPages(seq, [visit(l0, 0, 200, T0, [l1, l2, l3]), visit(l1, 1, 200, T0 + 1000, [l0, l3]), visit(l3, 1, 200, T0 + 2000, [l3]), visit(l2, 1, 200, T0 + 3000, [l4])])
+    await api.recordPages(await seqOf('acme', await newRun()), [visit(l4, 0, 200, T0, [l0])])
   })
   const pairs = async (q: [string, string | number][]) => {
     const r = await api.get(`/v1/runs/${run}/edges${qs(q)}`)
@@ -275,16 +273,14 @@ describe('GET /v1/runs/{run_id}/edges', () => {
 describe('pagination and run deletion', () => {
   test('walks 250 visits and 250 edges, each exactly once, in order', async () => {
     const run = await newRun()
-    const seq = seqOf('acme', run)
+    const seq = await seqOf('acme', run)
     const ls = await links(Array.from({ length: 251 }, (_, i) => `https://p${i % 7}.example/page/${i}`))
-    const other = seqOf('acme', await newRun())
-    api.repos.transaction(() => {
-      ls.slice(0, 250).forEach((l, i) => {
-        // 250 parents (a page's children are recorded once), each pointing at the next page and at ls[250].
-        api.repos.runGraph.recordPages(seq, [visit(l, i % 4, 200, T0 + i, [ls[(i + 1) % 250]!, ls[250]!])])
-        if (i % 10 === 0) api.repos.runGraph.recordPages(other, [visit(l, 0, 200, T0)])
-      })
-    })
+    const other = await seqOf('acme', await newRun())
+    for (const [i, l] of ls.slice(0, 250).entries()) {
+      // 250 parents (a page's children are recorded once), each pointing at the next page and at ls[250].
+      await api.recordPages(seq, [visit(l, i % 4, 200, T0 + i, [ls[(i + 1) % 250]!, ls[250]!])])
+      if (i % 10 === 0) await api.recordPages(other, [visit(l, 0, 200, T0)])
+    }
     const walk = async (path: string, id: (x: any) => string) => {
       const seen: string[] = []
       let cursor: string | null = null
@@ -319,65 +315,20 @@ describe('pagination and run deletion', () => {
 
   test('deleting a run deletes its visits and edges; its lists then answer 404', async () => {
     const run = await newRun()
-    const seq = seqOf('acme', run)
+    const seq = await seqOf('acme', run)
     const [p, c] = await links(['https://d.example/', 'https://d.example/1'])
-    api.repos.runGraph.recordPages(seq, [visit(p!, 0, 200, T0, [c!])])
+    await api.recordPages(seq, [visit(p!, 0, 200, T0, [c!])])
     expect((await api.get(`/v1/runs/${run}/edges`)).body.data).toHaveLength(1)
     expect((await api.del(`/v1/runs/${run}`)).status).toBe(204)
     expect((await api.get(`/v1/runs/${run}/links`)).status).toBe(404)
     expect((await api.get(`/v1/runs/${run}/edges`)).status).toBe(404)
-    // Read by the run's seq, past the route's check that the run exists: nothing is left.
-    expect(api.repos.runGraph.visits('acme', seq, {}, undefined, 10).data).toEqual([])
-    expect(api.repos.runGraph.edges('acme', seq, {}, undefined, 10).data).toEqual([])
+    // Counted by the run's seq, past the route's check that the run exists: nothing is left
+    // (a run's edges are its visits' children, so no visit row is no edge either).
+    expect(await api.count('visits', 'run_seq = ?', [seq])).toBe(0)
   })
 })
 
-/** The query plan of a page, as SQLite's EXPLAIN QUERY PLAN lines. */
-function plan(q: RunGraphQuery, select: string, after?: number): string {
-  const built = q.build(select, after, 10)
-  if (!built) return '(no query)'
-  return (api.db.query(`EXPLAIN QUERY PLAN ${built.sql}`).all(...built.params) as { detail: string }[]).map((r) => r.detail).join('\n')
-}
-const sorts = (p: string) => p.includes('TEMP B-TREE FOR ORDER BY')
-const visitPlan = (f: VisitFilter, after?: number) => plan(api.repos.runGraph.visitQuery('acme', 1, f), 'v.seq', after)
-const edgePlan = (linkSets: string[][], fromSeq: number) => {
-  const built = edgeWalkStatement(1, linkSets, fromSeq, 10)
-  return (api.db.query(`EXPLAIN QUERY PLAN ${built.sql}`).all(...built.params) as { detail: string }[]).map((r) => r.detail).join('\n')
-}
-const LINK_LOOKUP = /SEARCH l USING (COVERING )?INDEX sqlite_autoindex_links_1 \(tenant=\? AND hash=\?\)/
-
-// A page walks the run's rows in order from the cursor or looks up a bounded set of them, and
-// reaches each link by its (tenant, hash) key: never a scan of the link catalogue.
-describe('run graph query plans', () => {
-  test('visits, unfiltered or by depth, time and host: an ordered walk of (run_seq, seq), no sort', () => {
-    for (const f of [{}, { depth: [1], visited_after: '2026-01-01T00:00:00Z', hosts: [A] }] as VisitFilter[]) {
-      const p = visitPlan(f, 40)
-      expect(p).toMatch(/SEARCH v USING INDEX visits_by_run \(run_seq=\? AND seq>\?\)/)
-      expect(p).toMatch(LINK_LOOKUP)
-      expect(sorts(p)).toBe(false)
-    }
-  })
-
-  test('visits by link: a lookup of (run_seq, link), the few matches sorted', () => {
-    const p = visitPlan({ urls: [`https://${A}/`], depth: [0] })
-    expect(p).toMatch(/SEARCH v USING (COVERING )?INDEX visits_once \(run_seq=\? AND link_seq=\?/)
-    expect(p).toMatch(LINK_LOOKUP)
-  })
-
-  test('edges, unfiltered or by host: an ordered walk of the run’s visits from the cursor’s, no sort', () => {
-    const p = edgePlan([], 40)
-    expect(p).toMatch(/SEARCH v USING INDEX visits_by_run \(run_seq=\? AND seq>\?\)/)
-    expect(sorts(p)).toBe(false)
-  })
-
-  test('edges by link: the same walk, each visit tested for the links as its own or among its children', () => {
-    const p = edgePlan([['a'.repeat(32)], ['b'.repeat(32), 'c'.repeat(32)]], 1)
-    // No index of children: the run's visits are walked in order until a page is full.
-    expect(p).toMatch(/SEARCH v USING INDEX visits_by_run \(run_seq=\? AND seq>\?\)/)
-    expect(p).not.toMatch(/SCAN v\b/)
-    expect(sorts(p)).toBe(false)
-  })
-})
+// The query plans of these lists are the SQLite engine's: test/store/sqlite-plans.test.ts.
 
 describe('OpenAPI', () => {
   test('documents every query parameter of both routes', async () => {

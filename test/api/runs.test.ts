@@ -11,7 +11,7 @@ const newJob = async (labels: Record<string, string> = {}) => (await api.post('/
 const newRun = async (jobId: string, body?: unknown) => (await api.post(`/v1/jobs/${jobId}/runs`, body)).body
 
 /** Sets a run's state directly, as the crawl engine will (it is not an API move yet). */
-const setStatus = (id: string, status: string) => api.db.query('UPDATE runs SET status = ? WHERE id = ?').run(status, id)
+const setStatus = (id: string, status: string) => api.exec('UPDATE runs SET status = ? WHERE id = ?', [status, id])
 
 describe('POST /v1/jobs/{job_id}/runs', () => {
   test('with no body, an empty body or an id', async () => {
@@ -41,7 +41,7 @@ describe('POST /v1/jobs/{job_id}/runs', () => {
   })
 
   test('errors: unknown job 404, bad id 422, bad body 422, nothing created', async () => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     expect((await api.post(`/v1/jobs/${crypto.randomUUID()}/runs`)).status).toBe(404)
     const badId = await api.post(`/v1/jobs/nope/runs`, { id: 'x' })
     expect(badId.status).toBe(422)
@@ -52,7 +52,7 @@ describe('POST /v1/jobs/{job_id}/runs', () => {
     const j = await newJob()
     const extra = await api.post(`/v1/jobs/${j.id}/runs`, { id: crypto.randomUUID(), status: 'running' })
     expect(extra.body.fields).toEqual([{ field: 'status', errors: ['is not a known field'] }])
-    expect(snapshot(api)).toMatchObject({ runs: before.runs })
+    expect(await snapshot(api)).toMatchObject({ runs: before.runs })
   })
 })
 
@@ -78,7 +78,7 @@ describe('state moves', () => {
   test('running → paused → running → finished, with 409 for moves that do not fit', async () => {
     const j = await newJob()
     const run = await newRun(j.id)
-    setStatus(run.id, 'running')
+    await setStatus(run.id, 'running')
     expect((await api.put(`/v1/runs/${run.id}/resume`)).status).toBe(409)
     const paused = await api.put(`/v1/runs/${run.id}/pause`)
     expect(paused.status).toBe(200)
@@ -87,7 +87,7 @@ describe('state moves', () => {
     await Bun.sleep(20)
     const resumed = await api.put(`/v1/runs/${run.id}/resume`)
     expect(resumed.body.status).toBe('running')
-    const pausedMs = api.db.query('SELECT paused_ms, paused_at FROM runs WHERE id = ?').get(run.id) as any
+    const pausedMs = (await api.one('SELECT paused_ms, paused_at FROM runs WHERE id = ?', [run.id])) as any
     expect(pausedMs.paused_ms).toBeGreaterThanOrEqual(15)
     expect(pausedMs.paused_at).toBeNull()
     const stopped = await api.put(`/v1/runs/${run.id}/stop`)
@@ -98,7 +98,7 @@ describe('state moves', () => {
   test('a paused run can be stopped', async () => {
     const j = await newJob()
     const run = await newRun(j.id)
-    setStatus(run.id, 'running')
+    await setStatus(run.id, 'running')
     await api.put(`/v1/runs/${run.id}/pause`)
     expect((await api.put(`/v1/runs/${run.id}/stop`)).body).toMatchObject({ status: 'finished', stop_reason: 'manual' })
   })
@@ -134,12 +134,12 @@ describe('list filters', () => {
       const r3 = await run(j2)
       await Bun.sleep(5)
       const r4 = await run(j2)
-      t.db.query("UPDATE runs SET status = 'running' WHERE id = ?").run(r2.id)
-      t.db.query("UPDATE runs SET status = 'paused' WHERE id = ?").run(r3.id)
+      await t.exec("UPDATE runs SET status = 'running' WHERE id = ?", [r2.id])
+      await t.exec("UPDATE runs SET status = 'paused' WHERE id = ?", [r3.id])
       const s1 = (await t.put(`/v1/runs/${r1.id}/stop`)).body
       await Bun.sleep(5)
       const s4 = (await t.put(`/v1/runs/${r4.id}/stop`)).body
-      t.db.query("UPDATE runs SET stop_reason = 'max_urls' WHERE id = ?").run(r4.id)
+      await t.exec("UPDATE runs SET stop_reason = 'max_urls' WHERE id = ?", [r4.id])
 
       const ids = async (path: string, q: [string, string][]) => {
         const r = await t.get(`${path}${qs(q)}`)
@@ -197,7 +197,7 @@ describe('list filters', () => {
       const badEnum = await t.get(`${all}${qs([['stop_reasons', 'bored']])}`)
       expect(badEnum.body.fields[0].field).toBe('stop_reasons[0]')
     } finally {
-      t.close()
+      await t.close()
     }
   })
 })

@@ -17,7 +17,8 @@ const HOUR = 3_600_000
 const newJob = async (tenant = 'acme') => (await api.post('/v1/jobs', job(), { tenant })).body as { id: string }
 const create = (jobId: string, body: unknown, tenant = 'acme') => api.post(`/v1/jobs/${jobId}/triggers`, body, { tenant })
 const hourly = (name: string) => ({ name, condition: { kind: 'schedule', params: { expression: '0 * * * *' } } })
-const counts = () => Object.fromEntries(['triggers', 'trigger_executions', 'trigger_firings', 'runs'].map((t) => [t, (api.db.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]))
+const COUNTED = ['triggers', 'trigger_executions', 'trigger_firings', 'runs']
+const counts = async () => Object.fromEntries(await Promise.all(COUNTED.map(async (t) => [t, await api.count(t)])))
 const names = async (path: string, pairs: [string, string | number | boolean][]) => {
   const r = await api.get(`${path}${qs([...pairs, ['per_page', 100]])}`)
   expect(r.status).toBe(200)
@@ -49,12 +50,12 @@ describe('POST /v1/jobs/{job_id}/triggers', () => {
     const delayed = await create(j.id, { id, name: 'later', condition: { kind: 'on_finish', params: { delay: '1h30m' } } })
     expect(delayed.status).toBe(201)
     expect(delayed.body).toMatchObject({ id, condition: { kind: 'on_finish', params: { delay: '1h30m' } } })
-    expect((api.db.query('SELECT delay_ms FROM triggers WHERE id = ?').get(id) as { delay_ms: number }).delay_ms).toBe(90 * 60_000)
-    const before = counts()
+    expect((await api.one<{ delay_ms: number }>('SELECT delay_ms FROM triggers WHERE id = ?', [id]))!.delay_ms).toBe(90 * 60_000)
+    const before = await counts()
     const dup = await create(j.id, { id, name: 'again', condition: { kind: 'on_finish' } })
     expect(dup.status).toBe(409)
     expect(dup.body).toEqual({ error: 'conflict', message: `trigger ${id} already exists` })
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   test('5 and 6 fields, nicknames, names from 1 to 255 characters', async () => {
@@ -67,7 +68,7 @@ describe('POST /v1/jobs/{job_id}/triggers', () => {
 
   test('every invalid field is a 422 on that field, with the reason; nothing is stored', async () => {
     const j = await newJob()
-    const before = counts()
+    const before = await counts()
     const cases: [unknown, { field: string; errors: string[] }[]][] = [
       [{ name: 'x', condition: { kind: 'schedule', params: { expression: '61 * * * *' } } }, [{ field: 'condition.params.expression', errors: ['CronPattern: Invalid value for minute: 61'] }]],
       [
@@ -100,7 +101,7 @@ describe('POST /v1/jobs/{job_id}/triggers', () => {
       const r = await create(j.id, body)
       expect([JSON.stringify(body), r.status, r.body]).toEqual([JSON.stringify(body), 422, { error: 'validation', fields }])
     }
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   test('an unknown job is 404; a malformed job id 422', async () => {
@@ -115,19 +116,19 @@ describe('get, delete, enable, disable', () => {
   test('enable and disable set `enabled` (idempotent); a schedule loses and regains its next tick', async () => {
     const j = await newJob()
     const t = (await create(j.id, hourly('h'))).body
-    const nextAt = () => (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(t.id) as { next_at: number | null }).next_at
-    const tick = nextAt()
+    const nextAt = async () => (await api.one<{ next_at: number | null }>('SELECT next_at FROM triggers WHERE id = ?', [t.id]))!.next_at
+    const tick = await nextAt()
     expect(tick! % HOUR).toBe(0)
     for (let i = 0; i < 2; i++) {
       const off = await api.put(`/v1/triggers/${t.id}/disable`)
       expect(off.status).toBe(200)
       expect(off.body).toEqual({ ...t, enabled: false })
-      expect(nextAt()).toBeNull()
+      expect(await nextAt()).toBeNull()
     }
     for (let i = 0; i < 2; i++) {
       const on = await api.put(`/v1/triggers/${t.id}/enable`)
       expect(on.body).toEqual(t)
-      expect(nextAt()).toBe(tick)
+      expect(await nextAt()).toBe(tick)
     }
   })
 
@@ -176,8 +177,8 @@ describe('lists', () => {
     const t3 = (await create(b.id, hourly('gamma'))).body
     await api.put(`/v1/triggers/${t2.id}/disable`)
     // gamma fires once, on a fake clock.
-    const clock = (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(t3.id) as { next_at: number }).next_at
-    api.db.query('UPDATE triggers SET next_at = NULL WHERE id = ?').run(t1.id)
+    const clock = (await api.one<{ next_at: number }>('SELECT next_at FROM triggers WHERE id = ?', [t3.id]))!.next_at
+    await api.exec('UPDATE triggers SET next_at = NULL WHERE id = ?', [t1.id])
     await new Scheduler(
       api.store,
       createLogger('info', () => {}),
@@ -242,9 +243,9 @@ describe('executions', () => {
   test('newest first, with every filter', async () => {
     const j = await newJob()
     const t = (await create(j.id, hourly('runs'))).body
-    const first = (api.db.query('SELECT next_at FROM triggers WHERE id = ?').get(t.id) as { next_at: number }).next_at
+    const first = (await api.one<{ next_at: number }>('SELECT next_at FROM triggers WHERE id = ?', [t.id]))!.next_at
     // Only this trigger ticks (the other tests' schedules share the database).
-    api.db.query('UPDATE triggers SET next_at = NULL WHERE id <> ?').run(t.id)
+    await api.exec('UPDATE triggers SET next_at = NULL WHERE id <> ?', [t.id])
     let clock = first
     const scheduler = new Scheduler(
       api.store,

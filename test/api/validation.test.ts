@@ -205,13 +205,13 @@ const CASES: Case[] = [
 
 describe('every invalid input is a 422 naming the field, and changes nothing', () => {
   test.each(CASES)('%s', async (_label, method, path, body, fields) => {
-    const before = snapshot(api)
+    const before = await snapshot(api)
     const jobBefore = (await api.get(`/v1/jobs/${jobId}`)).body
     const r = await api.call(method, path(), typeof body === 'string' ? { raw: body } : { body })
     expect(r.status).toBe(422)
     expect(r.headers.get('content-type')).toContain('application/json')
     expect(r.body).toEqual({ error: 'validation', fields })
-    expect(snapshot(api)).toEqual(before)
+    expect(await snapshot(api)).toEqual(before)
     expect((await api.get(`/v1/jobs/${jobId}`)).body).toEqual(jobBefore)
     expect((await api.get(`/v1/runs/${runId}`)).body.status).toBe('pending')
   })
@@ -262,9 +262,9 @@ describe('order of checks and other error bodies', () => {
       const res = await small.app.handle(req)
       expect(res.status).toBe(413)
       expect(await res.json()).toEqual({ error: 'payload_too_large', message: 'request body is larger than 1000 bytes' })
-      expect(snapshot(small).hosts).toBe(0)
+      expect((await snapshot(small)).hosts).toBe(0)
     } finally {
-      small.close()
+      await small.close()
     }
   })
 
@@ -278,12 +278,12 @@ describe('order of checks and other error bodies', () => {
 describe('unexpected failures', () => {
   test('are a 500 internal with no stack trace, and are logged', async () => {
     const broken = testApi()
-    broken.db.close() // the store now throws on every statement
+    await broken.breakStore() // the store now throws on every statement
     const r = await broken.get('/v1/jobs')
     expect(r.status).toBe(500)
     expect(r.body).toEqual({ error: 'internal', message: 'internal error' })
     expect(JSON.stringify(r.body)).not.toContain('at ')
     expect(broken.logs.some((l) => l.includes('error unhandled error') && l.includes('GET'))).toBe(true)
-    broken.close()
+    await broken.close()
   })
 })
