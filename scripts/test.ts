@@ -1,7 +1,15 @@
-// The test command (README, .ci/run): builds the binary the end-to-end tests drive, runs
-// `bun test`, and ends with the plain `N passed, N failed` line CI reads (bun's own summary is
-// not read there), keeping bun's exit code.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+// The test command (README, .ci/run): builds the binary the end-to-end tests drive, then runs the
+// suite in two passes, as Drizzle runs its suite once per driver:
+//   1. `bun test` of everything on the SQLite engine, but the PostgreSQL engine's own files;
+//   2. the API tests (test/api) again with TRAWL_TEST_ENGINE=postgres, and the PostgreSQL
+//      engine's own files, on a throwaway cluster the tests start (test/helpers/postgres.ts).
+// Each pass writes its junit report; the script ends with the plain `N passed, N failed` line CI
+// reads (bun's own summary is not read there), the sum of both, and fails when either failed.
+//
+// Extra arguments go to `bun test` in both passes. Paths among them choose the files: the first
+// pass runs them as given, the second those of them under test/api (and none when there are none).
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { relative, resolve } from 'node:path'
 
 const bun = process.execPath
 const build = Bun.spawnSync([bun, 'scripts/build.ts'], { stdout: 'inherit', stderr: 'inherit' })
@@ -10,30 +18,74 @@ if (build.exitCode !== 0) {
   process.exit(1)
 }
 
-const report = '.test-results/junit.xml'
-mkdirSync('.test-results', { recursive: true })
-rmSync(report, { force: true })
-// bunfig's [test] timeout did not take effect in Bun 1.4.5; the flag does.
-const run = Bun.spawnSync([bun, 'test', '--timeout=30000', '--reporter=junit', `--reporter-outfile=${report}`, ...process.argv.slice(2)], {
-  stdout: 'inherit',
-  stderr: 'inherit',
-  env: { ...process.env, TRAWL_BINARY: `${process.cwd()}/dist/trawl` },
-})
+/** What the second pass runs: the engine-neutral API suite and the PostgreSQL engine's own tests. */
+const API = 'test/api'
+const POSTGRES_FILES = 'postgres' // bun's path filter: every test file with it in its path
+/** The PostgreSQL engine's own files, left out of the first pass when no path is given. */
+const POSTGRES_IGNORED = ['**/*postgres*.test.ts', '**/postgres/**']
 
-let passed = 0
-let failed = 0
-let skipped = 0
-try {
-  const xml = readFileSync(report, 'utf8')
-  for (const [, body] of xml.matchAll(/<testcase\b[^>]*?(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
-    if (body && /<(failure|error)\b/.test(body)) failed++
-    else if (body && /<skipped\b/.test(body)) skipped++
-    else passed++
-  }
-} catch {
-  failed = Math.max(failed, 1) // no report means the run itself broke
+type Pass = { name: string; report: string; args: string[]; env: Record<string, string> }
+type Outcome = { passed: number; failed: number; skipped: number; code: number; seconds: number }
+
+const args = process.argv.slice(2)
+const isPath = (a: string) => !a.startsWith('-') && existsSync(a)
+const flags = args.filter((a) => !isPath(a))
+const paths = args.filter(isPath).map((p) => relative(process.cwd(), resolve(p)) || '.')
+
+/** The given paths' share of test/api: test/api itself when a path holds it, else the paths inside it. */
+function apiPaths(given: string[]): string[] {
+  const inside = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`)
+  if (given.some((p) => p === '.' || inside(API, p))) return [API]
+  return given.filter((p) => inside(p, API))
 }
-const code = run.exitCode ?? 1
-if (code !== 0 && failed === 0) failed = 1 // e.g. an error outside any test
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
-process.exit(code)
+
+const passes: Pass[] = []
+const postgresEnv = { TRAWL_TEST_ENGINE: 'postgres' }
+if (paths.length === 0) {
+  passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...POSTGRES_IGNORED.map((p) => `--path-ignore-patterns=${p}`), ...flags], env: {} })
+  passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, API, POSTGRES_FILES], env: postgresEnv })
+} else {
+  passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...flags, ...paths], env: {} })
+  const api = apiPaths(paths)
+  if (api.length) passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, ...api], env: postgresEnv })
+}
+
+mkdirSync('.test-results', { recursive: true })
+
+function run(pass: Pass): Outcome {
+  rmSync(pass.report, { force: true })
+  console.log(`\n== ${pass.name}: bun test ${pass.args.join(' ')}`)
+  const t0 = performance.now()
+  // bunfig's [test] timeout did not take effect in Bun 1.4.5; the flag does.
+  const r = Bun.spawnSync([bun, 'test', '--timeout=30000', '--reporter=junit', `--reporter-outfile=${pass.report}`, ...pass.args], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+    env: { ...process.env, TRAWL_BINARY: `${process.cwd()}/dist/trawl`, ...pass.env },
+  })
+  const seconds = (performance.now() - t0) / 1000
+  let passed = 0
+  let failed = 0
+  let skipped = 0
+  try {
+    const xml = readFileSync(pass.report, 'utf8')
+    for (const [, body] of xml.matchAll(/<testcase\b[^>]*?(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
+      if (body && /<(failure|error)\b/.test(body)) failed++
+      else if (body && /<skipped\b/.test(body)) skipped++
+      else passed++
+    }
+  } catch {
+    failed = Math.max(failed, 1) // no report means the run itself broke
+  }
+  const code = r.exitCode ?? 1
+  if (code !== 0 && failed === 0) failed = 1 // e.g. an error outside any test
+  return { passed, failed, skipped, code, seconds }
+}
+
+const outcomes = passes.map((pass) => ({ pass, ...run(pass) }))
+console.log('')
+// Not in the `N passed, N failed` form, so the total below is the only line CI can take.
+for (const o of outcomes) console.log(`${o.pass.name} pass: ${o.passed} passed (${o.failed} failed${o.skipped ? `, ${o.skipped} skipped` : ''}) in ${o.seconds.toFixed(1)} s`)
+const sum = (k: 'passed' | 'failed' | 'skipped') => outcomes.reduce((n, o) => n + o[k], 0)
+const skipped = sum('skipped')
+console.log(`${sum('passed')} passed, ${sum('failed')} failed${skipped ? `, ${skipped} skipped` : ''}`)
+process.exit(outcomes.find((o) => o.code !== 0)?.code ?? (sum('failed') ? 1 : 0))
