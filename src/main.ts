@@ -32,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/extract')).extractCommand(rest)
     case 'payments':
       return (await import('./cli/payments')).paymentsCommand(rest)
+    case 'db':
+      return (await import('./cli/db-copy')).dbCommand(rest)
     case 'mcp':
       return (await import('./cli/mcp')).mcpCommand(rest)
     case 'help':

@@ -158,6 +158,25 @@ const COMMANDS: Command[] = [
     examples: ['trawl payments', 'trawl payments --status accepted --json'],
   },
   {
+    name: 'db',
+    args: 'copy --to postgres://… [--blobs s3://bucket/prefix]',
+    summary: 'copy the data dir into an empty PostgreSQL database, and its bodies into S3',
+    about:
+      "Copies every table of the data dir's trawl.db into an empty PostgreSQL database, seqs and ids kept, in one transaction, and every body its artifacts name into S3 with its index row (docs/cluster.md). Bodies already in S3 (TRAWL_BLOB_URL) stay where they are unless --blobs names another place. Prints a line per table and a summary.",
+    flags: [
+      { flag: 'to', value: 'URL', says: 'the PostgreSQL database to copy into (postgres://user:password@host:port/database); it must hold no rows' },
+      { flag: 'blobs', value: 'URL', says: 'the S3 location the bodies go to (s3://bucket/prefix); needed when the bodies are on disk' },
+      { flag: 'force', says: 'copy even while a run is being crawled, as the data dir is at the start' },
+    ],
+    settings: ['data-dir'],
+    examples: ['trawl db copy --to postgres://trawl:secret@db.internal/trawl --blobs s3://crawls/trawl'],
+    exits: [
+      [0, 'everything was copied'],
+      [1, 'the copy failed on the way; nothing was committed to the database'],
+      [2, 'a bad flag, no data dir, a run being crawled, a database that cannot be reached or holds rows, or bodies with no S3 location'],
+    ],
+  },
+  {
     name: 'version',
     args: '',
     summary: "print trawl's version and the Bun it runs on",

@@ -51,7 +51,7 @@ describe('trawl help', () => {
   test('lists the commands, one line each, and exits 0', async () => {
     const r = await runBinary(['help'])
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' })
-    expect(await listedCommands()).toEqual(['serve', 'crawl', 'scrape', 'export', 'extract', 'mcp', 'payments', 'version', 'help'])
+    expect(await listedCommands()).toEqual(['serve', 'crawl', 'scrape', 'export', 'extract', 'mcp', 'payments', 'db', 'version', 'help'])
     const section = r.stdout.split('\ncommands:\n')[1]!.split('\n\n')[0]!
     expect(section).toContain('trawl crawl URL')
     expect(section).toMatch(/trawl crawl URL +crawl a site from one URL/)
@@ -90,7 +90,7 @@ describe('trawl help', () => {
   test('help for a name that is no command is one line naming the commands, exit 2', async () => {
     const r = await runBinary(['help', 'nosuch'])
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' })
-    expect(r.stderr).toBe('trawl: help: no command "nosuch"; the commands are serve, crawl, scrape, export, extract, mcp, payments, version, help\n')
+    expect(r.stderr).toBe('trawl: help: no command "nosuch"; the commands are serve, crawl, scrape, export, extract, mcp, payments, db, version, help\n')
     const near = await runBinary(['help', 'scarpe'])
     expect(near.stderr).toStartWith('trawl: help: no command "scarpe"; did you mean scrape?; the commands are serve, ')
     expect(near.code).toBe(2)
