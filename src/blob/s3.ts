@@ -1,13 +1,11 @@
 import type { S3Options } from 'bun'
-import { CommitBatcher } from '../util/commit-batcher'
 import { assertValidKey, BlobError, isValidKey, listRange, type BlobInfo, type BlobStore } from './blob-store'
 import { ioError, tooLarge, toInfo } from './body'
 import { Operations } from './operations'
 import { Checksum, checksumOf } from './checksum'
-import { openS3Index, type IndexStatements } from './s3-index'
+import { sqliteS3Index, type S3Index, type S3IndexOpener } from './s3-index'
 import type { S3Location } from '../config'
 import type { Synchronous } from '../sqlite/wal'
-import type { Database } from 'bun:sqlite'
 
 /** Tuning of the S3 store; the defaults suit AWS and the tests alike. */
 export type S3BlobStoreOptions = {
@@ -19,6 +17,8 @@ export type S3BlobStoreOptions = {
   maxBytes?: number
   /** blobs-s3.db durability, as applyWalPragmas says. `normal`. */
   synchronous?: Synchronous
+  /** Where the index lives: blobs-s3.db in the data dir (sqliteS3Index), or the store's database. */
+  index?: S3IndexOpener
   /**
    * How long S3 may go without answering, or without taking more of an upload's body, before
    * the operation fails with `io`. 60 s. Bun.S3Client has no timeout of its own: a server that
@@ -42,21 +42,18 @@ type Reader = { read(): Promise<Read>; cancel(reason?: unknown): Promise<void> }
 /** What an upload learnt before it failed: refused by us (too large, a failing body) before S3 completed anything. */
 type UploadState = { refusal: BlobError | null }
 
-type IndexOp = { kind: 'put'; name: string; info: BlobInfo } | { kind: 'delete'; name: string }
-
 /**
  * Blobs as S3 objects (design.md §8): the object `prefix + key` holds the bytes, with the content
- * type as its Content-Type; `blobs-s3.db` in the data dir holds each object's size, checksum
- * and content type as its put computed them, and is what head answers from. An object is
+ * type as its Content-Type; the index (s3-index.ts: `blobs-s3.db` in the data dir, or a table of
+ * the PostgreSQL store) holds each object's size, checksum and content type as its put computed
+ * them, and is what head answers from. An object is
  * written before its row and its row removed only after the object, except while a put
  * replaces a key: then the old row goes first, so a crash mid-upload leaves the key missing
  * rather than described by a row that may not fit the bytes S3 now holds.
  */
 export class S3BlobStore implements BlobStore {
   private readonly client: Bun.S3Client
-  private readonly db: Database
-  private readonly sql: IndexStatements
-  private readonly batcher: CommitBatcher<IndexOp, boolean>
+  private readonly indexRows: S3Index
   private readonly partSize: number
   private readonly queueSize: number
   private readonly maxBytes: number
@@ -79,15 +76,12 @@ export class S3BlobStore implements BlobStore {
     this.timeoutMs = opts.timeoutMs ?? 60_000
     if (!(this.timeoutMs > 0)) throw new RangeError('S3BlobStore timeoutMs must be positive')
     this.client = new Bun.S3Client(clientOptions)
-    ;({ db: this.db, statements: this.sql } = openS3Index(dataDir, opts.synchronous ?? 'normal'))
-    // A crawl puts a body per page: rows share transactions as the disk store's do.
-    const tx = this.db.transaction((ops: IndexOp[]) => ops.map((op) => this.applyOne(op)))
-    this.batcher = new CommitBatcher((ops) => tx.immediate(ops), { maxBatch: 64, maxWaitMs: 2 })
+    this.indexRows = (opts.index ?? sqliteS3Index)(dataDir, opts.synchronous ?? 'normal')
   }
 
-  /** The path of blobs-s3.db (the engine's checkpoint thread opens it too). */
-  get databaseFile(): string {
-    return this.db.filename
+  /** The path of blobs-s3.db, when the index is there (the engine's checkpoint thread opens it too). */
+  get databaseFile(): string | undefined {
+    return this.indexRows.databaseFile
   }
 
   /** The object key of a blob key: the prefix, then the key. */
@@ -109,8 +103,8 @@ export class S3BlobStore implements BlobStore {
 
   private async replace(key: string, body: Uint8Array | ReadableStream<Uint8Array>, contentType: string): Promise<BlobInfo> {
     const name = this.indexName(key)
-    const old = this.sql.get.get(name)
-    if (old) await this.index({ kind: 'delete', name })
+    const old = await this.indexed(name)
+    if (old) await this.unindex(name)
     const upload: UploadState = { refusal: null }
     let info: BlobInfo
     try {
@@ -120,11 +114,11 @@ export class S3BlobStore implements BlobStore {
       // holds the old body, so its row comes back. After an S3 or network failure the upload
       // may or may not have landed, and the key stays missing rather than maybe wrong.
       if (old && upload.refusal) {
-        await this.index({ kind: 'put', name, info: toInfo(old) }).catch(() => {})
+        await this.reindex(name, toInfo(old)).catch(() => {})
       }
       throw e
     }
-    await this.index({ kind: 'put', name, info })
+    await this.reindex(name, info)
     return info
   }
 
@@ -186,11 +180,10 @@ export class S3BlobStore implements BlobStore {
 
   async get(key: string): Promise<{ info: BlobInfo; stream: ReadableStream<Uint8Array> } | null> {
     assertValidKey(key)
-    this.ops.assertOpen()
-    const row = this.sql.get.get(this.indexName(key))
-    if (!row) return null
-    const info = toInfo(row)
     return this.ops.track(async () => {
+      const row = await this.indexed(this.indexName(key))
+      if (!row) return null
+      const info = toInfo(row)
       // Bun reports a missing object only once the stream is read: the first chunk is read
       // here, so a row whose object is gone answers null instead of a stream that fails.
       const reader = this.client.file(this.objectKey(key)).stream().getReader()
@@ -207,9 +200,10 @@ export class S3BlobStore implements BlobStore {
 
   async head(key: string): Promise<BlobInfo | null> {
     assertValidKey(key)
-    this.ops.assertOpen()
-    const row = this.sql.get.get(this.indexName(key))
-    return row ? toInfo(row) : null
+    return this.ops.track(async () => {
+      const row = await this.indexed(this.indexName(key))
+      return row ? toInfo(row) : null
+    })
   }
 
   delete(key: string): Promise<boolean> {
@@ -219,7 +213,7 @@ export class S3BlobStore implements BlobStore {
         // The row first: a crash between the two leaves an object without a row (the next delete
         // of the key removes it), never a row describing bytes that are gone. The DELETE is sent
         // row or not, for that reason.
-        const existed = await this.index({ kind: 'delete', name: this.indexName(key) })
+        const existed = await this.unindex(this.indexName(key))
         await watched(this.client.delete(this.objectKey(key)), this.timeoutMs, `deleting blob ${key}`).result.catch((e: unknown) => Promise.reject(s3Error(e, `deleting blob ${key} failed`)))
         return existed
       })
@@ -250,24 +244,26 @@ export class S3BlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    if (!(await this.ops.close(() => this.batcher.flush()))) return
-    this.db.close()
+    if (!(await this.ops.close(() => this.indexRows.flush()))) return
+    await this.indexRows.close()
   }
 
   private indexName(key: string): string {
     return `${this.location.bucket}/${this.objectKey(key)}`
   }
 
-  private index(op: IndexOp): Promise<boolean> {
-    return this.batcher.submit(op).catch((e: unknown) => Promise.reject(ioError(e, 'the S3 blob index failed')))
+  private indexed(name: string) {
+    return this.indexRows.get(name).catch((e: unknown) => Promise.reject(ioError(e, 'the S3 blob index failed')))
   }
 
-  /** Runs inside the batch's transaction; for a delete, answers whether the name had a row. */
-  private applyOne(op: IndexOp): boolean {
-    if (op.kind === 'delete') return this.sql.delete.get(op.name) !== null
-    // A put's answer is not read: replace() dropped the old row before.
-    this.sql.upsert.run(op.name, op.info.size, op.info.checksum, op.info.contentType)
-    return true
+  private reindex(name: string, info: BlobInfo): Promise<void> {
+    const row = { size: info.size, checksum: info.checksum, content_type: info.contentType }
+    return this.indexRows.upsert(name, row).catch((e: unknown) => Promise.reject(ioError(e, 'the S3 blob index failed')))
+  }
+
+  /** Whether the name had a row. */
+  private unindex(name: string): Promise<boolean> {
+    return this.indexRows.delete(name).catch((e: unknown) => Promise.reject(ioError(e, 'the S3 blob index failed')))
   }
 
   private serial<T>(key: string, work: () => Promise<T>): Promise<T> {
