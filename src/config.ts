@@ -10,6 +10,8 @@ import { nearest } from './util/nearest'
  */
 export type Config = {
   dataDir: string
+  /** The PostgreSQL database the store is in; null for the SQLite database of the data dir. */
+  databaseUrl: string | null
   host: string
   port: number
   scrapePort: number
@@ -97,6 +99,19 @@ const proxies = (raw: string, name: string) => {
   }
   return out
 }
+/** `scheme://user:secret@…` with the secret hidden: a database URL is never printed with its password. */
+export function withoutPassword(url: string): string {
+  // Up to the last @ of the authority: a password may hold an unencoded @.
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)[^/?#]*@/i, '$1***@')
+}
+const databaseUrl = (raw: string, name: string) => {
+  if (raw === '') return null
+  let ok = false
+  try {
+    ok = /^postgres(ql)?:$/.test(new URL(raw).protocol) && /^postgres(ql)?:\/\//i.test(raw)
+  } catch {}
+  return ok ? raw : fail(name, `must be a postgres:// or postgresql:// URL, or empty for SQLite in the data dir, got "${withoutPassword(raw)}"`)
+}
 const blobUrl = (raw: string) => {
   if (raw === '') return null
   parseBlobUrl(raw) // checked at start-up rather than when the store opens
@@ -135,7 +150,16 @@ const SETTINGS: Setting[] = [
     fallback: './trawl-data',
     parse: (raw, name) => raw || fail(name, 'must not be empty'),
     key: 'dataDir',
-    says: 'Directory for the database and the artifact bodies; created if missing.',
+    says: 'Directory for the SQLite database, the artifact bodies and the fetch journal; created if missing.',
+  },
+  {
+    flag: 'database-url',
+    value: 'URL',
+    env: 'TRAWL_DATABASE_URL',
+    fallback: '',
+    parse: databaseUrl,
+    key: 'databaseUrl',
+    says: 'postgres://user:password@host/db keeps the store in PostgreSQL (bodies then go to S3: TRAWL_BLOB_URL); unset, SQLite in the data dir.',
   },
   {
     flag: 'host',

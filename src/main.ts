@@ -112,7 +112,8 @@ main(process.argv.slice(2)).then(
   },
   (err) => {
     if (err instanceof ConfigError) {
-      process.stderr.write(`trawl: ${err.message}\n`)
+      // One line whatever a library put in the message (a database driver's error may run on).
+      process.stderr.write(`trawl: ${err.message.replace(/\s*\n\s*/g, ' ')}\n`)
       process.exit(2)
     }
     const message = err instanceof ListenError ? err.message : String((err as Error)?.stack ?? err)

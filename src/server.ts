@@ -87,9 +87,9 @@ export function createEngines(deps: EngineDeps, maxActiveRuns: number) {
 
 export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
 
-/** Opens the data dir and starts both HTTP surfaces (`trawl serve`). */
+/** Opens the store and starts both HTTP surfaces (`trawl serve`). */
 export async function startServer(config: Config, log: Logger): Promise<Server> {
-  const resources = openCrawlResources(config, log)
+  const resources = await openCrawlResources(config, log)
   const { store, parser, fetcher, blobs } = resources
   const engine = createEngines(resources, config.maxActiveRuns)
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
@@ -130,6 +130,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     scrape_payment: payments ? payments.describe() : 'free',
     ...(payments ? { payment_signatures: nativeSignerStatus() } : {}),
     data_dir: config.dataDir,
+    ...(resources.engine === 'postgres' ? { database: resources.where } : {}),
   })
   let stopped: Promise<void> | null = null
   return {
@@ -138,7 +139,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     stop: () =>
       (stopped ??= (async () => {
         // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
-        // go back to the queue), then close the database so the WAL is checkpointed.
+        // go back to the queue), then close the store (SQLite's WAL is checkpointed).
         await Promise.all([management.stop(), scrape.stop(), engine.stop()])
         await resources.close()
       })()),

@@ -8,6 +8,7 @@ describe('configuration', () => {
     const c = load([])
     expect(c).toMatchObject({
       dataDir: './trawl-data',
+      databaseUrl: null,
       host: '127.0.0.1',
       port: 8080,
       scrapePort: 8081,
@@ -94,6 +95,48 @@ describe('configuration', () => {
 
   test('the price accepts a dollar sign', () => {
     expect(load([], { TRAWL_PRICE: '$0.002' }).price).toBe('0.002')
+  })
+})
+
+describe('TRAWL_DATABASE_URL', () => {
+  const error = (argv: string[], env: Record<string, string>) => {
+    try {
+      load(argv, env)
+    } catch (e) {
+      if (e instanceof ConfigError) return e.message
+      throw e
+    }
+    return null
+  }
+
+  test('empty or unset is the SQLite database of the data dir', () => {
+    expect(load([]).databaseUrl).toBeNull()
+    expect(load([], { TRAWL_DATABASE_URL: '' }).databaseUrl).toBeNull()
+    expect(load([], { TRAWL_DATABASE_URL: '  ' }).databaseUrl).toBeNull()
+  })
+
+  test('postgres:// and postgresql:// URLs are taken as written; the flag beats the environment', () => {
+    expect(load([], { TRAWL_DATABASE_URL: 'postgres://trawl:pw@db.internal:5432/trawl?sslmode=require' }).databaseUrl).toBe('postgres://trawl:pw@db.internal:5432/trawl?sslmode=require')
+    expect(load([], { TRAWL_DATABASE_URL: ' postgresql://db/trawl ' }).databaseUrl).toBe('postgresql://db/trawl')
+    expect(load(['--database-url', 'postgres://flag/db'], { TRAWL_DATABASE_URL: 'postgres://env/db' }).databaseUrl).toBe('postgres://flag/db')
+    expect(load(['--database-url='], { TRAWL_DATABASE_URL: 'postgres://env/db' }).databaseUrl).toBeNull()
+  })
+
+  test('anything else is one line naming where it came from, without the password', () => {
+    const what = 'must be a postgres:// or postgresql:// URL, or empty for SQLite in the data dir'
+    expect(error([], { TRAWL_DATABASE_URL: 'mysql://root:secret@db/x' })).toBe(`TRAWL_DATABASE_URL: ${what}, got "mysql://root:***@db/x"`)
+    expect(error(['--database-url', 'sqlite:///var/lib/trawl.db'], {})).toBe(`--database-url: ${what}, got "sqlite:///var/lib/trawl.db"`)
+    expect(error([], { TRAWL_DATABASE_URL: 'db.internal:5432' })).toBe(`TRAWL_DATABASE_URL: ${what}, got "db.internal:5432"`)
+    expect(error([], { TRAWL_DATABASE_URL: 'postgres:db' })).toBe(`TRAWL_DATABASE_URL: ${what}, got "postgres:db"`)
+    for (const message of [
+      error([], { TRAWL_DATABASE_URL: 'http://u:s3cret@h/x' }),
+      error([], { TRAWL_DATABASE_URL: 'redis://:s3cret@h' }),
+      error([], { TRAWL_DATABASE_URL: 'mysql://u:s3cret@s3cret@h/db' }),
+    ]) {
+      expect(message).toStartWith('TRAWL_DATABASE_URL: must be')
+      expect(message).not.toContain('s3cret')
+      expect(message).not.toContain('\n')
+    }
   })
 })
 

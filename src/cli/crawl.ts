@@ -83,7 +83,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
   if (!Value.Check(CrawlConfig, jobConfig) || problems.size) throw new ConfigError('crawl: the job config is not valid')
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
-  const resources = openCrawlResources(config, log)
+  const resources = await openCrawlResources(config, log)
   const { store } = resources
   const owner = processOwner()
   // The run is leased to this runner as it is created: a `trawl serve` on the same data dir
@@ -98,7 +98,7 @@ export async function crawlCommand(argv: string[], out: NodeJS.WriteStream = pro
       else if (seq === runSeq && 'left' in outcome && outcome.left !== 'shutdown') resolve(outcome)
     }
   })
-  out.write(`crawling ${seed} (run ${run.id}, data dir ${config.dataDir})\n`)
+  out.write(`crawling ${seed} (run ${run.id}, ${resources.engine === 'sqlite' ? 'data dir' : 'database'} ${resources.where})\n`)
   const started = Date.now()
   const tty = Boolean(err.isTTY)
   let last = ''

@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { openBlobStore } from '../blob'
 import { ConfigError, loadConfig, tenantFlag } from '../config'
 import { DomainError } from '../core/errors'
 import { ParsePool } from '../parse/pool'
 import { exportTarget, mainContentFlag, writeExport } from './export-output'
-import { createStore } from '../store'
-import { openDatabase } from '../store/db'
+import { openExistingStore } from '../store/open'
 import { isUuid } from '../core/formats'
 
 const USAGE = 'trawl export RUN_ID [--format jsonl|llms] [-o FILE] [--out-dir DIR] [--main-content true|false] [--data-dir DIR] [--tenant T]'
@@ -32,24 +29,29 @@ export async function exportCommand(argv: string[], out: NodeJS.WriteStream = pr
   const mainContent = mainContentFlag(flags['main-content'])
   const tenant = tenantFlag(flags.tenant)
 
-  if (!existsSync(join(config.dataDir, 'trawl.db'))) {
+  const opened = await openExistingStore(config)
+  if (!opened) {
     err.write(`trawl: no data dir at ${config.dataDir} (trawl crawl makes one; --data-dir names another)\n`)
     return 1
   }
-  const db = openDatabase(config.dataDir)
-  const store = createStore(db)
-  const blobs = openBlobStore(config)
+  let blobs: ReturnType<typeof openBlobStore>
+  try {
+    blobs = openBlobStore(config, { s3Index: opened.s3Index })
+  } catch (e) {
+    await opened.close()
+    throw e
+  }
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   try {
-    await writeExport({ store, blobs, parser }, tenant, runId, target, mainContent, out)
+    await writeExport({ store: opened.store, blobs, parser }, tenant, runId, target, mainContent, out)
     return 0
   } catch (e) {
     if (!(e instanceof DomainError && e.code === 'not_found')) throw e
-    err.write(`trawl: run ${runId} not found in ${config.dataDir} (tenant ${tenant})\n`)
+    err.write(`trawl: run ${runId} not found in ${opened.where} (tenant ${tenant})\n`)
     return 1
   } finally {
     parser.close()
     await blobs.close()
-    db.close()
+    await opened.close()
   }
 }

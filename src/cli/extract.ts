@@ -1,7 +1,6 @@
 import { Value } from '@sinclair/typebox/value'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { ConfigError, loadConfig, tenantFlag } from '../config'
+import { readFileSync } from 'node:fs'
+import { ConfigError, loadConfig, tenantFlag, type Config } from '../config'
 import { applyToPage, fetchPage, PageRefused } from '../extract/apply-source'
 import { checkDataMap, DataMapDef } from '../extract/data-map'
 import { Fields } from '../extract/field-schema'
@@ -12,8 +11,7 @@ import { FieldErrors, ValidationError } from '../core/errors'
 import { isHttpUrl } from '../core/formats'
 import { createLogger } from '../log'
 import { ParsePool, ParseTimeout, PoolError } from '../parse/pool'
-import { createStore } from '../store'
-import { openDatabase } from '../store/db'
+import { openExistingStore } from '../store/open'
 import { isUuid } from '../core/formats'
 
 /** The fetch API's bounds (in seconds) and default. */
@@ -53,7 +51,7 @@ export async function extractCommand(argv: string[], out: NodeJS.WritableStream 
     throw new ConfigError(`--timeout: must be seconds from ${TIMEOUT_SECONDS.min} to ${TIMEOUT_SECONDS.max}, got "${timeout}"`)
   }
   const tenant = tenantFlag(flags.tenant)
-  const [id, def] = fieldsFile !== undefined ? [FILE_MAP_ID, readDefinition(fieldsFile)] : [mapId!, await storedMap(config.dataDir, tenant, mapId!)]
+  const [id, def] = fieldsFile !== undefined ? [FILE_MAP_ID, readDefinition(fieldsFile)] : [mapId!, await storedMap(config, tenant, mapId!)]
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
   const fetcher = createFetcher(config, log)
@@ -105,16 +103,16 @@ function readDefinition(path: string): DataMapDef {
   return def as DataMapDef
 }
 
-/** A stored data map of the tenant in the data dir; never creates a data dir that was not there. */
-async function storedMap(dataDir: string, tenant: string, id: string): Promise<DataMapDef> {
+/** A stored data map of the tenant in the store; never creates a data dir that was not there. */
+async function storedMap(config: Config, tenant: string, id: string): Promise<DataMapDef> {
   if (!isUuid(id)) throw new ConfigError(`--data-map: must be a uuid, got "${id}"`)
-  if (!existsSync(join(dataDir, 'trawl.db'))) throw new ConfigError(`--data-map: ${dataDir} has no trawl.db`)
-  const db = openDatabase(dataDir)
+  const opened = await openExistingStore(config)
+  if (!opened) throw new ConfigError(`--data-map: ${config.dataDir} has no trawl.db`)
   try {
-    const map = await createStore(db).dataMaps.get(tenant, id)
-    if (!map) throw new ConfigError(`--data-map: tenant ${tenant} has no data map ${id} in ${dataDir}`)
+    const map = await opened.store.dataMaps.get(tenant, id)
+    if (!map) throw new ConfigError(`--data-map: tenant ${tenant} has no data map ${id} in ${opened.where}`)
     return map.map
   } finally {
-    db.close()
+    await opened.close()
   }
 }

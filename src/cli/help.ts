@@ -35,12 +35,12 @@ const COMMANDS: Command[] = [
     about:
       'Serves the management API (jobs, runs, links, artifacts, parse, fetch, /mcp) and the scrape API on their two ports, and crawls the runs the API creates. Ctrl-C or SIGTERM stops it cleanly.',
     flags: [],
-    settings: ['data-dir', 'host', 'port', 'scrape-port'],
+    settings: ['data-dir', 'database-url', 'host', 'port', 'scrape-port'],
     examples: ['trawl serve', 'trawl serve --data-dir /var/lib/trawl --host 0.0.0.0 --port 8080 --scrape-port 8081'],
     exits: [
       [0, 'stopped by SIGINT or SIGTERM'],
       [1, 'the ports could not be bound, or the shutdown failed'],
-      [2, 'a bad flag or setting, or a data dir that cannot be used'],
+      [2, 'a bad flag or setting, or a data dir or database that cannot be used'],
     ],
   },
   {
@@ -63,12 +63,12 @@ const COMMANDS: Command[] = [
       { flag: 'out-dir', value: 'DIR', says: 'when the crawl ends, write one markdown file per page under DIR, paths mirroring the URLs, and DIR/index.md' },
       { flag: 'tenant', value: 'T', says: 'the tenant the job and run belong to (default local); trawl serve shows them to X-Tenant-Id T' },
     ],
-    settings: ['data-dir'],
+    settings: ['data-dir', 'database-url'],
     examples: ['trawl crawl http://127.0.0.1:8000/ --out-dir site-md', "trawl crawl https://docs.example.com/ --include '/guide/' --max-urls 500 -o pages.jsonl"],
     exits: [
       [0, 'the run finished and at least one page was fetched'],
       [1, 'no page could be fetched (outcome failed), or the run was left unfinished (paused from elsewhere)'],
-      [2, 'a bad URL, flag or setting, or a data dir that cannot be used; nothing is created'],
+      [2, 'a bad URL, flag or setting, or a data dir or database that cannot be used; nothing is created'],
       [130, 'stopped by Ctrl-C, after the summary (128 + the signal: 143 for SIGTERM, 129 for SIGHUP)'],
     ],
   },
@@ -107,7 +107,7 @@ const COMMANDS: Command[] = [
       { flag: 'main-content', value: 'true|false', says: 'markdown of the main content only (default true)' },
       { flag: 'tenant', value: 'T', says: 'the tenant the run belongs to (default local)' },
     ],
-    settings: ['data-dir'],
+    settings: ['data-dir', 'database-url'],
     examples: ['trawl export 50f28749-c627-4384-8e8b-90f667bce32b -o pages.jsonl', 'trawl export 50f28749-c627-4384-8e8b-90f667bce32b --format llms > site.txt'],
     exits: [
       [0, 'the pages were written'],
@@ -127,7 +127,7 @@ const COMMANDS: Command[] = [
       { flag: 'timeout', value: 'SECONDS', says: 'give up on the page after this long (default 30)' },
       { flag: 'tenant', value: 'T', says: 'the tenant whose data map --data-map names (default local)' },
     ],
-    settings: ['data-dir'],
+    settings: ['data-dir', 'database-url'],
     examples: ['trawl extract http://127.0.0.1:8000/ --fields fields.json', 'trawl extract https://example.com/item/1 --data-map 3f0c8a8e-6b7d-4c1e-9a53-2f4d1b6e9c10'],
     exits: [
       [0, 'the page was read and the JSON printed, even with extraction errors'],
@@ -142,7 +142,7 @@ const COMMANDS: Command[] = [
     about:
       'Speaks the Model Context Protocol on stdin and stdout, and crawls the runs its tools start in this process, in the data dir. Nothing but protocol messages goes to stdout; logs go to stderr. `trawl serve` offers the same tools over streamable HTTP at /mcp on its management port (the tenant from X-Tenant-Id).',
     flags: [{ flag: 'tenant', value: 'T', says: 'the tenant the tools act as (default local)' }],
-    settings: ['data-dir'],
+    settings: ['data-dir', 'database-url'],
     examples: ['trawl mcp --data-dir ~/trawl-data'],
   },
   {
@@ -154,7 +154,7 @@ const COMMANDS: Command[] = [
       { flag: 'status', value: 'S', says: 'only payments in this status: accepted, served, handler_failed, settled or settle_failed' },
       { flag: 'json', says: 'one JSON object per line instead of the table' },
     ],
-    settings: ['data-dir'],
+    settings: ['data-dir', 'database-url'],
     examples: ['trawl payments', 'trawl payments --status accepted --json'],
   },
   {
@@ -254,7 +254,7 @@ export function commandHelp(name: string): string | null {
   if (!c) return null
   const setting = (flag: string) => {
     const s = SETTING_NAMES.find((s) => s.flag === `--${flag}`)!
-    return { flag, value: s.value ?? undefined, says: `${s.says[0]!.toLowerCase()}${s.says.slice(1).replace(/\.$/, '')} (${s.env}; default ${s.default})` } satisfies Flag
+    return { flag, value: s.value ?? undefined, says: `${s.says[0]!.toLowerCase()}${s.says.slice(1).replace(/\.$/, '')} (${s.env}; default ${s.default === '' ? 'unset' : s.default})` } satisfies Flag
   }
   const flags = [...c.flags, ...c.settings.map(setting), { flag: 'help', short: 'h', says: 'print this help' }]
   const label = (f: Flag) => `${f.short ? `-${f.short}, ` : ''}--${f.flag}${f.value ? ` ${f.value}` : ''}`

@@ -24,7 +24,7 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   const tenant = tenantFlag(flags.tenant)
 
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn')
-  const resources = openCrawlResources(config, log)
+  const resources = await openCrawlResources(config, log)
   const runner = new Runner(resources, config.maxActiveRuns)
   const scraper = new Scraper({ fetcher: resources.fetcher, parser: resources.parser, config, log })
   const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server'), import('@modelcontextprotocol/sdk/server/stdio.js')])

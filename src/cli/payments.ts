@@ -1,9 +1,6 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../config'
 import { atomicToUsd } from '../payment/money'
-import { openDatabase } from '../store/db'
-import { createStore } from '../store'
+import { openExistingStore } from '../store/open'
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../store/payments'
 
 /**
@@ -19,17 +16,17 @@ export async function paymentsCommand(argv: string[], out: NodeJS.WritableStream
     throw new ConfigError(`--status: must be one of ${PAYMENT_STATUSES.join(', ')}, got "${status}"`)
   }
   // Listing must not create a data dir where there was none (a mistyped --data-dir).
-  if (!existsSync(join(config.dataDir, 'trawl.db'))) {
+  const opened = await openExistingStore(config)
+  if (!opened) {
     if (!flags.json) out.write(`no payments: ${config.dataDir} has no trawl.db\n`)
     return 0
   }
-  const db = openDatabase(config.dataDir)
   try {
-    const rows = createStore(db).payments.list(status as PaymentStatus | undefined)
+    const rows = opened.store.payments.list(status as PaymentStatus | undefined)
     if (flags.json) for await (const p of rows) out.write(`${JSON.stringify(jsonLine(p))}\n`)
     else await writeTable(rows, out)
   } finally {
-    db.close()
+    await opened.close()
   }
   return 0
 }

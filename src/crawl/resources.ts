@@ -3,41 +3,53 @@ import type { Config } from '../config'
 import { createFetcher } from '../fetch'
 import type { Logger } from '../log'
 import { ParsePool } from '../parse/pool'
-import { createStore } from '../store'
 import { Checkpointer } from '../store/checkpointer'
-import { openDatabase } from '../store/db'
+import { openStore, type OpenedStore } from '../store/open'
 import type { EngineDeps } from './execution'
 
-/** What crawling needs, opened on a data dir: the store, the fetcher, the parse pool, the blob store (and a checkpoint thread for the two databases). */
+/** What crawling needs: the store, the fetcher, the parse pool, the blob store (and a checkpoint thread for SQLite files). */
 export type CrawlResources = EngineDeps & {
-  /** Closes them all, the database last (closing it checkpoints the WAL). Stop the runner first. */
+  /** Which engine the store runs on, and where it is for a person (the data dir, or the database URL without its password). */
+  engine: OpenedStore['engine']
+  where: OpenedStore['where']
+  /** Closes them all, the store last (closing SQLite checkpoints the WAL). Stop the runner first. */
   close(): Promise<void>
 }
 
-/** Opens the data dir's database and blob store and starts the fetcher and parse pool (`trawl serve`, `trawl crawl`). */
-export function openCrawlResources(config: Config, log: Logger): CrawlResources {
-  const db = openDatabase(config.dataDir)
-  const store = createStore(db)
+/** Opens the store TRAWL_DATABASE_URL names and the blob store, and starts the fetcher and parse pool (`trawl serve`, `trawl crawl`, `trawl mcp`). */
+export async function openCrawlResources(config: Config, log: Logger): Promise<CrawlResources> {
+  const opened = await openStore(config)
+  let blobs: ReturnType<typeof openBlobStore>
+  try {
+    blobs = openBlobStore(config, { s3Index: opened.s3Index })
+  } catch (err) {
+    await opened.close()
+    throw err
+  }
   const parser = new ParsePool(config.parseWorkers, config.parseTimeoutMs)
   const fetcher = createFetcher(config, log)
-  const blobs = openBlobStore(config)
-  // A crawl commits steadily to both databases (the blob store's is blobs.db, or the S3 store's
-  // index); their checkpoints run on a thread of their own.
-  const checkpointer = new Checkpointer([db.filename, ...(blobs.databaseFile ? [blobs.databaseFile] : [])], {
-    onFailure: (message) => log.warn('the checkpoint thread stopped; SQLite checkpoints on the writing thread instead', { error: message }),
-  })
+  // A crawl commits steadily to its SQLite files (trawl.db, and blobs.db or the S3 store's
+  // index); their checkpoints run on a thread of their own. PostgreSQL needs none.
+  const files = [...opened.checkpointFiles, ...(blobs.databaseFile ? [blobs.databaseFile] : [])]
+  const checkpointer = files.length
+    ? new Checkpointer(files, {
+        onFailure: (message) => log.warn('the checkpoint thread stopped; SQLite checkpoints on the writing thread instead', { error: message }),
+      })
+    : null
   return {
-    store,
+    store: opened.store,
+    engine: opened.engine,
+    where: opened.where,
     parser,
     fetcher,
     blobs,
     log,
     async close() {
       parser.close()
-      await checkpointer.close()
+      await checkpointer?.close()
       await fetcher.close()
       await blobs.close()
-      db.close()
+      await opened.close()
     },
   }
 }
