@@ -79,7 +79,7 @@ export type BlobOutcome = {
 
 /** Keys read from trawl.db at a time: their uploads run together, then their index rows go in one statement. */
 const BATCH = 256
-const PARALLEL = 8
+const PARALLEL = 32
 const MIB = 1024 * 1024
 const PART = 5 * MIB
 
@@ -141,8 +141,12 @@ async function upload(plan: Extract<BlobPlan, { kind: 'upload' }>, key: string):
   const objectKey = objectKeyOf(plan.to, key)
   // Bun.S3Client cannot be cancelled: a server that stops answering fails the copy after this long.
   const ms = 60_000 + Math.ceil(info.size / MIB) * 1_000
+  const write = () => deadline(plan.client.write(objectKey, bytes, { type: info.contentType, partSize: PART, queueSize: 2 }), ms)
   try {
-    await deadline(plan.client.write(objectKey, bytes, { type: info.contentType, partSize: PART, queueSize: 2 }), ms)
+    // Small bodies go PARALLEL at a time, which is what makes a copy of many fast; multipart
+    // uploads one at a time, so the copy's memory stays a few parts whatever the bodies' sizes.
+    if (info.size > PART) await oneLarge(write)
+    else await write()
   } catch (err) {
     // An object the source's index names but its bucket lost is missing there too.
     if ((err as { code?: unknown }).code === 'NoSuchKey') return null
@@ -150,6 +154,13 @@ async function upload(plan: Extract<BlobPlan, { kind: 'upload' }>, key: string):
     throw new Error(`copying the body of ${key} to ${at(plan.to)} failed: ${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}`, { cause: err })
   }
   return { name: indexNameOf(plan.to, key), size: info.size, checksum: info.checksum, content_type: info.contentType }
+}
+
+let largeTail: Promise<unknown> = Promise.resolve()
+function oneLarge<T>(work: () => Promise<T>): Promise<T> {
+  const run = largeTail.then(work, work)
+  largeTail = run.catch(() => {})
+  return run
 }
 
 function deadline<T>(work: Promise<T>, ms: number): Promise<T> {
