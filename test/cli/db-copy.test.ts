@@ -228,7 +228,7 @@ describe('trawl db copy', () => {
     }
   }, 60_000)
 
-  test('a run being crawled is refused unless --force; bodies on disk need --blobs', async () => {
+  test('a run being crawled is refused unless --force; bodies on disk need a bucket that is there', async () => {
     const dir = tempDir()
     cpSync(diskDir, dir, { recursive: true })
     const db = new Database(join(dir, 'trawl.db'))
@@ -239,6 +239,13 @@ describe('trawl db copy', () => {
     expect(held.stderr).toMatch(/^trawl: data dir .* has a run being crawled \(run [0-9a-f-]{36} of tenant local, by another-host:1:abcd1234\): .* --force [^\n]*\n$/)
     const forced = await copy(dir, freshDatabase(), s3Env(), ['--blobs', 's3://copy-dest/held', '--force'])
     expect({ code: forced.code, stderr: forced.stderr }).toEqual({ code: 0, stderr: '' })
+
+    // A bucket that is not there is found before the database is touched: it is not even migrated.
+    const bare = freshDatabase({ migrated: false })
+    const noBucket = await copy(diskDir, bare, s3Env(), ['--blobs', 's3://no-such-bucket/x'])
+    expect(noBucket.code).toBe(2)
+    expect(noBucket.stderr).toMatch(/^trawl: --blobs: s3:\/\/no-such-bucket\/x\/ cannot be used: NoSuchBucket[^\n]*\n$/)
+    expect(await client(bare)`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`).toHaveLength(0)
 
     const nowhere = await copy(diskDir, freshDatabase(), s3Env())
     expect(nowhere.code).toBe(2)

@@ -52,8 +52,9 @@ export async function copyDataDir(opts: CopyOptions, progress: Progress): Promis
     if (!opts.force) assertNothingCrawling(db, opts.dataDir)
     db.exec('BEGIN')
     const bodies = () => (db.query('SELECT count(DISTINCT blob_key) AS n FROM artifacts').get() as { n: number }).n
-    target = await openTarget(opts.to)
+    // The bodies' way first: a bad --blobs is refused before the database is even migrated.
     plan = await planBlobs({ dataDir: opts.dataDir, sourceUrl: opts.blobUrl, targetUrl: opts.blobs, endpoint: opts.s3Endpoint, env: opts.env }, bodies)
+    target = await openTarget(opts.to)
     const stats: TextStats = { nulCharacters: 0 }
     const tables: CopyReport['tables'] = []
     let blobs!: BlobOutcome
