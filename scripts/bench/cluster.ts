@@ -1,0 +1,266 @@
+#!/usr/bin/env bun
+// Benchmark of a trawl cluster (not a test): N `trawl serve` processes sharing one PostgreSQL
+// database and one S3 bucket crawl one run together (decision 112). Two measures, printed with
+// their targets; exits 0 whatever the numbers, non-zero on a crash.
+//
+//   bun scripts/bench/cluster.ts [--hosts 50] [--pages-per-host 40] [--delay-ms 50] [--links 4]
+//                                [--concurrency 8] [--per-host 2] [--processes 3] [--rounds 2]
+//                                [--links-total 100000] [--requests 300] [--per-page 100]
+//                                [--only crawl,links] [--no-bodies] [--binary dist/trawl] [--json PATH]
+//
+// 1. Crawl throughput. The site is test/helpers/multi-host-site.ts in this process: `hosts`
+//    loopback addresses (127.0.0.10 …) on one port, `pages-per-host` pages each, every page
+//    answering after `delay-ms` (50 ms), linking to `links` pages on other hosts plus two more.
+//    It is crawled by 1 process and by `processes` (3), at the same per-process `concurrency`
+//    and `per-host` limit, each crawl on a fresh database with the processes already up. The
+//    two take turns `rounds` times (1, 3, 1, 3, …), since this VM's speed drifts from minute to
+//    minute; each round's ratio is N processes' pages/s over the single process's of the same
+//    round, and the verdict takes their median. pages/s is the run's pages over the wall time
+//    from the job's creation to the run's finish as the API reports it (polled every 50 ms);
+//    the site's own span (first page request to last answer) is shown beside it. Duplicate
+//    fetches are what the site counted: fetches of a page beyond its first. Targets: N processes
+//    at least 2.5x the pages/s of one, and 0 duplicates. With `--no-bodies` the runs store no
+//    artifacts (`store.raw` and `store.parsed` false), to see what S3 costs.
+//
+// 2. List latency. One process on a fresh database; `links-total` links (100,000) put through the
+//    API (`PUT /v1/links`, 255 a request, 4 at once) on 100 hosts; then `requests` (300)
+//    `GET /v1/links?per_page=P` in sequence, half of them first pages, half walking the keyset
+//    pages (`page=<next_page>`) from the first; p50 and p99 of each and of all, timed by the
+//    client (HTTP included). Target: p99 under 20 ms.
+//
+// Needs what the cluster tests need: PostgreSQL's server (initdb, pg_ctl: Debian's postgresql),
+// node for s3rver, and the binary (`bun run build`). The database cluster and s3rver are
+// throwaway ones this script starts (test/helpers/postgres.ts, s3-server.ts) and stops.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+const { values } = parseArgs({
+  options: {
+    hosts: { type: 'string', default: '50' },
+    'pages-per-host': { type: 'string', default: '40' },
+    'delay-ms': { type: 'string', default: '50' },
+    links: { type: 'string', default: '4' },
+    concurrency: { type: 'string', default: '8' },
+    'per-host': { type: 'string', default: '2' },
+    processes: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '2' },
+    'links-total': { type: 'string', default: '100000' },
+    requests: { type: 'string', default: '300' },
+    'per-page': { type: 'string', default: '100' },
+    only: { type: 'string', default: 'crawl,links' },
+    'no-bodies': { type: 'boolean', default: false },
+    binary: { type: 'string', default: join(ROOT, 'dist', 'trawl') },
+    timeout: { type: 'string', default: '300' },
+    json: { type: 'string' },
+  },
+})
+const int = (name: keyof typeof values, min = 1) => {
+  const n = Number(values[name])
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name}: a whole number of at least ${min}`)
+  return n
+}
+const hosts = int('hosts')
+const pagesPerHost = int('pages-per-host')
+const delayMs = int('delay-ms', 0)
+const links = int('links')
+const concurrency = int('concurrency')
+const perHost = int('per-host')
+const processes = int('processes', 2)
+const rounds = int('rounds')
+const linksTotal = int('links-total')
+const requests = int('requests', 2)
+const perPage = int('per-page')
+const timeoutMs = int('timeout') * 1000
+const only = new Set(values.only!.split(',').map((s) => s.trim()))
+for (const o of only) if (o !== 'crawl' && o !== 'links') throw new Error(`--only: crawl or links, got "${o}"`)
+if (!existsSync(values.binary!)) throw new Error(`no binary at ${values.binary}: run \`bun run build\` first`)
+
+// A private copy of the binary, so a rebuild of dist/ during the run does not pull it away; the
+// harness reads TRAWL_BINARY when it is imported.
+const work = mkdtempSync(join(tmpdir(), 'trawl-bench-cluster-'))
+copyFileSync(values.binary!, join(work, 'trawl'))
+process.env.TRAWL_BINARY = join(work, 'trawl')
+const { cleanup } = await import('../../test/helpers/binary')
+const { startCluster } = await import('../../test/helpers/cluster')
+const { multiHostSite } = await import('../../test/helpers/multi-host-site')
+const { clusterPort, freshDatabase } = await import('../../test/helpers/postgres')
+const { startS3Server } = await import('../../test/helpers/s3-server')
+
+const f0 = (n: number) => n.toFixed(0)
+const f1 = (n: number) => n.toFixed(1)
+const f2 = (n: number) => n.toFixed(2)
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+/** Nearest-rank percentile. */
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)]!
+}
+
+type Crawl = {
+  processes: number
+  round: number
+  pages: number
+  expected: number
+  seconds: number
+  pagesPerSec: number
+  siteSeconds: number
+  duplicates: number
+  unfetched: number
+  maxInFlightPerHost: number
+  byProcess: Record<string, number>
+  outcome: string
+}
+
+const report: Record<string, unknown> = { cores: cpus().length, loadavgBefore: loadavg(), hosts, pagesPerHost, delayMs, links, concurrency, perHost, processes, bodies: !values['no-bodies'] }
+const s3 = await startS3Server()
+try {
+  const load = loadavg()[0]!
+  console.log(`cluster bench: ${cpus().length} cores, load average ${f2(load)}${load > 1 ? ' (the machine is busy: numbers will be low and noisy)' : ''}`)
+  clusterPort() // PostgreSQL starts here, outside any timing
+
+  if (only.has('crawl')) {
+    const expected = hosts * pagesPerHost
+    console.log(
+      `\ncrawl: ${expected} pages on ${hosts} hosts, ${delayMs} ms an answer, ${links}+2 links a page; per process concurrency ${concurrency}, per_host_concurrency ${perHost}; ${rounds} round(s) of 1 then ${processes} processes${values['no-bodies'] ? '; no bodies stored' : ''}`,
+    )
+    const crawls: Crawl[] = []
+    for (let round = 1; round <= rounds; round++) {
+      for (const n of [1, processes]) {
+        const c = await crawl(n, round, expected)
+        crawls.push(c)
+        console.log(
+          `round ${round}, ${n} process(es): ${c.pages}/${expected} pages in ${f2(c.seconds)} s = ${f1(c.pagesPerSec)} pages/s (site span ${f2(c.siteSeconds)} s); duplicates ${c.duplicates}, unfetched ${c.unfetched}, most in flight to a host ${c.maxInFlightPerHost}; by process ${JSON.stringify(c.byProcess)}; ${c.outcome}`,
+        )
+      }
+    }
+    report.crawls = crawls
+    console.log(`\n| processes | round | pages | seconds | pages/s | site span s | duplicates | unfetched | max in flight per host |`)
+    console.log('|---|---|---|---|---|---|---|---|---|')
+    for (const c of crawls)
+      console.log(`| ${c.processes} | ${c.round} | ${c.pages} | ${f2(c.seconds)} | ${f1(c.pagesPerSec)} | ${f2(c.siteSeconds)} | ${c.duplicates} | ${c.unfetched} | ${c.maxInFlightPerHost} |`)
+    const ratios: number[] = []
+    const spanRatios: number[] = []
+    for (let round = 1; round <= rounds; round++) {
+      const one = crawls.find((c) => c.round === round && c.processes === 1)!
+      const many = crawls.find((c) => c.round === round && c.processes === processes)!
+      ratios.push(many.pagesPerSec / one.pagesPerSec)
+      spanRatios.push(many.pages / many.siteSeconds / (one.pages / one.siteSeconds))
+    }
+    const dups = crawls.filter((c) => c.processes === processes).reduce((a, c) => a + c.duplicates, 0)
+    const missed = crawls.reduce((a, c) => a + c.unfetched, 0)
+    const ratio = median(ratios)
+    report.ratios = ratios
+    console.log(`\n${processes} processes' pages/s ÷ 1 process's, round by round: ${ratios.map(f2).join(', ')}; median ${f2(ratio)} (target ≥ 2.5): ${ratio >= 2.5 ? 'met' : 'NOT met'}`)
+    console.log(`the same over the site's span: ${spanRatios.map(f2).join(', ')}; median ${f2(median(spanRatios))}`)
+    console.log(`duplicate fetches with ${processes} processes, all rounds: ${dups} (target 0): ${dups === 0 ? 'met' : 'NOT met'}`)
+    if (missed) console.log(`pages never fetched, all crawls: ${missed} (every crawl should fetch every page)`)
+  }
+
+  if (only.has('links')) {
+    console.log(`\nlinks: ${linksTotal} links on 100 hosts, then ${requests} GET /v1/links?per_page=${perPage} on PostgreSQL`)
+    const r = await linkLatency()
+    report.links = r
+    for (const [what, xs] of Object.entries(r.samples)) console.log(`${what}: ${xs.length} requests, p50 ${f2(pct(xs, 50))} ms, p99 ${f2(pct(xs, 99))} ms, max ${f2(Math.max(...xs))} ms`)
+    const p99 = pct([...r.samples['first pages'], ...r.samples['keyset pages']], 99)
+    console.log(`p99 of all ${requests}: ${f2(p99)} ms (target < 20): ${p99 < 20 ? 'met' : 'NOT met'}; inserting took ${f1(r.insertSeconds)} s (${f0(linksTotal / r.insertSeconds)} links/s)`)
+  }
+  report.loadavgAfter = loadavg()
+  if (values.json) await Bun.write(values.json, JSON.stringify(report, null, 2))
+} finally {
+  await cleanup()
+  await s3.stop()
+  rmSync(work, { recursive: true, force: true })
+}
+// The PostgreSQL cluster is stopped by its helper's exit hook.
+process.exit(0)
+
+/** One crawl of a fresh site by `n` processes on a fresh database. */
+async function crawl(n: number, round: number, expected: number): Promise<Crawl> {
+  const cluster = await startCluster({ processes: n, databaseUrl: freshDatabase(), s3 })
+  const site = multiHostSite({ hosts, pagesPerHost, linksPerPage: links, delayMs, identify: cluster.identify })
+  try {
+    const config = {
+      seeds: [site.seed],
+      scope: { domains: 'any' },
+      limits: { max_depth: 1000, max_urls: expected * 2 },
+      politeness: { concurrency, per_host_concurrency: perHost },
+      ...(values['no-bodies'] ? { store: { raw: false, parsed: false } } : {}),
+    }
+    const t0 = performance.now()
+    const { runId } = await cluster.createJob(config, { name: `bench ${n}` })
+    const run = await cluster.until(runId!, (r) => r.status === 'finished', 'finished', timeoutMs)
+    const seconds = (performance.now() - t0) / 1000
+    const pages = site.pageRequests()
+    const first = Math.min(...pages.map((r) => r.at))
+    const last = Math.max(...pages.map((r) => r.end ?? r.at))
+    return {
+      processes: n,
+      round,
+      pages: run.stats.visited,
+      expected,
+      seconds,
+      pagesPerSec: run.stats.visited / seconds,
+      siteSeconds: (last - first) / 1000,
+      duplicates: site.duplicates().reduce((a, [, k]) => a + k - 1, 0),
+      unfetched: site.unfetched().length,
+      maxInFlightPerHost: site.maxInFlight(),
+      byProcess: site.byClient(),
+      outcome: `${run.outcome} (${run.stop_reason})`,
+    }
+  } finally {
+    await site.close()
+    await cluster.close()
+  }
+}
+
+/** Inserts the links through the API, then times list pages. */
+async function linkLatency() {
+  const cluster = await startCluster({ processes: 1, databaseUrl: freshDatabase(), s3 })
+  try {
+    const api = cluster.api(0)
+    const urls = Array.from({ length: linksTotal }, (_, i) => `https://h${i % 100}.bench.example/p/${i}`)
+    const batches: string[][] = []
+    for (let i = 0; i < urls.length; i += 255) batches.push(urls.slice(i, i + 255))
+    const t0 = performance.now()
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < batches.length) {
+          const batch = batches[next++]!
+          const r = await api.put('/v1/links', { urls: batch })
+          if (r.status !== 200) throw new Error(`PUT /v1/links: ${r.status} ${r.text.slice(0, 300)}`)
+        }
+      }),
+    )
+    const insertSeconds = (performance.now() - t0) / 1000
+    const time = async (path: string) => {
+      const t = performance.now()
+      const r = await api.get(path)
+      const ms = performance.now() - t
+      if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.text.slice(0, 300)}`)
+      return { ms, next: r.body.next_page as string | null, n: r.body.data.length as number }
+    }
+    // Warm the connection pool and the plans, as a running server's would be.
+    for (let i = 0; i < 10; i++) await time(`/v1/links?per_page=${perPage}`)
+    const firstPages: number[] = []
+    const keyset: number[] = []
+    const half = Math.floor(requests / 2)
+    for (let i = 0; i < half; i++) firstPages.push((await time(`/v1/links?per_page=${perPage}`)).ms)
+    let cursor: string | null = null
+    for (let i = 0; i < requests - half; i++) {
+      const r = await time(`/v1/links?per_page=${perPage}${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`)
+      keyset.push(r.ms)
+      cursor = r.next
+    }
+    return { insertSeconds, samples: { 'first pages': firstPages, 'keyset pages': keyset } }
+  } finally {
+    await cluster.close()
+  }
+}
