@@ -93,13 +93,13 @@ describe('multiHostSite', () => {
 describe('the cluster harness on SQLite: one process crawls the site under per-host limits', () => {
   test('every page once; per host at most per_host_concurrency in flight and starts at least the delay apart, as the site saw them', async () => {
     const cluster = await startCluster({ processes: 1, store: 'sqlite' })
-    const site = multiHostSite({ hosts: 6, pagesPerHost: 6, linksPerPage: 3, delayMs: 150, identify: cluster.identify })
+    const site = multiHostSite({ hosts: 6, pagesPerHost: 6, linksPerPage: 3, delayMs: 250, identify: cluster.identify })
     try {
       const { runId } = await cluster.createJob({
         seeds: [site.seed],
         scope: { domains: 'any' },
         limits: { max_depth: 50, max_urls: 1000 },
-        politeness: { concurrency: 8, per_host_concurrency: 2, delay: '100ms' },
+        politeness: { concurrency: 8, per_host_concurrency: 2, delay: '200ms' },
       })
       const run = await cluster.finished(runId!, 30_000)
       expect({ status: run.status, stop_reason: run.stop_reason, outcome: run.outcome, visited: run.stats.visited, failed: run.stats.failed }).toEqual({
@@ -114,10 +114,11 @@ describe('the cluster harness on SQLite: one process crawls the site under per-h
       for (const h of site.hostStats()) {
         expect({ host: h.host, robots: h.robots, pages: h.pages }).toEqual({ host: h.host, robots: 1, pages: 6 })
         expect(h.maxInFlight).toBeLessThanOrEqual(2)
-        // Measured on arrival at the site: a little scheduling jitter either side of the crawler's clock.
-        expect(h.minGapMs).toBeGreaterThanOrEqual(95)
+        // Measured on arrival at the site, 15% under the delay: a new connection's set-up and a busy
+        // machine's scheduling move an arrival by tens of ms either way from the crawler's clock.
+        expect(h.minGapMs).toBeGreaterThanOrEqual(170)
       }
-      // The delay (100 ms) is shorter than an answer (150 ms): two in flight on some host.
+      // The delay (200 ms) is shorter than an answer (250 ms): two in flight on some host.
       expect(site.maxInFlight()).toBe(2)
       expect(site.byClient()).toEqual({ n0: 36 })
       expect(new Set(site.requests.map((r) => r.userAgent))).toEqual(new Set([expect.stringContaining('trawl')]))

@@ -39,6 +39,9 @@ export type Node = { name: string; index: number; trawl: Trawl; env: Record<stri
 /** Settings every process of a test cluster gets: private addresses, no scrape rate limit, no browser. */
 export const BASE_ENV = { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true', TRAWL_SCRAPE_RATE: 'off', TRAWL_SCRAPE_RENDER: 'never' }
 
+/** A job config crawling a multi-host site whole (any host, deep), with these politeness settings. */
+export const wholeSite = (seed: string, politeness: Record<string, unknown>) => ({ seeds: [seed], scope: { domains: 'any' }, limits: { max_depth: 1000, max_urls: 100_000 }, politeness })
+
 export type Cluster = Awaited<ReturnType<typeof startCluster>>
 
 export async function startCluster(opts: ClusterOptions = {}) {

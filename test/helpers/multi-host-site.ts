@@ -235,6 +235,17 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
       for (const [, d] of events) max = Math.max(max, (n += d))
       return max
     },
+    /** The measures a failed expectation should show. */
+    summary() {
+      return {
+        fetched: this.totalFetches(),
+        unfetched: this.unfetched().length,
+        duplicates: this.duplicates().length,
+        maxInFlight: this.maxInFlight(),
+        minGapMs: Math.round(this.minGap()),
+        byClient: this.byClient(),
+      }
+    },
     /** Page requests by client (what `identify` named; `?` for unknown). */
     byClient(): Record<string, number> {
       const out: Record<string, number> = {}
@@ -252,6 +263,16 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
       closing.abort()
       await Promise.all(servers.map((s) => s.stop(true)))
     },
+  }
+}
+
+/** Polls `probe` until it holds; fails, with the site's summary, when the site was crawled whole first or after `timeoutMs`. */
+export async function untilSite(site: MultiHostSite, what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!probe()) {
+    const over = site.unfetched().length === 0 && site.requests.every((r) => r.end !== null)
+    if (over || Date.now() > deadline) throw new Error(`${what}: ${over ? 'the site was crawled whole first' : `not within ${timeoutMs} ms`}: ${JSON.stringify(site.summary())}`)
+    await Bun.sleep(5)
   }
 }
 
