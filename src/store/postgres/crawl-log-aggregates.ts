@@ -17,11 +17,11 @@ import {
   type TimeRange,
   type Window,
 } from '../crawl-log-types'
-import { PAGE_STEPS } from '../page-records'
+import { PAGE_STEPS, type Envelope } from '../page-records'
 import { epoch, formatIso } from '../time'
 import { PgWhere, type Param } from './crawl-log-where'
 import { numbered } from './list'
-import { latencySql, occurredAtSql, PAGE_STEP_ROWS, type PgEnvelopes } from './page-records'
+import { CUT_SQL, latencySql, occurredAtSql, PAGE_STEP_ROWS } from './page-records'
 import { numeric, type Pg } from './pg'
 
 // Bucket width and the epoch instant one bucket starts at: weeks start on Monday, and
@@ -56,31 +56,38 @@ const ALWAYS = 'true'
  * engine's buckets, group order and nearest-rank percentiles (crawl-log-aggregates.ts), so both
  * answer the same numbers. `db` is the caller's read transaction.
  */
-export function pgCrawlLogAggregates(visits: PgEnvelopes) {
+export function pgCrawlLogAggregates() {
   /**
    * The entries the run's visit rows stand for, as rows with crawl_logs' columns (to be aliased
    * `e`): each visit once per bit of `logged`; `host` only when asked for. Within a time range,
-   * only the visits that can hold entries in it are read. Null when no visit can.
+   * only the visits that can hold entries in it are read, their seqs cut from the run's envelope
+   * inside the statement (CUT_SQL; a from cut that finds no visit reads none). Null before the
+   * run's first visit. Times are rounded as the SQLite engine's SQL rounds them.
    */
-  const visitEntries = async (db: Pg, run: RunRef, withHost: boolean, range: TimeRange): Promise<{ sql: string; params: Param[] } | null> => {
-    const e = await visits.of(db, run.seq, run.key)
+  const visitEntries = (run: RunRef, e: Envelope | null, withHost: boolean, range: TimeRange): { sql: string; params: Param[] } | null => {
     if (!e) return null
     const after = range.occurred_after === undefined ? undefined : epoch(range.occurred_after) + 1
     const before = range.occurred_before === undefined ? undefined : epoch(range.occurred_before)
-    const seqs = after === undefined && before === undefined ? { first: 0, end: Number.MAX_SAFE_INTEGER } : await visits.seqRange(db, run.seq, e, after, before)
-    if (!seqs) return null
-    const params: Param[] = withHost ? [run.tenant] : []
-    params.push(run.seq, seqs.first, seqs.end)
-    const sql = `SELECT ${occurredAtSql('s.i')} AS occurred_at, s.step AS step, 'ok'::text AS status, ${withHost ? 'h.domain' : 'NULL::text'} AS host, NULL::text AS error_reason,
+    const params: Param[] = withHost ? [run.tenant, run.seq] : [run.seq]
+    let seqs = ''
+    if (after !== undefined) {
+      seqs += ` AND v.seq >= ${CUT_SQL}`
+      params.push(run.seq, after - e.disorder - e.after)
+    }
+    if (before !== undefined) {
+      seqs += ` AND v.seq < coalesce(${CUT_SQL}, ${Number.MAX_SAFE_INTEGER}::int8)`
+      params.push(run.seq, before + e.disorder + e.before)
+    }
+    const sql = `SELECT ${occurredAtSql('s.i', 'sqlite')} AS occurred_at, s.step AS step, 'ok'::text AS status, ${withHost ? 'h.domain' : 'NULL::text'} AS host, NULL::text AS error_reason,
         CASE s.i WHEN 1 THEN v.pipeline_id END AS pipeline_id, CASE s.i WHEN 0 THEN v.status END AS http_status, ${latencySql('s.i')} AS latency_ms
       FROM visits v CROSS JOIN ${PAGE_STEP_ROWS}${withHost ? ' LEFT JOIN hosts h ON h.tenant = ? AND h.hash = v.host_hash' : ''}
-      WHERE v.run_seq = ?::int8 AND v.seq >= ?::int8 AND v.seq < ?::int8 AND (v.logged & s.bit) <> 0`
+      WHERE v.run_seq = ?::int8${seqs} AND (v.logged & s.bit) <> 0`
     return { sql, params }
   }
 
   return {
     /** Entry counts per time bucket (oldest first) and per combination of the group_by values (largest first); a 422 on `window` past MAX_GROUPS rows. */
-    async metrics(db: Pg, run: RunRef, q: MetricsQuery): Promise<Metrics> {
+    async metrics(db: Pg, run: RunRef, e: Envelope | null, q: MetricsQuery): Promise<Metrics> {
       const dims = q.group_by ?? []
       for (const d of [...dims, ...Object.keys(q.filters ?? {})]) {
         if (!(METRIC_DIMENSIONS as readonly string[]).includes(d)) throw new Error(`unknown metric dimension ${d}`) // a column name goes into the SQL text
@@ -100,7 +107,7 @@ export function pgCrawlLogAggregates(visits: PgEnvelopes) {
       if (f.error_reason === undefined && f.status !== undefined && f.status !== 'ok') wt.add("t.status <> 'ok'")
       // Visit rows stand for ok entries of four steps only, none with an error reason.
       const admitted = f.error_reason === undefined && (f.status === undefined || f.status === 'ok') && (f.step === undefined || (PAGE_STEPS as readonly string[]).includes(f.step))
-      const virtual = admitted ? await visitEntries(db, run, dims.includes('host') || f.host !== undefined, q) : null
+      const virtual = admitted ? visitEntries(run, e, dims.includes('host') || f.host !== undefined, q) : null
       const arm = (from: string, w: PgWhere) => `SELECT ${bucketStart(q.window, w.alias)} AS b${dims.map((d) => `, ${w.alias}.${d} AS ${d}`).join('')} FROM ${from} WHERE ${w.sql || ALWAYS}`
       const we = virtual ? where(new PgWhere('e')) : null
       const union = arm('crawl_logs t', wt) + (virtual ? ` UNION ALL ${arm(`(${virtual.sql}) e`, we!)}` : '')
@@ -132,13 +139,13 @@ export function pgCrawlLogAggregates(visits: PgEnvelopes) {
      * per bucket and step, over entries that have latency_ms: one sort of the range's latencies
      * by window functions, only the five ranked rows per group back to JS.
      */
-    async latency(db: Pg, run: RunRef, q: LatencyQuery): Promise<Latency> {
+    async latency(db: Pg, run: RunRef, e: Envelope | null, q: LatencyQuery): Promise<Latency> {
       if (hasEmptyList(q)) return { window: q.window, buckets: [] }
       const where = (w: PgWhere) => w.add(`${w.alias}.latency_ms IS NOT NULL`).range(q).in('step', q.steps).in('host', storedHosts(q.hosts))
       const wt = where(new PgWhere('t').add('t.run_seq = ?::int8', run.seq))
       // A discover entry has no latency: fetch, parse and store are the visit rows' part.
       const admitted = q.steps === undefined || q.steps.some((s) => s === 'fetch' || s === 'parse' || s === 'store')
-      const virtual = admitted ? await visitEntries(db, run, q.hosts !== undefined, q) : null
+      const virtual = admitted ? visitEntries(run, e, q.hosts !== undefined, q) : null
       const we = virtual ? where(new PgWhere('e')) : null
       const arm = (from: string, w: PgWhere) => `SELECT ${bucketStart(q.window, w.alias)} AS b, ${w.alias}.step AS step, ${w.alias}.latency_ms AS ms FROM ${from} WHERE ${w.sql}`
       const union = arm('crawl_logs t', wt) + (virtual ? ` UNION ALL ${arm(`(${virtual.sql}) e`, we!)}` : '')

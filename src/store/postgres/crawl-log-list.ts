@@ -3,12 +3,12 @@ import { hostHash, normalizeHost } from '../../core/url'
 import { storedHosts, type CrawlLogEntry, type ErrorReason, type LogFilter, type LogStatus, type LogStep, type RunRef } from '../crawl-log-types'
 import type { LogPosition } from '../crawl-log-list'
 import type { Page } from '../list'
-import { fromVirtualKey, latencyOf, occurredAt, PAGE_STEPS, VIRTUAL_KEYS, virtualId, virtualKey, type VisitLogRow } from '../page-records'
+import { fromVirtualKey, latencyOf, occurredAt, PAGE_STEPS, VIRTUAL_KEYS, virtualId, virtualKey, type Envelope, type VisitLogRow } from '../page-records'
 import { epoch, formatIso } from '../time'
 import { PgWhere, type Param } from './crawl-log-where'
 import { numbered } from './list'
-import { VISIT_LOG_COLUMNS, type PgEnvelopes } from './page-records'
-import { first, numeric, type Pg } from './pg'
+import { CUT_SQL, occurredAtSql, VISIT_LOG_COLUMNS } from './page-records'
+import { numeric, type Pg } from './pg'
 
 const COLUMNS = 't.id, t.url, t.url_hash, t.host, t.step, t.status, t.pipeline_id, t.error_reason, t.error_detail, t.http_status, t.latency_ms, t.depth, t.parent_url_hash, t.occurred_at'
 type Row = {
@@ -47,18 +47,42 @@ function toEntry(r: Row, run: RunRef): CrawlLogEntry {
  * SQLite engine names the index that drives it; PostgreSQL's planner picks among the same
  * indexes by their statistics, and the partial indexes' own conditions are stated so it can use
  * them (crawl_logs_errors for error reasons, crawl_logs_not_ok for statuses without `ok`).
+ *
+ * After a key, the page starts after that entry's position, found in the same statement (one
+ * round trip): a row's by its seq, an entry a visit stands for by its visit and step. The
+ * statement answers the position (`_at`, `_k`) on every row, and one row without an entry when
+ * no row follows it; none when the key is no entry of this run.
  */
-export function listStatement(runSeq: number, f: LogFilter, after: LogPosition | undefined, perPage: number): { text: string; params: Param[] } {
+export function listStatement(runSeq: number, f: LogFilter, afterKey: number | undefined, perPage: number): { text: string; params: Param[] } {
   const w = new PgWhere().add('t.run_seq = ?::int8', runSeq)
   if (f.error_reasons !== undefined) w.add('t.error_reason IS NOT NULL')
   else if (f.statuses !== undefined && !f.statuses.includes('ok')) w.add("t.status <> 'ok'")
   w.in('error_reason', f.error_reasons).in('status', f.statuses).in('host', storedHosts(f.hosts))
   w.in('step', f.steps).in('pipeline_id', f.pipeline_ids).range(f)
+  if (afterKey === undefined) {
+    return {
+      text: numbered(`SELECT t.seq AS _seq, ${COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8`),
+      params: [...w.params, perPage + 1],
+    }
+  }
   // A virtual entry's key is above every seq: at its instant, every row comes after it.
-  if (after) w.add('t.occurred_at <= ?::int8 AND (t.occurred_at < ?::int8 OR t.seq < ?::int8)', after.occurred_at, after.occurred_at, after.seq)
+  w.add('t.occurred_at <= p._at AND (t.occurred_at < p._at OR t.seq < p._k)')
+  let position: string
+  let params: Param[]
+  if (afterKey < VIRTUAL_KEYS) {
+    position = 'SELECT occurred_at AS _at, seq AS _k FROM crawl_logs WHERE seq = ?::int8 AND run_seq = ?::int8'
+    params = [afterKey, runSeq]
+  } else {
+    const { visitSeq, step } = fromVirtualKey(afterKey)
+    // Its time as the list computes it in JS (occurredAt), so that the walk meets it exactly.
+    position = `SELECT ${occurredAtSql(String(step), 'js')} AS _at, ?::int8 AS _k FROM visits v WHERE v.seq = ?::int8 AND v.run_seq = ?::int8 AND (v.logged & ?::int) <> 0`
+    params = [afterKey, visitSeq, runSeq, 1 << step]
+  }
   return {
-    text: numbered(`SELECT t.seq AS _seq, ${COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8`),
-    params: [...w.params, perPage + 1],
+    text: numbered(
+      `SELECT p._at, p._k, r.* FROM (${position}) p LEFT JOIN LATERAL (SELECT t.seq AS _seq, ${COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8) r ON true`,
+    ),
+    params: [...params, ...w.params, perPage + 1],
   }
 }
 
@@ -72,14 +96,22 @@ function visitStepMask(f: LogFilter): number {
   return mask
 }
 
-/** The statement that walks a run's visit rows newest first, below `end` and from `first` (visits_by_run), keeping those with an entry the filters admit. */
-export function visitWalkStatement(runSeq: number, f: LogFilter, mask: number, firstSeq: number, end: number, limit: number): { text: string; params: Param[] } {
-  const w = new PgWhere('v').add('v.run_seq = ?::int8 AND v.seq >= ?::int8 AND v.seq < ?::int8 AND (v.logged & ?::int) <> 0', runSeq, firstSeq, end, mask)
+/**
+ * The statement that walks a run's visit rows newest first from below `end` (visits_by_run),
+ * keeping those with an entry the filters admit. Given `belowAt`, the walk starts below the cut
+ * of that time too (CUT_SQL, found in the same statement): the visits from there on hold only
+ * entries at or after the page's end, which a deep page must not read.
+ */
+export function visitWalkStatement(runSeq: number, f: LogFilter, mask: number, end: number, belowAt: number | undefined, limit: number): { text: string; params: Param[] } {
+  const w = new PgWhere('v').add('v.run_seq = ?::int8', runSeq)
+  if (belowAt === undefined) w.add('v.seq < ?::int8', end)
+  else w.add(`v.seq < least(?::int8, coalesce(${CUT_SQL}, ${Number.MAX_SAFE_INTEGER}::int8))`, end, runSeq, belowAt)
+  w.add('(v.logged & ?::int) <> 0', mask)
   w.in(
     'host_hash',
     f.hosts?.map((h) => hostHash(normalizeHost(h) ?? h)),
   ).in('pipeline_id', f.pipeline_ids)
-  return { text: numbered(`SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE ${w.sql} ORDER BY v.seq DESC LIMIT ?::int8`), params: [...w.params, limit] }
+  return { text: numbered(`SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE ${w.sql} ORDER BY v.run_seq DESC, v.seq DESC LIMIT ?::int8`), params: [...w.params, limit] }
 }
 
 type Candidate = { at: number; key: number; row?: Row; visit?: VisitLogRow; step?: number }
@@ -89,47 +121,33 @@ const CHUNKS = [64, 256, 1024, 4096]
 
 /**
  * A page of a run's entries, newest first: its crawl_logs rows and the entries its visit rows
- * stand for, merged, exactly as the SQLite engine's crawlLogList (crawl-log-list.ts) pages them:
- * the rows from listStatement, the visit rows by a walk of the run's visits newest first within
- * the seqs its envelope allows, the same keys (a row's seq, or virtualKey(visit seq, step)).
+ * stand for, merged, with the SQLite engine's answer (crawl-log-list.ts): the same entries in the
+ * same order, the same keys (a row's seq, or virtualKey(visit seq, step)). The rows come from
+ * listStatement (perPage + 1 of them); the visit rows by a walk of the run's visits newest first
+ * from below the seqs whose entries are all at or after the page's end (a cut of the run's
+ * envelope), in growing chunks, until the visits left can hold no entry the page could take.
+ *
+ * The SQLite engine knows that last by more cuts (a binary search each), from the page's start
+ * and at each better candidate; here a round trip each, so the walk reads it off the oldest
+ * visit it has read instead, with the envelope's own bounds: every visit before visit v holds
+ * entries at most v.visited_at + disorder + after (its visited_at at most the running max at v,
+ * which is at most v.visited_at + disorder). Both skip only visits that cannot change the page,
+ * so both answer the same page; a page is usually one statement of visits.
  * `db` is the caller's read transaction, so every statement of a page sees one snapshot.
  */
-export function pgCrawlLogList(visits: PgEnvelopes) {
-  /** Where the page after `key` starts; a key of no entry of this run is a 422 on page. */
-  const positionAfter = async (db: Pg, run: RunRef, key: number): Promise<LogPosition> => {
-    if (key < VIRTUAL_KEYS) {
-      const at = first<LogPosition>(await db`SELECT occurred_at, seq FROM crawl_logs WHERE seq = ${key}::int8 AND run_seq = ${run.seq}::int8`)
-      if (at) return at
-    } else {
-      const { visitSeq, step } = fromVirtualKey(key)
-      const v = first<VisitLogRow>(await db.unsafe(`SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE v.seq = $1::int8 AND v.run_seq = $2::int8`, [visitSeq, run.seq]))
-      if (v && v.logged & (1 << step)) return { occurred_at: occurredAt(v, step), seq: key }
-    }
-    throw ValidationError.of('page', 'is not a cursor of this run')
-  }
-
+export function pgCrawlLogList() {
   /** The entries of the visits walked that the filters and the page admit, with the candidates so far, newest first, at most `wanted`. */
-  const walk = async (db: Pg, run: RunRef, f: LogFilter, after: LogPosition | undefined, found: Candidate[], wanted: number): Promise<Candidate[]> => {
+  const walk = async (db: Pg, run: RunRef, e: Envelope | null, f: LogFilter, after: LogPosition | undefined, found: Candidate[], wanted: number): Promise<Candidate[]> => {
     const mask = visitStepMask(f)
-    const e = mask ? await visits.of(db, run.seq, run.key) : null
-    if (!e) return found
+    if (!mask || !e) return found
     const from = f.occurred_after === undefined ? undefined : epoch(f.occurred_after) + 1
     const below = Math.min(f.occurred_before === undefined ? Infinity : epoch(f.occurred_before), after === undefined ? Infinity : after.occurred_at + 1)
-    const seqs = await visits.seqRange(db, run.seq, e, from, below === Infinity ? undefined : below)
-    if (!seqs) return found
-    let { first: firstSeq, end } = seqs
-    let settledAt = -Infinity
-    for (let round = 0; end > firstSeq; round++) {
-      if (found.length >= wanted && found[wanted - 1]!.at > settledAt) {
-        // Entries older than the last candidate cannot make the page: neither can visits whose entries all are.
-        settledAt = found[wanted - 1]!.at
-        const above = await visits.seqRange(db, run.seq, e, Math.max(settledAt, from ?? -Infinity), undefined)
-        if (!above) break
-        firstSeq = Math.max(firstSeq, above.first)
-        if (end <= firstSeq) break
-      }
+    let belowAt = below === Infinity ? undefined : below + e.disorder + e.before
+    let end = Number.MAX_SAFE_INTEGER
+    for (let round = 0; ; round++) {
       const limit = CHUNKS[Math.min(round, CHUNKS.length - 1)]!
-      const built = visitWalkStatement(run.seq, f, mask, firstSeq, end, limit)
+      const built = visitWalkStatement(run.seq, f, mask, end, belowAt, limit)
+      belowAt = undefined
       const rows = numeric<VisitLogRow>(await db.unsafe(built.text, built.params as unknown[]))
       for (const v of rows) {
         for (let step = 0; step < 4; step++) {
@@ -144,22 +162,34 @@ export function pgCrawlLogList(visits: PgEnvelopes) {
       found.sort(newestFirst)
       if (found.length > wanted) found.length = wanted
       if (rows.length < limit) break
-      end = rows[rows.length - 1]!.seq
+      const oldest = rows[rows.length - 1]!
+      // The earliest time an entry of the page may have: the range's start, and once the page
+      // is full, its last candidate's (an entry of that instant may still come before it).
+      const needed = Math.max(from ?? -Infinity, found.length >= wanted ? found[wanted - 1]!.at : -Infinity)
+      if (oldest.visited_at + e.disorder + e.after < needed) break
+      end = oldest.seq
     }
     return found
   }
 
-  return async function list(db: Pg, run: RunRef, f: LogFilter, afterKey: number | undefined, perPage: number): Promise<Page<CrawlLogEntry>> {
-    const after = afterKey === undefined ? undefined : await positionAfter(db, run, afterKey)
+  return async function list(db: Pg, run: RunRef, e: Envelope | null, f: LogFilter, afterKey: number | undefined, perPage: number): Promise<Page<CrawlLogEntry>> {
     const wanted = perPage + 1
-    const built = listStatement(run.seq, f, after, perPage)
-    const rows = numeric<Row & { _seq: number }>(await db.unsafe(built.text, built.params as unknown[]))
+    const built = listStatement(run.seq, f, afterKey, perPage)
+    let rows = numeric<Row & { _seq: number | null; _at?: number; _k?: number }>(await db.unsafe(built.text, built.params as unknown[]))
+    let after: LogPosition | undefined
+    if (afterKey !== undefined) {
+      // A key of no entry of this run is a 422 on page.
+      if (!rows.length) throw ValidationError.of('page', 'is not a cursor of this run')
+      after = { occurred_at: rows[0]!._at!, seq: rows[0]!._k! }
+      if (rows[0]!._seq === null) rows = []
+    }
     const found = await walk(
       db,
       run,
+      e,
       f,
       after,
-      rows.map((row) => ({ at: row.occurred_at, key: row._seq, row })),
+      rows.map((row) => ({ at: row.occurred_at, key: row._seq!, row })),
       wanted,
     )
     const page = found.slice(0, perPage)

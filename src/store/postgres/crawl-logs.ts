@@ -1,6 +1,6 @@
 import { hasEmptyList, LOG_STATUSES, LOG_STEPS, type ErrorReason, type LogEntry, type LogStep, type RunRef } from '../crawl-log-types'
 import { emptyPage } from '../list'
-import { occurredAt, PAGE_STEPS, type VisitLogRow } from '../page-records'
+import { occurredAt, PAGE_STEPS, type Envelope, type VisitLogRow } from '../page-records'
 import type { CrawlLogStore, FailedUrl, RunGraphStore } from '../types'
 import { pgCrawlLogAggregates } from './crawl-log-aggregates'
 import { pgCrawlLogList } from './crawl-log-list'
@@ -84,40 +84,28 @@ export async function loggedSince(sql: Pg, runSeq: number, urlHash: string, step
   return rows.length > 0
 }
 
-/** The tenant's run as its entries are read; `key` tells it from a later run given the same seq. */
-async function findRun(sql: Pg, tenant: string, runId: string): Promise<RunRef | null> {
-  const r = first<Omit<RunRef, 'key'> & { created_at: number }>(await sql`SELECT seq, id, job_id, tenant, created_at FROM runs WHERE tenant = ${tenant} AND id = ${runId}`)
-  return r && { seq: r.seq, id: r.id, job_id: r.job_id, tenant: r.tenant, key: `${r.seq}/${r.id}/${r.created_at}` }
-}
-
 /**
  * The crawl log as read on PostgreSQL (the SQLite engine's crawlLogRepository and its
  * wrapper): a run's crawl_logs rows and the ok entries its visit rows stand for, one log to
- * every read. A read of several statements runs in one REPEATABLE READ, READ ONLY transaction,
- * so its statements see one snapshot (the visits its bounds came from), as the SQLite engine's
- * reads see one state inside their BEGIN.
+ * every read. A read runs in one REPEATABLE READ, READ ONLY transaction, so its statements see
+ * one snapshot (the visits its bounds came from), as the SQLite engine's reads see one state
+ * inside their BEGIN; its first statement finds the run and grows the run's envelope.
  */
 export function pgCrawlLogStore(sql: Pg): CrawlLogStore {
-  const visits = pgEnvelopes()
-  const list = pgCrawlLogList(visits)
-  const aggregates = pgCrawlLogAggregates(visits)
-  const reading = <T>(fn: (tx: Pg) => Promise<T>): Promise<T> => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => fn(tx)) as Promise<T>
+  const envelopes = pgEnvelopes()
+  const list = pgCrawlLogList()
+  const aggregates = pgCrawlLogAggregates()
+  /** `fn` of the tenant's run and its envelope, in one snapshot; null when the tenant has no such run. */
+  const reading = <T>(tenant: string, runId: string, fn: (tx: Pg, run: RunRef, e: Envelope | null) => Promise<T>): Promise<T | null> =>
+    sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
+      const opened = await envelopes.open(tx, tenant, runId)
+      return opened && fn(tx, opened.run, opened.envelope)
+    }) as Promise<T | null>
 
   return {
-    async list(tenant, runId, f, after, perPage) {
-      const run = await findRun(sql, tenant, runId)
-      if (!run) return null
-      if (hasEmptyList(f)) return emptyPage()
-      return reading((tx) => list(tx, run, f, after, perPage))
-    },
-    async metrics(tenant, runId, q) {
-      const run = await findRun(sql, tenant, runId)
-      return run && reading((tx) => aggregates.metrics(tx, run, q))
-    },
-    async latency(tenant, runId, q) {
-      const run = await findRun(sql, tenant, runId)
-      return run && reading((tx) => aggregates.latency(tx, run, q))
-    },
+    list: (tenant, runId, f, after, perPage) => reading(tenant, runId, async (tx, run, e) => (hasEmptyList(f) ? emptyPage() : list(tx, run, e, f, after, perPage))),
+    metrics: (tenant, runId, q) => reading(tenant, runId, (tx, run, e) => aggregates.metrics(tx, run, e, q)),
+    latency: (tenant, runId, q) => reading(tenant, runId, (tx, run, e) => aggregates.latency(tx, run, e, q)),
     /**
      * Why each of these URLs failed in the run (at most a few hundred link hashes): the last
      * error entry at or before `upTo`, a fetch step's before any other step's. URLs without an

@@ -1,5 +1,7 @@
 import { ALL_PAGE_STEPS, HASH_LENGTH, MAX_CHILDREN, type Envelope, type PageRecord } from '../page-records'
-import { first, numeric, type Pg } from './pg'
+import type { RunRef } from '../crawl-log-types'
+import { numbered } from './list'
+import { first, type Pg } from './pg'
 
 /**
  * Page records on PostgreSQL (src/store/page-records.ts, decision 101): one `visits` row per
@@ -59,15 +61,20 @@ export const VISIT_LOG_COLUMNS = 'v.seq, v.hash, v.host_hash, v.depth, v.parent,
 
 const FETCHED = 'coalesce(v.fetch_at, v.visited_at)'
 /**
- * occurredAt (page-records.ts) in SQL over the visit alias `v`, step by step, as bigints. The
- * SQLite engine rounds with round(), which is trunc(x + 0.5) for the positive times here, and
- * the list rounds with Math.round, floor(x + 0.5): floor(x + 0.5) in double precision is both.
- * (PostgreSQL's round(double) rounds halves to even, and round(numeric) of a double first cuts
- * it to 15 digits: neither would match.)
+ * occurredAt (page-records.ts) in SQL over the visit alias `v`, step by step, as bigints, rounded
+ * as the SQLite engine rounds where it computes them: `js`, as its list does in JS (Math.round:
+ * the integer part plus one from a fraction of one half up, exact for these times), or `sqlite`,
+ * as its SQL does (round(), which is trunc(x + 0.5) for positive x). They differ only for a sum
+ * so large that adding one half rounds. PostgreSQL's own round(double) rounds halves to even,
+ * and round(numeric) of a double first cuts it to 15 digits: neither would match.
  */
-const STEP_TIMES = [FETCHED, `floor((${FETCHED} + coalesce(v.parse_ms, 0)) + 0.5)::int8`, `floor((${FETCHED} + coalesce(v.parse_ms, 0) + coalesce(v.store_ms, 0)) + 0.5)::int8`, 'v.visited_at']
+const stepTimes = (rounding: 'js' | 'sqlite') => {
+  const round = (x: string) => (rounding === 'js' ? `(floor(${x}) + CASE WHEN ${x} - floor(${x}) >= 0.5 THEN 1 ELSE 0 END)::int8` : `floor(${x} + 0.5)::int8`)
+  return [FETCHED, round(`(${FETCHED} + coalesce(v.parse_ms, 0))`), round(`(${FETCHED} + coalesce(v.parse_ms, 0) + coalesce(v.store_ms, 0))`), 'v.visited_at']
+}
+const TIMES = { js: stepTimes('js'), sqlite: stepTimes('sqlite') }
 /** occurredAt in SQL over the visit alias `v`, for a step given as an SQL expression. */
-export const occurredAtSql = (step: string) => `(CASE ${step} ${STEP_TIMES.map((t, i) => `WHEN ${i} THEN ${t}`).join(' ')} END)`
+export const occurredAtSql = (step: string, rounding: 'js' | 'sqlite') => `(CASE ${step} ${TIMES[rounding].map((t, i) => `WHEN ${i} THEN ${t}`).join(' ')} END)`
 /** The step's latency_ms: fetch_ms, parse_ms, store_ms; a discover entry has none. */
 export const latencySql = (step: string) => `(CASE ${step} WHEN 0 THEN v.fetch_ms WHEN 1 THEN v.parse_ms WHEN 2 THEN v.store_ms END)`
 /** The steps as rows (i, step, bit), to join a visit with the entries it stands for. */
@@ -75,11 +82,48 @@ export const PAGE_STEP_ROWS = `(VALUES (0, 'fetch', 1), (1, 'parse', 2), (2, 'st
 
 // ---------------------------------------------------------------- where in a run entries can be
 
+/**
+ * The SQLite engine's `cut` (page-records.ts) as a scalar subquery with two `?` parameters, the
+ * run's seq and a time `t`: a visit whose visited_at reaches `t` while the one before it (if
+ * any) is below `t`, found by the same binary search over the run's seqs (O(log n) probes of
+ * visits_by_run, each ordered by (run_seq, seq) so that no plan walks the primary key instead),
+ * NULL when no visit reaches `t`. A subquery, so that a statement can find its bounds and read
+ * within them in one round trip.
+ */
+export const CUT_SQL = `(SELECT c.seq FROM (SELECT ?::int8 AS run, ?::int8 AS t) p CROSS JOIN LATERAL (
+    WITH RECURSIVE
+      top AS (SELECT seq, visited_at FROM visits WHERE run_seq = p.run ORDER BY run_seq DESC, seq DESC LIMIT 1),
+      bs (lo, hi) AS (
+        SELECT (SELECT seq FROM visits WHERE run_seq = p.run ORDER BY run_seq, seq LIMIT 1), top.seq FROM top WHERE top.visited_at >= p.t
+        UNION ALL
+        SELECT CASE WHEN f.visited_at >= p.t THEN bs.lo ELSE m.mid + 1 END, CASE WHEN f.visited_at >= p.t THEN m.mid ELSE bs.hi END
+        FROM bs
+        CROSS JOIN LATERAL (SELECT (bs.lo + bs.hi) / 2 AS mid) m
+        CROSS JOIN LATERAL (SELECT v.visited_at FROM visits v WHERE v.run_seq = p.run AND v.seq >= m.mid ORDER BY v.run_seq, v.seq LIMIT 1) f
+        WHERE bs.lo < bs.hi
+      )
+    SELECT (SELECT v.seq FROM visits v WHERE v.run_seq = p.run AND v.seq >= bs.lo ORDER BY v.run_seq, v.seq LIMIT 1) AS seq FROM bs WHERE bs.lo >= bs.hi) c)`
+
 const FAR = 9e15
+// Bounds of a visit's entry times, whichever bits it has: its four possible times (never NULL,
+// so least/greatest answer as SQLite's min/max of several arguments do).
+const BOUNDS = TIMES.js.join(', ')
+/**
+ * How the run's envelope grows from the visits after `upTo` (a LATERAL subquery over the run's
+ * seq `run`, with `?` parameters maxAt and upTo): one pass in seq order, the running max of
+ * visited_at giving the disorder.
+ */
+const growSql = (run: string) => `(SELECT max(seq) AS up_to, max(visited_at) AS max_at, max(CASE WHEN logged <> 0 THEN visited_at - lo END) AS before,
+    max(CASE WHEN logged <> 0 THEN hi - visited_at END) AS after, max(greatest(prior, ?::int8) - visited_at) AS disorder
+  FROM (SELECT v.seq, v.visited_at, v.logged, least(${BOUNDS}) AS lo, greatest(${BOUNDS}) AS hi, max(v.visited_at) OVER (ORDER BY v.seq) AS prior
+    FROM visits v WHERE v.run_seq = ${run} AND v.seq > ?::int8) s)`
+type Grown = { up_to: number | null; max_at: number; before: number | null; after: number | null; disorder: number }
+type RunRow = Omit<RunRef, 'key'> & { created_at: number }
 
 /**
  * The run envelopes of page-records.ts (how far a run's entries stand from their visits'
- * visited_at, kept per run and grown from the visits recorded since), on PostgreSQL.
+ * visited_at, kept per run and grown from the visits recorded since), on PostgreSQL. A read
+ * finds its run and grows the run's envelope in one statement (`open`).
  *
  * Growing from `seq > upTo` assumes a run's visits become visible in seq order: true while one
  * execution at a time writes a run, each commit under the run's lease (the crawl store's commit
@@ -88,73 +132,46 @@ const FAR = 9e15
  * than a reader's snapshot holds only widens its bounds, which stays correct.
  */
 export function pgEnvelopes() {
-  const cache = new Map<string, Envelope>()
+  // By tenant and run id, which is what a read knows first; `key` tells a run from a later one
+  // given the same id (the first deleted), whose envelope starts again.
+  const cache = new Map<string, Envelope & { key: string }>()
+  const keyOf = (r: RunRow) => `${r.seq}/${r.id}/${r.created_at}`
+  const merge = (prev: Envelope | undefined, r: Grown): Envelope | null => {
+    if (r.up_to === null) return prev ?? null
+    const p = prev ?? { upTo: 0, maxAt: -FAR, before: 0, after: 0, disorder: 0 }
+    return { upTo: r.up_to, maxAt: Math.max(p.maxAt, r.max_at), before: Math.max(p.before, r.before ?? 0), after: Math.max(p.after, r.after ?? 0), disorder: Math.max(p.disorder, r.disorder) }
+  }
   return {
-    /**
-     * A visit whose visited_at reaches `t` while the one before it (if any) is below `t`: the
-     * SQLite engine's binary search over the run's seqs, O(log n) index probes, in one
-     * recursive statement (one round trip). Null when no visit reaches `t`.
-     */
-    async cut(db: Pg, runSeq: number, t: number): Promise<number | null> {
-      const row = first<{ seq: number | null }>(
-        await db`
-          WITH RECURSIVE
-            top AS (SELECT seq, visited_at FROM visits WHERE run_seq = ${runSeq}::int8 ORDER BY seq DESC LIMIT 1),
-            bs (lo, hi) AS (
-              SELECT (SELECT seq FROM visits WHERE run_seq = ${runSeq}::int8 ORDER BY seq LIMIT 1), top.seq FROM top WHERE top.visited_at >= ${t}::int8
-              UNION ALL
-              SELECT CASE WHEN f.visited_at >= ${t}::int8 THEN bs.lo ELSE m.mid + 1 END, CASE WHEN f.visited_at >= ${t}::int8 THEN m.mid ELSE bs.hi END
-              FROM bs
-              CROSS JOIN LATERAL (SELECT (bs.lo + bs.hi) / 2 AS mid) m
-              CROSS JOIN LATERAL (SELECT v.visited_at FROM visits v WHERE v.run_seq = ${runSeq}::int8 AND v.seq >= m.mid ORDER BY v.seq LIMIT 1) f
-              WHERE bs.lo < bs.hi
-            )
-          SELECT (SELECT v.seq FROM visits v WHERE v.run_seq = ${runSeq}::int8 AND v.seq >= bs.lo ORDER BY v.seq LIMIT 1) AS seq FROM bs WHERE bs.lo >= bs.hi`,
+    /** The tenant's run and its envelope (null before its first visit); null when the tenant has no such run. */
+    async open(db: Pg, tenant: string, runId: string): Promise<{ run: RunRef; envelope: Envelope | null } | null> {
+      const id = `${tenant}\n${runId}`
+      const known = cache.get(id)
+      const row = first<RunRow & Grown>(
+        await db.unsafe(numbered(`SELECT r.seq, r.id, r.job_id, r.tenant, r.created_at, g.* FROM runs r CROSS JOIN LATERAL ${growSql('r.seq')} g WHERE r.tenant = ? AND r.id = ?`), [
+          known?.maxAt ?? -FAR,
+          known?.upTo ?? 0,
+          tenant,
+          runId,
+        ]),
       )
-      return row?.seq ?? null
-    },
-
-    /**
-     * The run's visits that can hold entries at or after `from` and before `below` (epoch ms,
-     * either open): seqs in [first, end). Null when none can.
-     */
-    async seqRange(db: Pg, runSeq: number, e: Envelope, from: number | undefined, below: number | undefined): Promise<{ first: number; end: number } | null> {
-      const start = from === undefined ? 0 : await this.cut(db, runSeq, from - e.disorder - e.after)
-      if (start === null) return null
-      const end = below === undefined ? null : await this.cut(db, runSeq, below + e.disorder + e.before)
-      return { first: start, end: end ?? Number.MAX_SAFE_INTEGER }
-    },
-
-    /** The run's envelope (key: what tells this run from a later one given its seq); null before its first visit. */
-    async of(db: Pg, runSeq: number, key: string): Promise<Envelope | null> {
-      let e = cache.get(key)
-      const maxAt = e?.maxAt ?? -FAR
-      // Its four possible times bound a visit's entries, whichever bits it has (never NULL, so
-      // least/greatest answer as SQLite's min/max of several arguments do).
-      const times = STEP_TIMES.join(', ')
-      const [r] = numeric<{ up_to: number | null; max_at: number; before: number | null; after: number | null; disorder: number }>(
-        await db.unsafe(
-          `SELECT max(seq) AS up_to, max(visited_at) AS max_at, max(CASE WHEN logged <> 0 THEN visited_at - lo END) AS before,
-             max(CASE WHEN logged <> 0 THEN hi - visited_at END) AS after, max(greatest(prior, $1::int8) - visited_at) AS disorder
-           FROM (SELECT v.seq, v.visited_at, v.logged, least(${times}) AS lo, greatest(${times}) AS hi, max(v.visited_at) OVER (ORDER BY v.seq) AS prior
-             FROM visits v WHERE v.run_seq = $2::int8 AND v.seq > $3::int8) s`,
-          [maxAt, runSeq, e?.upTo ?? 0],
-        ),
-      )
-      if (!r || r.up_to === null) return e ?? null
-      if (cache.size >= 1000 && !e) cache.clear()
-      const prev = e ?? { upTo: 0, maxAt: -FAR, before: 0, after: 0, disorder: 0 }
-      e = {
-        upTo: r.up_to,
-        maxAt: Math.max(prev.maxAt, r.max_at),
-        before: Math.max(prev.before, r.before ?? 0),
-        after: Math.max(prev.after, r.after ?? 0),
-        disorder: Math.max(prev.disorder, r.disorder),
+      if (!row) return null
+      const key = keyOf(row)
+      const run: RunRef = { seq: row.seq, id: row.id, job_id: row.job_id, tenant: row.tenant, key }
+      let grown: Grown = row
+      let prev: Envelope | undefined = known
+      if (known && known.key !== key) {
+        // Another run of this id: its envelope from its first visit.
+        prev = undefined
+        grown = first<Grown>(await db.unsafe(numbered(`SELECT g.* FROM ${growSql('?::int8')} g`), [-FAR, run.seq, 0]))!
       }
-      // A read of an older snapshot must not take back what a newer one knew.
-      const now = cache.get(key)
-      if (!now || now.upTo <= e.upTo) cache.set(key, e)
-      return e
+      const envelope = merge(prev, grown)
+      if (envelope && envelope !== prev) {
+        if (cache.size >= 1000 && !cache.has(id)) cache.clear()
+        // A read of an older snapshot must not take back what a newer one knew.
+        const now = cache.get(id)
+        if (!now || now.key !== key || now.upTo <= envelope.upTo) cache.set(id, { ...envelope, key })
+      }
+      return { run, envelope }
     },
   }
 }

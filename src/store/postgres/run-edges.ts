@@ -28,7 +28,7 @@ export function edgeWalkStatement(run: number, linkSets: readonly string[][], fr
     params.push(hashes, hashes)
   }
   params.push(limit)
-  return { text: numbered(`SELECT v.seq, v.hash, v.visited_at, v.children FROM visits v WHERE ${where.join(' AND ')} ORDER BY v.seq LIMIT ?::int8`), params }
+  return { text: numbered(`SELECT v.seq, v.hash, v.visited_at, v.children FROM visits v WHERE ${where.join(' AND ')} ORDER BY v.run_seq, v.seq LIMIT ?::int8`), params }
 }
 
 /** Seqs of the tenant's hosts of these hashes or (normalized) domains; undefined without a filter. */

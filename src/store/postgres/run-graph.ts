@@ -42,7 +42,7 @@ export function visitStatement(tenant: string, run: number, f: VisitFilter, afte
   params.push(perPage + 1)
   return {
     text: numbered(
-      `SELECT v.seq AS _seq, ${VISIT_COLUMNS} FROM visits v JOIN links l ON l.tenant = ? AND l.hash = v.hash JOIN hosts h ON h.seq = l.host_seq WHERE ${where.join(' AND ')} ORDER BY v.seq LIMIT ?::int8`,
+      `SELECT v.seq AS _seq, ${VISIT_COLUMNS} FROM visits v JOIN links l ON l.tenant = ? AND l.hash = v.hash JOIN hosts h ON h.seq = l.host_seq WHERE ${where.join(' AND ')} ORDER BY v.run_seq, v.seq LIMIT ?::int8`,
     ),
     params,
   }
