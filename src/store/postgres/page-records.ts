@@ -85,10 +85,10 @@ export const PAGE_STEP_ROWS = `(VALUES (0, 'fetch', 1), (1, 'parse', 2), (2, 'st
 /**
  * The SQLite engine's `cut` (page-records.ts) as a scalar subquery with two `?` parameters, the
  * run's seq and a time `t`: a visit whose visited_at reaches `t` while the one before it (if
- * any) is below `t`, found by the same binary search over the run's seqs (O(log n) probes of
- * visits_by_run, each ordered by (run_seq, seq) so that no plan walks the primary key instead),
- * NULL when no visit reaches `t`. A subquery, so that a statement can find its bounds and read
- * within them in one round trip.
+ * any) is below `t`, found by the same binary search over the run's seqs (O(log n) index
+ * probes: visits_by_run, or the primary key where the run's statistics say its visits are
+ * dense), NULL when no visit reaches `t`. A subquery, so that a statement can find its bounds
+ * and read within them in one round trip.
  */
 export const CUT_SQL = `(SELECT c.seq FROM (SELECT ?::int8 AS run, ?::int8 AS t) p CROSS JOIN LATERAL (
     WITH RECURSIVE
