@@ -175,4 +175,3 @@ export function pgEnvelopes() {
     },
   }
 }
-export type PgEnvelopes = ReturnType<typeof pgEnvelopes>
