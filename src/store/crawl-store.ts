@@ -53,11 +53,56 @@ export type ResumeState = {
   hostFailures: { host: string; failures: number }[]
 }
 
+/** A host queue of a run that this process now holds (a shared store's claim). */
+export type HostGrant = {
+  host: string
+  /** Requests this process may have in flight to the host: the run's per_host_concurrency, or less under the cluster's per-host ceiling. */
+  slots: number
+  /** The earliest start of the host's next request: the delay its last holder left. */
+  nextAt: number
+  failures: number
+  /**
+   * Rows of the host a holder that died had taken to fetch and never settled: possibly fetched,
+   * fetched again now, each logged (taken_at is when it took them). They are queued again.
+   */
+  interrupted: (Claimed & { taken_at: number })[]
+}
+
+/**
+ * How a store shared by many processes lets them crawl one run together (the PostgreSQL engine;
+ * decision 112). A run is joined, not held: claimRun adds the process as one of its workers, and
+ * the work is leased by host queue, so per-host limits, the delay and robots.txt hold for every
+ * process at once. A process fetches only URLs of hosts it holds, taking their rows from the
+ * frontier as it starts them; rows it discovers go to the frontier and reach whoever holds their host.
+ */
+export interface SharedCrawl {
+  /**
+   * Takes up to `want` of the run's host queues that have work and no live holder, each with
+   * min(perHost, what the per-host `ceiling` leaves of it across every run and process) slots.
+   */
+  claimHosts(runSeq: number, owner: string, want: number, now: number, until: number, perHost: number, ceiling: number): Promise<HostGrant[]>
+  /** Renews this worker and its hosts; null when it is no longer a worker of the run (finished, deleted, lapsed). */
+  renewHosts(runSeq: number, owner: string, until: number): Promise<string[] | null>
+  /** Gives hosts back (no work left for this process), with when each may next be fetched. */
+  releaseHosts(runSeq: number, owner: string, hosts: { host: string; nextAt: number }[]): Promise<void>
+  /** Takes up to `n` queued rows, ready by `now`, of each of these held hosts: they are in flight from now. */
+  take(runSeq: number, owner: string, wants: { host: string; n: number }[], now: number): Promise<Claimed[]>
+  /** Puts rows this owner took and will not start (its host went to another) back in the queue. */
+  giveBack(runSeq: number, owner: string, seqs: number[]): Promise<void>
+  /** Where the run stands across processes: rows queued or in flight, hosts with work no live worker holds, live workers. */
+  outlook(runSeq: number, now: number): Promise<{ remaining: number; freeHosts: number; workers: number }>
+  /** Calls `onChange` when any process creates a run or moves one (LISTEN/NOTIFY); answers how to stop. */
+  watch(onChange: () => void): Promise<() => Promise<void>>
+}
+
 /**
  * The crawl engine's part of the store: async, and batch-oriented on the hot path. The engine
  * knows this interface only; the SQLite engine implements it (sqlite-crawl-store.ts).
  */
 export interface CrawlStore {
+  /** Present when many processes share each run (PostgreSQL); absent when one process holds a run whole (SQLite). */
+  shared?: SharedCrawl
+
   // ---- runs a runner may take, and their leases
   claimable(now: number, limit: number): Promise<ClaimableRun[]>
   run(seq: number): Promise<ClaimableRun | null>

@@ -3,51 +3,83 @@ import type { CrawlBatch, CrawlEnd, RunCounters } from '../crawl-store'
 import { insertArtifacts } from './artifacts'
 import { ensureLinks } from './catalogue'
 import { recordPages, writeLogs } from './crawl-logs'
-import { applyMarks, counts, enqueue, errorCounts as storedErrorCounts, failQueued, reclaim, saveCounters, saveHostFailures } from './crawl-frontier'
+import { applyMarks, counts, enqueue, failQueued, saveHostFailures } from './crawl-frontier'
 import { first, type Pg } from './pg'
 import { finish } from './crawl-runs'
 
+/** What one process last sent for a run: a batch's counters and error counts are its own, and the run's move by the difference. */
+export type Sent = { counters: RunCounters; errors: Record<string, number> }
+
 /**
- * Writes an execution's batch in one transaction if `owner` still holds the run (the port of
- * sqliteCrawlStore.commit): false, and nothing written, when the run is gone or another process
- * holds it.
+ * Writes an execution's batch in one transaction if `owner` is still a worker of the run
+ * (decision 112): false, and nothing written, when the run is gone or finished, or the process
+ * is no longer one of its workers. The run row is locked first, so the commits of one run's
+ * processes go one at a time: each adds its own progress to the run's counters and error counts,
+ * and their frontier inserts, keyed by URL, cannot deadlock.
  */
-export async function commitBatch(sql: Pg, runSeq: number, owner: string, batch: CrawlBatch, end?: CrawlEnd): Promise<{ held: boolean; counters: RunCounters }> {
-  let counters: RunCounters = batch.counters
-  const held = await sql.begin(async (tx) => {
-    // The run row stays locked until the commit: a claimRun or renew of another process waits for
-    // it and then sees this lease, so no one can take the run between the check and the rows (a
-    // run another process took may have given these seqs to other URLs). A process whose lease
-    // lapsed and was taken meanwhile finds no row here.
-    const run = first<{ tenant: string }>(await tx`SELECT tenant FROM runs WHERE seq = ${runSeq} AND lease_owner = ${owner} FOR UPDATE`)
-    if (!run) return false
+export async function commitBatch(sql: Pg, runSeq: number, owner: string, batch: CrawlBatch, sent: Sent, end?: CrawlEnd): Promise<{ held: boolean; counters: RunCounters; sent: Sent }> {
+  return sql.begin(async (tx) => {
+    const run = first<{ tenant: string; error_counts: string }>(await tx`SELECT tenant, error_counts FROM runs WHERE seq = ${runSeq} FOR NO KEY UPDATE`)
+    const worker = run && first(await tx`SELECT 1 AS one FROM run_workers WHERE run_seq = ${runSeq} AND owner = ${owner}`)
+    if (!run || !worker) return { held: false, counters: batch.counters, sent }
     const { tenant } = run
     if (batch.links.length) await ensureLinks(tx, tenant, batch.links)
-    await enqueue(tx, runSeq, batch.enqueued)
+    // The engine counted every entry it enqueued as queued; another process may have queued some
+    // first, and a fetched redirect target may have been queued here or there.
+    const queuedFix = await enqueue(tx, runSeq, batch.enqueued)
     await applyMarks(tx, runSeq, batch.marks)
     await saveHostFailures(tx, runSeq, batch.hostFailures)
     if (batch.pages.length) await recordPages(tx, runSeq, batch.pages, tenant)
     if (batch.logs.length) await writeLogs(tx, batch.logs)
     if (batch.artifacts.length) await insertArtifacts(tx, batch.artifacts)
-    let errorCounts = batch.errorCounts
-    if (end) {
-      // What is in flight goes back to the queue for whoever runs this next.
-      await reclaim(tx, runSeq)
-      if (end.failQueued) {
-        const n = await failQueued(tx, runSeq)
-        if (n > 0) {
-          const stored = errorCounts ?? (await storedErrorCounts(tx, runSeq))
-          errorCounts = sortedCounts(Object.entries({ ...stored, left_queued: (stored.left_queued ?? 0) + n }))
-        }
-      }
-      const c = await counts(tx, runSeq)
-      counters = { ...counters, queued: c.queued + c.leased, failed: c.failed }
-      if (end.finish) await finish(tx, runSeq, end.finish.reason, Date.now(), end.finish.outcome)
-      await tx`UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE seq = ${runSeq} AND lease_owner = ${owner}`
+
+    // What this commit sends becomes the new baseline only if the transaction commits.
+    const next: Sent = { ...sent }
+    const c = batch.counters
+    const d = sent.counters
+    let counters = first<RunCounters>(
+      await tx`UPDATE runs SET queued = queued + ${c.queued - d.queued + queuedFix}, visited = visited + ${c.visited - d.visited}, failed = failed + ${c.failed - d.failed},
+        bytes = bytes + ${c.bytes - d.bytes}, fetched = fetched + ${c.fetched - d.fetched}, depth_cut = GREATEST(depth_cut, ${c.depth_cut})
+        WHERE seq = ${runSeq} RETURNING queued, visited, failed, bytes, fetched, depth_cut`,
+    )!
+    next.counters = counters
+    let errors = JSON.parse(run.error_counts) as Record<string, number>
+    let errorsChanged = false
+    if (batch.errorCounts) {
+      errors = added(errors, batch.errorCounts, sent.errors)
+      next.errors = batch.errorCounts
+      errorsChanged = true
     }
-    // The run's counters move with the rows they count, so a resumed run starts from both.
-    await saveCounters(tx, runSeq, counters, errorCounts)
-    return true
+    if (end) {
+      // What this process had taken and not settled goes back to the queue for the others.
+      await tx`UPDATE frontier SET state = 0, taken_by = NULL, lease_until = NULL WHERE run_seq = ${runSeq} AND state = 1 AND taken_by = ${owner}`
+      if (end.finish) {
+        if (end.failQueued) {
+          const n = await failQueued(tx, runSeq)
+          if (n > 0) {
+            errors = { ...errors, left_queued: (errors.left_queued ?? 0) + n }
+            errorsChanged = true
+          }
+        }
+        const rows = await counts(tx, runSeq)
+        counters = { ...counters, queued: rows.queued + rows.leased, failed: rows.failed }
+        await tx`UPDATE runs SET queued = ${counters.queued}, failed = ${counters.failed} WHERE seq = ${runSeq}`
+        await finish(tx, runSeq, end.finish.reason, Date.now(), end.finish.outcome)
+      }
+      await tx`DELETE FROM run_workers WHERE run_seq = ${runSeq} AND owner = ${owner}`
+      await tx`UPDATE run_hosts SET owner = NULL, lease_until = NULL, slots = 0 WHERE run_seq = ${runSeq} AND owner = ${owner}`
+    }
+    if (errorsChanged) await tx`UPDATE runs SET error_counts = ${JSON.stringify(sortedCounts(Object.entries(errors)))} WHERE seq = ${runSeq}`
+    return { held: true, counters, sent: next }
   })
-  return { held, counters }
+}
+
+/** The stored counts plus what `now` counted since `before` (both one process's totals). */
+function added(stored: Record<string, number>, now: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const out = { ...stored }
+  for (const [reason, n] of Object.entries(now)) {
+    const more = n - (before[reason] ?? 0)
+    if (more) out[reason] = (out[reason] ?? 0) + more
+  }
+  return out
 }

@@ -21,34 +21,56 @@ export async function errorCounts(sql: Pg, runSeq: number): Promise<Record<strin
   return JSON.parse(row?.error_counts ?? '{}') as Record<string, number>
 }
 
-/** New frontier rows of every group of the batch, in one statement; a seq already there stays as it is (INSERT OR IGNORE). */
-export async function enqueue(tx: Pg, runSeq: number, groups: CrawlBatch['enqueued']): Promise<void> {
-  const seqs: number[] = []
-  const hashes: string[] = []
-  const urls: string[] = []
-  const hosts: string[] = []
-  const depths: number[] = []
-  const parents: (string | null)[] = []
-  const kinds: number[] = []
-  const states: number[] = []
+/**
+ * New frontier rows of every group of the batch, keyed by URL: a URL another process queued
+ * first stays as it is. Seqs come from the frontier's sequence in the order the engine found the
+ * URLs (the engine's own numbering is for the SQLite engine, where one process holds a run). A
+ * fetched redirect target (`done`) settles its URL's row if one is still waiting. The hosts of new
+ * rows get their run_hosts row, which is what processes lease. Answers how far the engine's count
+ * of queued rows is off: rows another process had queued, and waiting rows a redirect settled.
+ */
+export async function enqueue(tx: Pg, runSeq: number, groups: CrawlBatch['enqueued']): Promise<number> {
+  const rows = { hashes: [] as string[], urls: [] as string[], hosts: [] as string[], depths: [] as number[], parents: [] as (string | null)[], kinds: [] as number[] }
+  const done = { hashes: [] as string[], urls: [] as string[], hosts: [] as string[], depths: [] as number[], parents: [] as (string | null)[], kinds: [] as number[] }
   for (const g of groups) {
-    const state = g.done ? DONE : QUEUED
-    g.entries.forEach((e, i) => {
-      seqs.push(g.first + i)
-      hashes.push(e.hash)
-      urls.push(e.url)
-      hosts.push(e.host)
-      depths.push(e.depth)
-      parents.push(e.parent)
-      kinds.push(e.kind)
-      states.push(state)
-    })
+    const to = g.done ? done : rows
+    for (const e of g.entries) {
+      to.hashes.push(e.hash)
+      to.urls.push(e.url)
+      to.hosts.push(e.host)
+      to.depths.push(e.depth)
+      to.parents.push(e.parent)
+      to.kinds.push(e.kind)
+    }
   }
-  if (!seqs.length) return
-  await tx`INSERT INTO frontier (run_seq, seq, hash, url, host, depth, parent, kind, state)
-    SELECT ${runSeq}, * FROM unnest(${tx.array(seqs, 'int8')}, ${tx.array(hashes, 'text')}, ${tx.array(urls, 'text')}, ${tx.array(hosts, 'text')},
-      ${tx.array(depths, 'int4')}, ${tx.array(parents, 'text')}, ${tx.array(kinds, 'int4')}, ${tx.array(states, 'int4')})
-    ON CONFLICT DO NOTHING`
+  let fix = 0
+  if (rows.hashes.length) {
+    // nextval is taken after the sort, so seqs follow the order found.
+    const inserted = numeric<{ host: string }>(
+      await tx`INSERT INTO frontier (run_seq, seq, hash, url, host, depth, parent, kind, state)
+        SELECT ${runSeq}, nextval('frontier_seq'), x.hash, x.url, x.host, x.depth, x.parent, x.kind, ${QUEUED}::int
+        FROM unnest(${tx.array(rows.hashes, 'text')}, ${tx.array(rows.urls, 'text')}, ${tx.array(rows.hosts, 'text')},
+          ${tx.array(rows.depths, 'int4')}, ${tx.array(rows.parents, 'text')}, ${tx.array(rows.kinds, 'int4')}) WITH ORDINALITY AS x (hash, url, host, depth, parent, kind, ord)
+        ORDER BY x.ord
+        ON CONFLICT (run_seq, hash) DO NOTHING RETURNING host`,
+    )
+    fix -= rows.hashes.length - inserted.length
+    const hosts = [...new Set(inserted.map((r) => r.host))]
+    if (hosts.length) await tx`INSERT INTO run_hosts (run_seq, host) SELECT ${runSeq}, * FROM unnest(${tx.array(hosts, 'text')}) ON CONFLICT (run_seq, host) DO NOTHING`
+  }
+  if (done.hashes.length) {
+    const settled = numeric<{ was_queued: boolean }>(
+      await tx`INSERT INTO frontier AS f (run_seq, seq, hash, url, host, depth, parent, kind, state)
+        SELECT ${runSeq}, nextval('frontier_seq'), x.hash, x.url, x.host, x.depth, x.parent, x.kind, ${DONE}::int
+        FROM unnest(${tx.array(done.hashes, 'text')}, ${tx.array(done.urls, 'text')}, ${tx.array(done.hosts, 'text')},
+          ${tx.array(done.depths, 'int4')}, ${tx.array(done.parents, 'text')}, ${tx.array(done.kinds, 'int4')}) WITH ORDINALITY AS x (hash, url, host, depth, parent, kind, ord)
+        ORDER BY x.ord
+        ON CONFLICT (run_seq, hash) DO UPDATE SET state = ${DONE}::int WHERE f.state = ${QUEUED}::int
+        RETURNING (xmax <> 0) AS was_queued`,
+    )
+    fix -= settled.filter((r) => r.was_queued).length
+  }
+  return fix
 }
 
 /**
@@ -85,7 +107,7 @@ export function foldMoves(marks: readonly FrontierMark[]): FoldedMoves {
 export async function applyMarks(tx: Pg, runSeq: number, marks: readonly FrontierMark[]): Promise<void> {
   if (!marks.length) return
   const m = foldMoves(marks)
-  await tx`UPDATE frontier f SET state = m.state, lease_until = NULL, attempts = f.attempts + m.attempts, not_before = coalesce(m.not_before, f.not_before)
+  await tx`UPDATE frontier f SET state = m.state, lease_until = NULL, taken_by = NULL, attempts = f.attempts + m.attempts, not_before = coalesce(m.not_before, f.not_before)
     FROM unnest(${tx.array(m.seqs, 'int8')}, ${tx.array(m.states, 'int4')}, ${tx.array(m.attempts, 'int4')}, ${tx.array(m.notBefore, 'int8')}) AS m (seq, state, attempts, not_before)
     WHERE f.run_seq = ${runSeq} AND f.seq = m.seq`
 }

@@ -1,34 +1,36 @@
-import type { Claimed, CrawlStore, RobotsRecord, RunCounters } from '../crawl-store'
+import type { CrawlStore, RobotsRecord, RunCounters } from '../crawl-store'
 import { journalRuns, RunJournal } from '../fetch-journal'
-import { commitBatch } from './crawl-commit'
-import { errorCounts, reclaim } from './crawl-frontier'
+import { pgSharedCrawl } from './cluster'
+import { commitBatch, type Sent } from './crawl-commit'
+import { errorCounts } from './crawl-frontier'
 import { loggedSince, writeLogs } from './crawl-logs'
 import { pgRunLeases } from './crawl-runs'
 import { first, numeric, type Pg } from './pg'
 
 /**
- * The crawl engine's store on PostgreSQL (the port of sqlite-crawl-store.ts); `journalDir` is
- * this process's local fetch-journal folder (null: none). Many processes may run executions
- * against one database: a run's rows are written only by the holder of its lease, and a batch
- * only after the lease is checked under the run row's lock (crawl-commit.ts).
+ * The crawl engine's store on PostgreSQL; `journalDir` is this process's local fetch-journal
+ * folder (null: none). Many processes crawl each run together (decision 112): they join it as
+ * workers (crawl-runs.ts), lease its host queues (cluster.ts), and commit their batches one at
+ * a time under the run row's lock, each adding its own progress (crawl-commit.ts).
  */
 export function pgCrawlStore(sql: Pg, journalDir: string | null): CrawlStore {
+  /** Per run this process executes: what its commits last sent, so each adds only its own progress. */
+  const sent = new Map<number, Sent>()
   return {
+    shared: pgSharedCrawl(sql),
     ...pgRunLeases(sql),
 
-    resume: (runSeq) =>
-      // One transaction: the leases given back and the state read are one step, as in SQLite.
-      sql.begin(async (tx) => {
-        await reclaim(tx, runSeq)
-        const counters = first<RunCounters>(await tx`SELECT queued, visited, failed, bytes, fetched, depth_cut FROM runs WHERE seq = ${runSeq}`) as RunCounters
-        const hashes = ((await tx`SELECT hash FROM frontier WHERE run_seq = ${runSeq}`.values()) as [string][]).map((r) => r[0])
-        const maxSeq = first<{ n: number }>(await tx`SELECT coalesce(max(seq), 0) AS n FROM frontier WHERE run_seq = ${runSeq}`)!.n
-        const queued = numeric<Claimed & { not_before: number }>(
-          await tx`SELECT seq, hash, url, host, depth, parent, kind, attempts, not_before FROM frontier WHERE run_seq = ${runSeq} AND state IN (0, 1) ORDER BY seq`,
-        )
-        const hostFailures = numeric<{ host: string; failures: number }>(await tx`SELECT host, failures FROM run_hosts WHERE run_seq = ${runSeq} AND failures > 0 ORDER BY host`)
-        return { counters, errorCounts: await errorCounts(tx, runSeq), hashes, maxSeq, queued, hostFailures }
-      }),
+    async resume(runSeq) {
+      // Nothing is reclaimed: other processes may have rows of this run in flight. What a
+      // process that died had taken goes back to the queue when its hosts are claimed (cluster.ts).
+      // Nothing is queued locally either: rows reach this process through the hosts it claims.
+      const counters = first<RunCounters>(await sql`SELECT queued, visited, failed, bytes, fetched, depth_cut FROM runs WHERE seq = ${runSeq}`) as RunCounters
+      const errors = await errorCounts(sql, runSeq)
+      // Copies: the engine counts on the objects it is given.
+      sent.set(runSeq, { counters: { ...counters }, errors: { ...errors } })
+      const hashes = ((await sql`SELECT hash FROM frontier WHERE run_seq = ${runSeq}`.values()) as [string][]).map((r) => r[0])
+      return { counters, errorCounts: errors, hashes, maxSeq: hashes.length, queued: [], hostFailures: [] }
+    },
     robots: async (runSeq, host) => first<RobotsRecord>(await sql`SELECT robots_status AS status, robots_body AS body FROM run_hosts WHERE run_seq = ${runSeq} AND host = ${host}`),
     saveRobots: async (runSeq, host, rec) =>
       void (await sql`INSERT INTO run_hosts (run_seq, host, robots_status, robots_body) VALUES (${runSeq}, ${host}, ${rec.status}, ${rec.body})
@@ -36,7 +38,12 @@ export function pgCrawlStore(sql: Pg, journalDir: string | null): CrawlStore {
     loggedSince: (runSeq, urlHash, step, since) => loggedSince(sql, runSeq, urlHash, step, since),
     pageFetched: async (runSeq) => first<{ yes: boolean }>(await sql`SELECT EXISTS (SELECT 1 FROM visits WHERE run_seq = ${runSeq} AND status < 400) AS yes`)!.yes === true,
 
-    commit: (runSeq, owner, batch, end) => commitBatch(sql, runSeq, owner, batch, end),
+    async commit(runSeq, owner, batch, end) {
+      const out = await commitBatch(sql, runSeq, owner, batch, sent.get(runSeq) ?? { counters: zero(), errors: {} }, end)
+      if (end || !out.held) sent.delete(runSeq)
+      else sent.set(runSeq, out.sent)
+      return { held: out.held, counters: out.counters }
+    },
     /** Which of these blob keys an artifact row (of any tenant) names: those bodies must stay. */
     async claimedBodies(keys) {
       if (!keys.length) return new Set()
@@ -51,3 +58,5 @@ export function pgCrawlStore(sql: Pg, journalDir: string | null): CrawlStore {
     journalRuns: () => journalRuns(journalDir),
   }
 }
+
+const zero = (): RunCounters => ({ queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 })

@@ -63,11 +63,13 @@ export async function createRun(tx: Pg, tenant: string, job: JobRef, run: NewRun
   await indexLabels(tx, 'run', tenant, inserted.seq, job.labels)
   if (!run.lease) return { run: toRun(inserted), seq: inserted.seq }
   const now = Date.now()
+  // Its creator joins it as its first worker (decision 112): other processes may join it too.
   const leased = first<RunRow>(
-    await tx`UPDATE runs AS t SET status = 'running', started_at = coalesce(t.started_at, ${now}::bigint), lease_owner = ${run.lease.owner}, lease_until = ${now + run.lease.ms}
+    await tx`UPDATE runs AS t SET status = 'running', started_at = coalesce(t.started_at, ${now}::bigint)
              WHERE t.seq = ${inserted.seq} AND t.status = 'pending' RETURNING ${tx.unsafe(COLUMNS)}`,
   )
   if (!leased) throw new Error('the new run could not be leased')
+  await tx`INSERT INTO run_workers (run_seq, owner, lease_until) VALUES (${inserted.seq}, ${run.lease.owner}, ${now + run.lease.ms})`
   return { run: toRun(leased), seq: inserted.seq }
 }
 
