@@ -24,6 +24,9 @@ import { readSitemaps, sitemapDepsOf } from './sitemap-seeds'
 import { hostOf, linkHash, normalizeUrl } from '../core/url'
 import { PageVisitor } from './visit'
 import { Waker } from './waker'
+import { Commits } from './commits'
+import { SharedHosts } from './shared-hosts'
+import { hostEnded, hostRoom, hostStarted } from './host-load'
 import { StoreParseContext } from '../catalogue/parse-context'
 
 export type EngineDeps = {
@@ -33,7 +36,11 @@ export type EngineDeps = {
   parser: ParsePool
   blobs: BlobStore
   log: Logger
+  /** TRAWL_HOST_CEILING: requests in flight to one host over every run (and every process of a shared store). */
+  hostCeiling?: number
 }
+
+export const DEFAULT_HOST_CEILING = 8
 export type RunRow = { seq: number; id: string; tenant: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
 export type StopReason = 'max_depth' | 'max_urls' | 'max_empty_evaluations' | 'max_age' | 'manual' | 'empty_seed' | 'unknown'
 /** How an execution ended: the run finished, or it was left for later (paused, shut down, taken away). */
@@ -67,20 +74,15 @@ export class RunExecution {
   /** Whether parsing or discovery asks for pattern sets (category guards, scope.categories). */
   readonly needsPatterns: boolean
   counters!: RunCounters
-  private errors = new ErrorTally({})
   readonly journal: ReturnType<CrawlStore['journal']>
   private readonly visitor: PageVisitor
   /** The run ended after max_empty_evaluations empty looks with URLs still queued. */
   private stalled = false
   nextSeq = 0
   inFlight = 0
-  /**
-   * Finished pages whose rows are not committed yet (in the batch being built, or in the one
-   * being committed). They keep their slot until then: a kill -9 refetches at most
-   * `concurrency` pages (those in flight and those uncommitted together).
-   */
-  private waiting = 0
-  private committingPages = 0
+  readonly commits: Commits
+  /** This process's share of a run that many crawl together (a shared store); null when it holds the run whole. */
+  readonly shared: SharedHosts | null
   private emptyEvaluations = 0
   private lastEvaluation = 0
   private lastRenew = 0
@@ -88,16 +90,16 @@ export class RunExecution {
   seedsDisallowed = 0
   private startupWork = 0
   leaving: Outcome | null = null
-  private committing: Promise<void> | null = null
   private readonly waker = new Waker()
   private orphansDropped: Promise<void> = Promise.resolve()
   readonly maxUrls: number
+  private readonly hostCeiling: number
   private readonly maxAgeMs: number
 
   constructor(
     readonly run: RunRow,
     readonly deps: EngineDeps,
-    private readonly owner: string,
+    readonly owner: string,
   ) {
     const cfg = (this.cfg = run.config)
     this.scope = new Scope(cfg.seeds, { domains: cfg.scope.domains!, include: cfg.scope.include ?? [], exclude: cfg.scope.exclude ?? [] })
@@ -115,6 +117,10 @@ export class RunExecution {
     this.maxAgeMs = parseDuration(cfg.limits.max_age ?? '1h')!
     this.robots = new RobotsLoader(robotsDepsOf(this))
     this.visitor = new PageVisitor(this, this.journal)
+    this.commits = new Commits(this)
+    this.hostCeiling = deps.hostCeiling ?? DEFAULT_HOST_CEILING
+    const shared = deps.store.crawl.shared
+    this.shared = shared ? new SharedHosts(this, shared, owner, this.hostCeiling, LEASE_MS) : null
   }
 
   /** Asks the execution to leave at once: in-flight fetches are aborted and requeued. */
@@ -149,7 +155,7 @@ export class RunExecution {
     }
     const outcome = this.leaving!
     try {
-      await this.committing
+      await this.commits.settled()
       await this.end(outcome)
     } catch (err) {
       this.deps.log.error('crawl checkpoint failed', { run: this.run.id, error: String(err) })
@@ -164,10 +170,10 @@ export class RunExecution {
   private async end(outcome: Outcome) {
     // A `manual` finish was written by the stop itself; the engine writes the others.
     const finish = 'finished' in outcome && outcome.finished !== 'manual' ? outcome.finished : null
-    if (finish) await this.commitNow() // the pages first: the outcome reads whether any was answered
+    if (finish) await this.commits.now() // the pages first: the outcome reads whether any was answered
     const failQueued = finish !== null && finish !== 'max_urls' && finish !== 'max_age'
     const outcomeText = finish ? runOutcome(finish, { stalled: this.stalled, pageFetched: await this.deps.store.crawl.pageFetched(this.run.seq) }) : null
-    this.saveErrorCounts()
+    this.commits.saveErrorCounts()
     const out = await this.batch.commit(this.owner, this.counters, { finish: finish ? { reason: finish, outcome: outcomeText } : null, failQueued })
     if (out.held) this.counters = out.counters
   }
@@ -177,7 +183,7 @@ export class RunExecution {
   private async resume() {
     const state = await this.deps.store.crawl.resume(this.run.seq)
     this.counters = state.counters
-    this.errors = new ErrorTally(state.errorCounts)
+    this.commits.errors = new ErrorTally(state.errorCounts)
     const interrupted = await logInterrupted(this.deps.store.crawl, this.run.seq, this.journal, this.batch)
     if (interrupted) this.deps.log.info('interrupted fetches logged', { run: this.run.id, fetches: interrupted })
     // Bodies an earlier holder put and never committed rows for: gone, as their pages are refetched.
@@ -229,12 +235,14 @@ export class RunExecution {
     this.batch.links(uncataloged)
     this.batch.enqueue(fresh, first)
     this.nextSeq += fresh.length
+    this.counters.queued += fresh.length
+    // A shared run's rows reach local queues through the holders of their hosts (SharedHosts.take).
+    if (this.shared) return fresh.length
     fresh.forEach((e, i) => {
       const h = this.hosts.get(e.host)
       h.origin ||= new URL(e.url).origin
       h.buffer.push({ ...e, attempts: 0, seq: first + i })
     })
-    this.counters.queued += fresh.length
     return fresh.length
   }
 
@@ -244,20 +252,23 @@ export class RunExecution {
     const perHost = this.cfg.politeness.per_host_concurrency!
     // A due commit first: SQLite commits before the call returns, and `now` below dates the
     // host delays of the fetches that start after it.
-    if (this.commitDue(Date.now())) this.commitSoon()
+    if (this.commits.due(Date.now())) this.commits.soon()
     const now = Date.now()
-    const used = () => this.inFlight + this.waiting + this.committingPages
+    this.shared?.pump(now)
+    const used = () => this.inFlight + this.commits.held
     for (const host of this.hosts.all()) {
       if (used() >= concurrency || this.leaving) return
       this.hosts.release(host, now)
-      if (!host.buffer.length || host.inFlight >= perHost || host.nextAt > now) continue
+      const slots = host.slots ?? perHost
+      if (!host.buffer.length || host.inFlight >= slots || host.nextAt > now) continue
       if (this.counters.fetched + this.inFlight >= this.maxUrls) return
       if (host.robots === null) {
         if (!host.robotsLoading) void this.robots.load(host).finally(() => this.poke())
         continue
       }
       // With a delay, one request at a time starts per gap; without, fill the host's slots.
-      const room = Math.min(host.delayMs > 0 ? 1 : perHost - host.inFlight, concurrency - used(), this.maxUrls - this.counters.fetched - this.inFlight)
+      const room = Math.min(host.delayMs > 0 ? 1 : slots - host.inFlight, concurrency - used(), this.maxUrls - this.counters.fetched - this.inFlight, hostRoom(host.key, this.hostCeiling))
+      if (room <= 0) continue
       const starting = host.buffer.splice(0, room)
       host.nextAt = now + host.delayMs
       for (const c of starting) this.start(host, c)
@@ -267,10 +278,12 @@ export class RunExecution {
   private start(host: Host, c: Claimed) {
     host.inFlight++
     this.inFlight++
+    hostStarted(host.key)
     void this.visitor.visit(host, c).finally(() => {
+      hostEnded(host.key)
       host.inFlight--
       this.inFlight--
-      this.waiting++
+      this.commits.waiting++
       this.poke()
     })
   }
@@ -281,10 +294,15 @@ export class RunExecution {
    */
   private async evaluate() {
     if (this.inFlight > 0 || this.startupWork > 0 || this.leaving) return
-    await this.commitNow()
+    await this.commits.now()
     const now = Date.now()
     if (this.counters.fetched >= this.maxUrls) return this.leave({ finished: 'max_urls' })
     const loading = this.hosts.robotsLoading()
+    if (this.shared) {
+      // Other processes hold the rest of the run: it is over when no row is left anywhere.
+      if (this.hosts.queued() === 0 && !loading && (await this.shared.evaluate(now))) return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
+      return
+    }
     if (this.hosts.queued() === 0 && !loading) {
       if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
       return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
@@ -308,63 +326,14 @@ export class RunExecution {
     if (now - this.run.started_at - row.paused_ms >= this.maxAgeMs) return this.leave({ finished: 'max_age' })
     if (now - this.lastRenew >= RENEW_MS) {
       this.lastRenew = now
-      if (!(await this.deps.store.crawl.renew(this.run.seq, this.owner, now + LEASE_MS))) return this.leave({ left: 'lost_lease' })
+      const renewed = this.shared ? await this.shared.renew(now + LEASE_MS) : await this.deps.store.crawl.renew(this.run.seq, this.owner, now + LEASE_MS)
+      if (!renewed) return this.leave({ left: 'lost_lease' })
     }
     collectGarbage(now)
   }
 
-  // ------------------------------------------------------------------ commits
-
-  /**
-   * On time (COMMIT_MS) and on count: when half the slots hold finished pages, so pages never
-   * wait for a whole round of slots, and a crawl that stores nothing still commits pages together.
-   */
-  private commitDue(now: number): boolean {
-    return this.batch.due(now) || this.waiting >= Math.max(1, this.cfg.politeness.concurrency! >> 1)
-  }
-
-  /** Starts a commit of the batch unless one is under way (pages go on meanwhile, into the next batch). */
-  private commitSoon() {
-    if (this.committing) return
-    this.committing = this.commitBatch().finally(() => {
-      this.committing = null
-    })
-  }
-
-  /** Commits what is buffered now, after any commit under way. */
-  private async commitNow() {
-    await this.committing
-    this.commitSoon()
-    await this.committing
-  }
-
-  private async commitBatch() {
-    if (this.batch.empty && this.waiting === 0 && !this.errors.changed) return
-    this.saveErrorCounts()
-    // The batch is taken now: the pages finished so far are in it, and free their slots once it lands.
-    const pages = this.waiting
-    this.waiting = 0
-    this.committingPages += pages
-    try {
-      const out = await this.batch.commit(this.owner, { ...this.counters })
-      if (!out.held) this.leave({ left: 'lost_lease' })
-    } catch (err) {
-      this.deps.log.error('crawl commit failed', { run: this.run.id, error: String(err) })
-      this.leave({ finished: 'unknown' })
-    } finally {
-      this.committingPages -= pages
-      // Their slots are free: the loop may start fetches now rather than at its next tick.
-      if (pages > 0) this.poke()
-    }
-  }
-
-  private saveErrorCounts() {
-    const counts = this.errors.takeChanged()
-    if (counts) this.batch.errorCounts(counts)
-  }
-
   countError(reason: string, n = 1) {
-    this.errors.add(reason, n)
+    this.commits.errors.add(reason, n)
   }
 
   // ------------------------------------------------------------------ leaving and waking

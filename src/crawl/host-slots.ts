@@ -8,6 +8,8 @@ export type Host = {
   key: string
   origin: string
   inFlight: number
+  /** Requests it may have in flight when the cluster's per-host ceiling granted fewer than per_host_concurrency (a shared run). */
+  slots?: number
   /** Earliest start of the next request: politeness delay, backoff. */
   nextAt: number
   delayMs: number

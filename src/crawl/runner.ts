@@ -19,6 +19,7 @@ export class Runner {
   private stopped = false
   private polling = false
   private sweeping: Promise<void> = Promise.resolve()
+  private unwatch: Promise<(() => Promise<void>) | null> = Promise.resolve(null)
   /** Called with each execution as it ends (the CLI's summary, tests). */
   onFinish: ((runSeq: number, outcome: Outcome) => void) | null = null
 
@@ -40,6 +41,19 @@ export class Runner {
       await sweepJournals(store.crawl, blobs, log, going)
       await finishBodyDeletions(blobs, store.artifacts, log, await store.artifacts.pendingBodyDeletions(), going)
     })().catch((err) => log.warn('the start-up sweep of journals and deleted runs failed; the next start tries again', { error: String(err) }))
+    // A shared store tells every process when a run is created, paused, resumed or stopped
+    // anywhere: this runner looks for work, and its executions read their run's state, at once.
+    const shared = store.crawl.shared
+    if (shared)
+      this.unwatch = shared
+        .watch(() => {
+          this.notify()
+          for (const { execution } of this.active.values()) execution.poke()
+        })
+        .catch((err) => {
+          log.warn('listening for run changes failed; runs are polled', { error: String(err) })
+          return null
+        })
     this.poll()
   }
 
@@ -64,6 +78,9 @@ export class Runner {
     for (const { execution } of this.active.values()) execution.shutdown()
     await Promise.all([...this.active.values()].map((a) => a.done))
     await this.sweeping
+    await (
+      await this.unwatch
+    )?.()
   }
 
   private async poll() {

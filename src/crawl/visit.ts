@@ -80,7 +80,8 @@ export class PageVisitor {
       const wait = x.hosts.backoff(host, result)
       const notBefore = Date.now() + wait
       x.batch.mark({ seq: c.seq, to: 'requeued', notBefore })
-      host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
+      // A shared run's row goes back to the frontier, where its host's holder takes it when it is due.
+      if (!x.shared) host.delayed.push({ entry: { ...c, attempts: c.attempts + 1 }, at: notBefore })
       x.batch.log(
         {
           ...where(c),
