@@ -16,6 +16,7 @@ export type Config = {
   port: number
   scrapePort: number
   maxActiveRuns: number
+  hostCeiling: number
   allowPrivateNetworks: boolean
   proxies: Record<string, string>
   chromium: string
@@ -173,6 +174,14 @@ const SETTINGS: Setting[] = [
   { flag: 'port', value: 'N', env: 'TRAWL_PORT', fallback: '8080', parse: port, key: 'port', says: 'Port of the management API; 0 picks a free one.' },
   { flag: 'scrape-port', value: 'N', env: 'TRAWL_SCRAPE_PORT', fallback: '8081', parse: port, key: 'scrapePort', says: 'Port of the scrape API; 0 picks a free one.' },
   { flag: null, env: 'TRAWL_MAX_ACTIVE_RUNS', fallback: '4', parse: positiveInt(1000), key: 'maxActiveRuns', says: 'How many runs one server crawls at once; the others wait their turn.' },
+  {
+    flag: null,
+    env: 'TRAWL_HOST_CEILING',
+    fallback: '8',
+    parse: positiveInt(64),
+    key: 'hostCeiling',
+    says: "Most requests in flight to one host over every run (and, on PostgreSQL, every process): two jobs on one site share it. 8 is Scrapy's per-domain default and four runs at the default per_host_concurrency of 2.",
+  },
   {
     flag: null,
     env: 'TRAWL_ALLOW_PRIVATE_NETWORKS',

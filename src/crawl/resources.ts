@@ -44,6 +44,7 @@ export async function openCrawlResources(config: Config, log: Logger): Promise<C
     fetcher,
     blobs,
     log,
+    hostCeiling: config.hostCeiling,
     async close() {
       parser.close()
       await checkpointer?.close()
