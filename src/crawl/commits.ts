@@ -65,7 +65,10 @@ export class Commits {
       else x.counters = rebased(out.counters, sent, x.counters)
     } catch (err) {
       x.deps.log.error('crawl commit failed', { run: x.run.id, error: String(err) })
-      x.leave({ finished: 'unknown' })
+      // A shared run goes on in the other processes (and in this one once the database answers
+      // again): this execution leaves it, its uncommitted pages to be fetched again. A run held
+      // whole by this process cannot go on without its store: it ends.
+      x.leave(x.shared ? { left: 'store_error' } : { finished: 'unknown' })
     } finally {
       this.committingPages -= pages
       // Their slots are free: the loop may start fetches now rather than at its next tick.

@@ -44,7 +44,7 @@ export const DEFAULT_HOST_CEILING = 8
 export type RunRow = { seq: number; id: string; tenant: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
 export type StopReason = 'max_depth' | 'max_urls' | 'max_empty_evaluations' | 'max_age' | 'manual' | 'empty_seed' | 'unknown'
 /** How an execution ended: the run finished, or it was left for later (paused, shut down, taken away). */
-export type Outcome = { finished: StopReason } | { left: 'paused' | 'stopped' | 'shutdown' | 'lost_lease' }
+export type Outcome = { finished: StopReason } | { left: 'paused' | 'stopped' | 'shutdown' | 'lost_lease' | 'store_error' }
 
 const TICK_MS = 100
 /** How long a run's lease lasts without renewal (renewed every RENEW_MS). */
@@ -151,7 +151,8 @@ export class RunExecution {
       }
     } catch (err) {
       this.deps.log.error('crawl failed', { run: this.run.id, error: String((err as Error).stack ?? err) })
-      this.leaving ??= { finished: 'unknown' }
+      // A shared run goes on without this process (its store may be away for a moment).
+      this.leaving ??= this.shared ? { left: 'store_error' } : { finished: 'unknown' }
     }
     const outcome = this.leaving!
     try {
@@ -162,7 +163,13 @@ export class RunExecution {
     }
     this.batch.close()
     await this.orphansDropped
-    await closeJournal(this.deps, this.run, this.journal, 'left' in outcome && outcome.left === 'lost_lease')
+    try {
+      await closeJournal(this.deps, this.run, this.journal, 'left' in outcome && outcome.left === 'lost_lease')
+    } catch (err) {
+      // The store is away: the journal stays as it is, for this process's next execution of the run.
+      this.deps.log.warn('the run journal could not be closed', { run: this.run.id, error: String(err) })
+      this.journal.abandon()
+    }
     return outcome
   }
 

@@ -8,7 +8,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 
-type Cluster = { dir: string; port: number; bin: string; asUser: string[] }
+type Cluster = { dir: string; port: number; bin: string; asUser: string[]; options: string }
 
 let cluster: Cluster | null = null
 let databases = 0
@@ -65,7 +65,7 @@ function start(): Cluster {
       cwd: tmpdir(),
     })
     if (r.exitCode === 0) {
-      const c = { dir, port, bin, asUser }
+      const c = { dir, port, bin, asUser, options: options.replace('{PORT}', String(port)) }
       process.on('exit', () => stop(c))
       return c
     }
@@ -108,4 +108,18 @@ export function freshDatabase(opts: { migrated?: boolean } = {}): string {
 /** The port of the test cluster (started on first use). */
 export function clusterPort(): number {
   return ensureCluster().port
+}
+
+/**
+ * Takes the test cluster away (a fast shutdown: connections are cut) and answers how to bring it
+ * back on the same port: what a process sees when its database goes away for a while.
+ */
+export function takeClusterAway(): { back(): void } {
+  const c = ensureCluster()
+  run([...c.asUser, join(c.bin, 'pg_ctl'), '-D', join(c.dir, 'data'), '-m', 'fast', '-w', 'stop'], 'pg_ctl stop')
+  return {
+    back() {
+      run([...c.asUser, join(c.bin, 'pg_ctl'), '-D', join(c.dir, 'data'), '-o', c.options, '-l', join(c.dir, 'log'), '-w', '-t', '60', 'start'], 'pg_ctl start')
+    },
+  }
 }
