@@ -225,10 +225,20 @@ export class RunExecution {
     if (this.seedsLeft === 0) return this.leave({ finished: 'empty_seed' })
     if (this.cfg.sitemaps) {
       this.startupWork++
-      void readSitemaps(sitemapDepsOf(this), seeds).finally(() => {
-        this.startupWork--
-        this.poke()
-      })
+      // A shared run is not over while its sitemaps are read: the others are told until what
+      // they add is committed.
+      await this.shared?.seeding(true)
+      void readSitemaps(sitemapDepsOf(this), seeds)
+        .then(async () => {
+          if (!this.shared) return
+          await this.commits.now()
+          await this.shared.seeding(false)
+        })
+        .catch((err) => this.deps.log.warn('the end of reading sitemaps could not be recorded', { run: this.run.id, error: String(err) }))
+        .finally(() => {
+          this.startupWork--
+          this.poke()
+        })
     }
   }
 

@@ -204,6 +204,11 @@ export class SharedHosts {
     return this.remaining
   }
 
+  /** Tells the other processes the run is not over while this one reads its sitemaps. */
+  seeding(on: boolean): Promise<void> {
+    return this.shared.seeding(this.x.run.seq, this.owner, on)
+  }
+
   /** Renews the worker and its hosts; false when the process is no longer a worker of the run. */
   async renew(until: number): Promise<boolean> {
     const still = await this.shared.renewHosts(this.x.run.seq, this.owner, until)

@@ -89,7 +89,9 @@ export interface SharedCrawl {
   take(runSeq: number, owner: string, wants: { host: string; n: number }[], now: number): Promise<Claimed[]>
   /** Puts rows this owner took and will not start (its host went to another) back in the queue. */
   giveBack(runSeq: number, owner: string, seqs: number[]): Promise<void>
-  /** Where the run stands across processes: rows queued or in flight, hosts with work no live worker holds, live workers. */
+  /** Marks this worker as still adding the run's first entries (its sitemaps): the run is not over meanwhile. */
+  seeding(runSeq: number, owner: string, on: boolean): Promise<void>
+  /** Where the run stands across processes: whether rows are queued or in flight (or a live worker is still seeding), hosts with work no live worker holds, live workers. */
   outlook(runSeq: number, now: number): Promise<{ remaining: number; freeHosts: number; workers: number }>
   /** Calls `onChange` when any process creates a run or moves one (LISTEN/NOTIFY); answers how to stop. */
   watch(onChange: () => void): Promise<() => Promise<void>>

@@ -101,10 +101,15 @@ export function pgSharedCrawl(sql: Pg): SharedCrawl {
         WHERE run_seq = ${runSeq} AND seq = ANY(${sql.array(seqs, 'int8')}) AND state = 1 AND taken_by = ${owner}`
     },
 
+    async seeding(runSeq, owner, on) {
+      await sql`UPDATE run_workers SET seeding = ${on} WHERE run_seq = ${runSeq} AND owner = ${owner}`
+    },
+
     async outlook(runSeq, now) {
       const row = first<{ remaining: boolean; free_hosts: number; workers: number }>(
         await sql`SELECT
-            EXISTS (SELECT 1 FROM frontier WHERE run_seq = ${runSeq} AND state IN (0, 1)) AS remaining,
+            (EXISTS (SELECT 1 FROM frontier WHERE run_seq = ${runSeq} AND state IN (0, 1))
+              OR EXISTS (SELECT 1 FROM run_workers WHERE run_seq = ${runSeq} AND seeding AND lease_until >= ${now})) AS remaining,
             (SELECT count(*)::int FROM run_hosts h WHERE h.run_seq = ${runSeq} AND (h.owner IS NULL OR h.lease_until < ${now})
                AND EXISTS (SELECT 1 FROM frontier f WHERE f.run_seq = ${runSeq} AND f.host = h.host AND f.state IN (0, 1))) AS free_hosts,
             (SELECT count(*)::int FROM run_workers WHERE run_seq = ${runSeq} AND lease_until >= ${now}) AS workers`,

@@ -2,11 +2,13 @@
 -- and its host queues are leased: only a host's holder fetches its URLs, so per-host limits, the
 -- delay and robots.txt hold for the whole cluster.
 
--- The processes crawling a run, each with its lease (renewed while it works).
+-- The processes crawling a run, each with its lease (renewed while it works). `seeding`: the
+-- worker is still adding the run's first entries (its sitemaps), so the run is not over.
 CREATE TABLE run_workers (
-  run_seq     bigint NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
-  owner       text   NOT NULL,
-  lease_until bigint NOT NULL,
+  run_seq     bigint  NOT NULL REFERENCES runs (seq) ON DELETE CASCADE,
+  owner       text    NOT NULL,
+  lease_until bigint  NOT NULL,
+  seeding     boolean NOT NULL DEFAULT false,
   PRIMARY KEY (run_seq, owner)
 );
 
