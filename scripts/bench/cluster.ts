@@ -6,7 +6,7 @@
 //   bun scripts/bench/cluster.ts [--hosts 50] [--pages-per-host 40] [--delay-ms 50] [--links 4]
 //                                [--concurrency 8] [--per-host 2] [--processes 3] [--rounds 2]
 //                                [--links-total 100000] [--requests 300] [--per-page 100]
-//                                [--only crawl,links] [--no-bodies] [--binary dist/trawl] [--json PATH]
+//                                [--only crawl,links] [--no-bodies] [--sqlite] [--binary dist/trawl] [--json PATH]
 //
 // 1. Crawl throughput. The site is test/helpers/multi-host-site.ts in this process: `hosts`
 //    loopback addresses (127.0.0.10 …) on one port, `pages-per-host` pages each, every page
@@ -20,7 +20,9 @@
 //    the site's own span (first page request to last answer) is shown beside it. Duplicate
 //    fetches are what the site counted: fetches of a page beyond its first. Targets: N processes
 //    at least 2.5x the pages/s of one, and 0 duplicates. With `--no-bodies` the runs store no
-//    artifacts (`store.raw` and `store.parsed` false), to see what S3 costs.
+//    artifacts (`store.raw` and `store.parsed` false), to see what S3 costs. `--sqlite` adds a
+//    third crawl to each round, one process on SQLite (no shared mode, bodies on its disk): what
+//    the engine does on the same site when one process holds the run whole.
 //
 // 2. List latency. One process on a fresh database; `links-total` links (100,000) put through the
 //    API (`PUT /v1/links`, 255 a request, 4 at once) on 100 hosts; then `requests` (300)
@@ -53,6 +55,7 @@ const { values } = parseArgs({
     'per-page': { type: 'string', default: '100' },
     only: { type: 'string', default: 'crawl,links' },
     'no-bodies': { type: 'boolean', default: false },
+    sqlite: { type: 'boolean', default: false },
     binary: { type: 'string', default: join(ROOT, 'dist', 'trawl') },
     timeout: { type: 'string', default: '300' },
     json: { type: 'string' },
@@ -104,6 +107,7 @@ const pct = (xs: number[], p: number) => {
 }
 
 type Crawl = {
+  engine: 'postgres' | 'sqlite'
   processes: number
   round: number
   pages: number
@@ -132,26 +136,33 @@ try {
     )
     const crawls: Crawl[] = []
     for (let round = 1; round <= rounds; round++) {
-      for (const n of [1, processes]) {
-        const c = await crawl(n, round, expected)
+      const plan: [number, 'postgres' | 'sqlite'][] = [[1, 'postgres'], [processes, 'postgres'], ...(values.sqlite ? [[1, 'sqlite'] as [number, 'sqlite']] : [])]
+      for (const [n, engine] of plan) {
+        const c = await crawl(n, round, expected, engine)
         crawls.push(c)
         console.log(
-          `round ${round}, ${n} process(es): ${c.pages}/${expected} pages in ${f2(c.seconds)} s = ${f1(c.pagesPerSec)} pages/s (site span ${f2(c.siteSeconds)} s); duplicates ${c.duplicates}, unfetched ${c.unfetched}, most in flight to a host ${c.maxInFlightPerHost}; by process ${JSON.stringify(c.byProcess)}; ${c.outcome}`,
+          `round ${round}, ${n} process(es) on ${engine}: ${c.pages}/${expected} pages in ${f2(c.seconds)} s = ${f1(c.pagesPerSec)} pages/s (site span ${f2(c.siteSeconds)} s); duplicates ${c.duplicates}, unfetched ${c.unfetched}, most in flight to a host ${c.maxInFlightPerHost}; by process ${JSON.stringify(c.byProcess)}; ${c.outcome}`,
         )
       }
     }
     report.crawls = crawls
-    console.log(`\n| processes | round | pages | seconds | pages/s | site span s | duplicates | unfetched | max in flight per host |`)
-    console.log('|---|---|---|---|---|---|---|---|---|')
+    console.log(`\n| processes | engine | round | pages | seconds | pages/s | site span s | duplicates | unfetched | max in flight per host |`)
+    console.log('|---|---|---|---|---|---|---|---|---|---|')
     for (const c of crawls)
-      console.log(`| ${c.processes} | ${c.round} | ${c.pages} | ${f2(c.seconds)} | ${f1(c.pagesPerSec)} | ${f2(c.siteSeconds)} | ${c.duplicates} | ${c.unfetched} | ${c.maxInFlightPerHost} |`)
+      console.log(
+        `| ${c.processes} | ${c.engine} | ${c.round} | ${c.pages} | ${f2(c.seconds)} | ${f1(c.pagesPerSec)} | ${f2(c.siteSeconds)} | ${c.duplicates} | ${c.unfetched} | ${c.maxInFlightPerHost} |`,
+      )
     const ratios: number[] = []
     const spanRatios: number[] = []
     for (let round = 1; round <= rounds; round++) {
-      const one = crawls.find((c) => c.round === round && c.processes === 1)!
+      const one = crawls.find((c) => c.round === round && c.processes === 1 && c.engine === 'postgres')!
       const many = crawls.find((c) => c.round === round && c.processes === processes)!
       ratios.push(many.pagesPerSec / one.pagesPerSec)
       spanRatios.push(many.pages / many.siteSeconds / (one.pages / one.siteSeconds))
+    }
+    if (values.sqlite) {
+      const vs = crawls.filter((c) => c.engine === 'sqlite').map((c) => crawls.find((o) => o.round === c.round && o.processes === 1 && o.engine === 'postgres')!.pagesPerSec / c.pagesPerSec)
+      console.log(`1 process on PostgreSQL ÷ 1 process on SQLite, pages/s, round by round: ${vs.map(f2).join(', ')}; median ${f2(median(vs))} (no target)`)
     }
     const dups = crawls.filter((c) => c.processes === processes).reduce((a, c) => a + c.duplicates, 0)
     const missed = crawls.reduce((a, c) => a + c.unfetched, 0)
@@ -181,9 +192,9 @@ try {
 // The PostgreSQL cluster is stopped by its helper's exit hook.
 process.exit(0)
 
-/** One crawl of a fresh site by `n` processes on a fresh database. */
-async function crawl(n: number, round: number, expected: number): Promise<Crawl> {
-  const cluster = await startCluster({ processes: n, databaseUrl: freshDatabase(), s3 })
+/** One crawl of a fresh site by `n` processes on a fresh database (or one process on SQLite). */
+async function crawl(n: number, round: number, expected: number, engine: 'postgres' | 'sqlite'): Promise<Crawl> {
+  const cluster = engine === 'postgres' ? await startCluster({ processes: n, databaseUrl: freshDatabase(), s3 }) : await startCluster({ processes: 1, store: 'sqlite' })
   const site = multiHostSite({ hosts, pagesPerHost, linksPerPage: links, delayMs, identify: cluster.identify })
   try {
     const config = {
@@ -201,6 +212,7 @@ async function crawl(n: number, round: number, expected: number): Promise<Crawl>
     const first = Math.min(...pages.map((r) => r.at))
     const last = Math.max(...pages.map((r) => r.end ?? r.at))
     return {
+      engine,
       processes: n,
       round,
       pages: run.stats.visited,
