@@ -1,12 +1,15 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { hostHash, linkHash } from '../../src/core/url'
 import type { Store } from '../../src/store'
-import type { CrawlBatch, PageRecord, RunCounters } from '../../src/store/crawl-store'
+import type { Claimed, CrawlBatch, PageRecord, RunCounters } from '../../src/store/crawl-store'
 import { pageRecord } from '../helpers/page-record'
+import { sharedCrawlContract } from './shared-crawl-contract'
+import { sharedProcessesContract } from './shared-processes-contract'
 
 const A = 'acme'
 const OWNER = 'crawl-contract:1:owner'
 const OTHER = 'crawl-contract:2:other'
+const THIRD = 'crawl-contract:3:third'
 const uuid = () => crypto.randomUUID()
 const zero: RunCounters = { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 }
 const url = (p: string) => `https://a.example${p}`
@@ -35,12 +38,21 @@ const page = (p: string, over: Partial<PageRecord> = {}): PageRecord =>
     ...over,
   })
 
+/** A frontier row as the engine gets it to fetch, without its bookkeeping. */
+const rowOf = (q: Claimed) => ({ seq: q.seq, url: q.url, depth: q.depth, parent: q.parent })
+
 /**
  * The crawl engine's part of the store (`store.crawl`, src/store/crawl-store.ts): leases, a batch
  * written whole and only by the run's holder, resume, the end of an execution. Written against
- * the interface, for every engine.
+ * the interface, for every engine. Where the engines differ on purpose, a test asserts each
+ * one's behaviour: a store of one process (SQLite) lets one owner hold a run whole; a shared store
+ * (`store.crawl.shared`, PostgreSQL) lets many processes join a run as workers, hands rows out
+ * by host queue, and numbers them itself (decision 112). `peer`, when given, opens another
+ * process's store on the database of a store `make` gave (the shared part's tests of two processes).
  */
-export function crawlStoreContract(name: string, make: () => Promise<Store>) {
+export function crawlStoreContract(name: string, make: () => Promise<Store>, peer?: (store: Store) => Promise<Store>) {
+  sharedCrawlContract(name, make)
+  if (peer) sharedProcessesContract(name, make, peer)
   describe(`CrawlStore contract: ${name}`, () => {
     let store: Store
     beforeEach(async () => {
@@ -60,18 +72,77 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       const created = await store.jobs.create(A, { id: uuid(), name: 'docs', config: {}, labels: {} }, { id: uuid(), config: {}, lease: { owner: OWNER, ms: 60_000 } })
       return { runId: created.run!.id, seq: created.runSeq! }
     }
+    /** Who holds (one process) or works on (shared) the run, as a runner sees it at `now`. */
+    const holders = async (seq: number, now = Date.now()) =>
+      (await store.crawl.heldRunning(now))
+        .filter((h) => h.seq === seq)
+        .map((h) => h.lease_owner)
+        .sort()
 
-    test('a pending run is claimed by one owner; its lease is renewed by that owner only', async () => {
+    /**
+     * The rows `owner`'s execution gets to fetch, due by `at`, in seq order: a store of one
+     * process hands them over in resume's queue; a shared store through the host queues the owner
+     * claims (or holds already) and the rows it takes of them, which are in flight from then on.
+     */
+    const fetchable = async (seq: number, owner: string, at = Date.now()) => {
+      const shared = store.crawl.shared
+      if (!shared) return (await store.crawl.resume(seq)).queued.filter((q) => q.not_before <= at).map(rowOf)
+      const now = Date.now()
+      await shared.claimHosts(seq, owner, 100, now, now + 60_000, 4, 8)
+      const wants = ((await shared.renewHosts(seq, owner, now + 60_000)) ?? []).map((host) => ({ host, n: 1000 }))
+      return (await shared.take(seq, owner, wants, at)).map(rowOf)
+    }
+    /** What is still queued and due by `at`, in seq order, read without taking it: a shared store's rows are given back, and hosts claimed for the look released. */
+    const queued = async (seq: number, owner: string, at = Date.now()) => {
+      const shared = store.crawl.shared
+      if (!shared) return fetchable(seq, owner, at)
+      const heldBefore = new Set((await shared.renewHosts(seq, owner, Date.now() + 60_000)) ?? [])
+      const rows = await fetchable(seq, owner, at)
+      const seqs = rows.map((r) => r.seq)
+      await shared.giveBack(seq, owner, seqs)
+      const claimed = ((await shared.renewHosts(seq, owner, Date.now() + 60_000)) ?? []).filter((h) => !heldBefore.has(h)).map((host) => ({ host, nextAt: 0 }))
+      await shared.releaseHosts(seq, owner, claimed)
+      return rows
+    }
+
+    test('a pending run is claimed by one owner (joined by many, shared); leases are renewed by their holders only', async () => {
       const { runId, seq } = await pending()
+      const second = await pending()
       const now = Date.now()
       expect(await store.crawl.claimRun(seq, OWNER, now, now + 60_000)).toBe(true)
-      expect(await store.crawl.claimRun(seq, OTHER, now, now + 60_000)).toBe(false)
-      expect(await store.crawl.renew(seq, OWNER, now + 90_000)).toBe(true)
-      expect(await store.crawl.renew(seq, OTHER, now + 90_000)).toBe(false)
+      const started = (await store.crawl.run(seq))!.started_at
+      expect(started).toBe(now)
       expect((await store.crawl.status(seq))!.status).toBe('running')
       expect((await store.crawl.run(seq))!.id).toBe(runId)
-      expect((await store.crawl.heldRunning(now)).find((h) => h.seq === seq)?.lease_owner).toBe(OWNER)
-      expect((await store.crawl.claimable(now, 100)).some((r) => r.seq === seq)).toBe(false)
+      if (store.crawl.shared) {
+        // Every claim joins the run as one more worker; the run row names no single holder.
+        expect(await store.crawl.claimRun(seq, OTHER, now + 1, now + 60_000)).toBe(true)
+        expect(await store.crawl.run(seq)).toMatchObject({ status: 'running', started_at: started, lease_owner: null })
+        expect(await store.crawl.renew(seq, OWNER, now + 90_000)).toBe(true)
+        expect(await store.crawl.renew(seq, OTHER, now + 90_000)).toBe(true)
+        expect(await store.crawl.renew(seq, THIRD, now + 90_000)).toBe(false)
+        expect(await holders(seq, now)).toEqual([OWNER, OTHER].sort())
+        // A running run stays claimable, to be joined, and comes before pending ones.
+        expect((await store.crawl.claimable(now, 100)).map((r) => r.seq)).toEqual([seq, second.seq])
+        // A worker known to be dead stops being one at once.
+        expect(await store.crawl.claimRun(seq, THIRD, now, now + 60_000, OWNER)).toBe(true)
+        expect(await store.crawl.renew(seq, OWNER, now + 90_000)).toBe(false)
+        expect(await holders(seq, now)).toEqual([OTHER, THIRD].sort())
+      } else {
+        expect(await store.crawl.claimRun(seq, OTHER, now + 1, now + 60_000)).toBe(false)
+        expect(await store.crawl.renew(seq, OWNER, now + 90_000)).toBe(true)
+        expect(await store.crawl.renew(seq, OTHER, now + 90_000)).toBe(false)
+        expect(await holders(seq, now)).toEqual([OWNER])
+        expect((await store.crawl.run(seq))!.lease_owner).toBe(OWNER)
+        expect((await store.crawl.claimable(now, 100)).map((r) => r.seq)).toEqual([second.seq])
+        // A holder known to be dead gives its lease up at once.
+        expect(await store.crawl.claimRun(seq, THIRD, now, now + 60_000, OWNER)).toBe(true)
+        expect(await store.crawl.renew(seq, OWNER, now + 90_000)).toBe(false)
+        expect(await holders(seq, now)).toEqual([THIRD])
+      }
+      expect((await store.crawl.run(seq))!.started_at).toBe(started)
+      // Leases that lapsed are no one's.
+      expect(await holders(seq, now + 120_000)).toEqual([])
     })
 
     test("a batch is written under its run's tenant, though the run's seq was a deleted run's of another tenant", async () => {
@@ -105,7 +176,8 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       const { runId, seq } = await leased()
       const notBefore = Date.now() + 60_000
       const counters = { queued: 1, visited: 1, failed: 1, bytes: 300, fetched: 2, depth_cut: 1 }
-      const out = await store.crawl.commit(
+      // The rows first: a shared store numbers them itself, and the engine moves only rows it was handed.
+      await store.crawl.commit(
         seq,
         OWNER,
         batchOf({
@@ -114,12 +186,29 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
             { entries: [entry('/'), entry('/a', 1, linkHash(url('/'))), entry('/b', 1, linkHash(url('/')))], first: 1, done: false },
             { entries: [entry('/c', 0)], first: 4, done: true },
           ],
+          counters: { ...zero, queued: 3 },
+        }),
+      )
+      const rows = await queued(seq, OWNER)
+      // In the order found; the fetched redirect target (/c) is not to fetch.
+      expect(rows.map((r) => [r.url, r.depth, r.parent])).toEqual([
+        [url('/'), 0, null],
+        [url('/a'), 1, linkHash(url('/'))],
+        [url('/b'), 1, linkHash(url('/'))],
+      ])
+      expect(rows[0]!.seq).toBeLessThan(rows[1]!.seq)
+      expect(rows[1]!.seq).toBeLessThan(rows[2]!.seq)
+      const [root, a, b] = rows.map((r) => r.seq) as [number, number, number]
+      const out = await store.crawl.commit(
+        seq,
+        OWNER,
+        batchOf({
           // A requeue then a done of one seq: the done wins, as the engine made them in that order.
           marks: [
-            { seq: 1, to: 'requeued', notBefore },
-            { seq: 1, to: 'done' },
-            { seq: 2, to: 'failed' },
-            { seq: 3, to: 'requeued', notBefore },
+            { seq: root, to: 'requeued', notBefore },
+            { seq: root, to: 'done' },
+            { seq: a, to: 'failed' },
+            { seq: b, to: 'requeued', notBefore },
           ],
           hostFailures: new Map([['a.example', 2]]),
           pages: [
@@ -149,8 +238,21 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       expect(state.errorCounts).toEqual({ dns: 1 })
       expect(state.hashes.sort()).toEqual(['/', '/a', '/b', '/c'].map((p) => linkHash(url(p))).sort())
       expect(state.maxSeq).toBe(4)
-      expect(state.queued.map((q) => [q.seq, q.url, q.depth, q.parent, q.not_before])).toEqual([[3, url('/b'), 1, linkHash(url('/')), notBefore]])
-      expect(state.hostFailures).toEqual([{ host: 'a.example', failures: 2 }])
+      const shared = store.crawl.shared
+      if (shared) {
+        // Rows and host failures reach a process through the hosts it claims, not through resume.
+        expect(state.queued).toEqual([])
+        expect(state.hostFailures).toEqual([])
+        const now = Date.now()
+        expect(await shared.claimHosts(seq, OWNER, 5, now, now + 60_000, 2, 8)).toEqual([{ host: 'a.example', slots: 2, nextAt: 0, failures: 2, interrupted: [] }])
+        expect(await shared.take(seq, OWNER, [{ host: 'a.example', n: 10 }], now)).toEqual([])
+        expect((await shared.take(seq, OWNER, [{ host: 'a.example', n: 10 }], notBefore)).map((q) => [q.seq, q.attempts])).toEqual([[b, 1]])
+      } else {
+        expect(state.queued.map((q) => [q.seq, q.url, q.depth, q.parent, q.not_before, q.attempts])).toEqual([[b, url('/b'), 1, linkHash(url('/')), notBefore, 1]])
+        expect(state.hostFailures).toEqual([{ host: 'a.example', failures: 2 }])
+        expect(await queued(seq, OWNER, notBefore - 1)).toEqual([])
+        expect(await queued(seq, OWNER, notBefore)).toEqual([{ seq: b, url: url('/b'), depth: 1, parent: linkHash(url('/')) }])
+      }
       // The page record stands for its successful entries; the error is a row of its own.
       const logs = (await store.crawlLogs.list(A, runId, {}, undefined, 20))!.data
       expect(logs.map((e) => [e.url, e.step, e.status])).toEqual([
@@ -175,17 +277,14 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
 
     test('the end: leftovers fail and are counted, the run finishes with its outcome, the lease goes', async () => {
       const { runId, seq } = await leased()
+      await store.crawl.commit(seq, OWNER, batchOf({ links: [url('/'), url('/x')], enqueued: [{ entries: [entry('/'), entry('/x')], first: 1, done: false }], counters: { ...zero, queued: 2 } }))
+      // Both handed to the owner; /x is still in flight (shared: taken) at the end.
+      const [root, x] = await fetchable(seq, OWNER)
+      expect([root!.url, x!.url]).toEqual([url('/'), url('/x')])
       await store.crawl.commit(
         seq,
         OWNER,
-        batchOf({
-          links: [url('/'), url('/x')],
-          enqueued: [{ entries: [entry('/'), entry('/x')], first: 1, done: false }],
-          marks: [{ seq: 1, to: 'done' }],
-          pages: [page('/')],
-          counters: { ...zero, queued: 1, visited: 1, fetched: 1 },
-          errorCounts: { http_404: 3 },
-        }),
+        batchOf({ marks: [{ seq: root!.seq, to: 'done' }], pages: [page('/')], counters: { ...zero, queued: 1, visited: 1, fetched: 1 }, errorCounts: { http_404: 3 } }),
       )
       expect(await store.crawl.pageFetched(seq)).toBe(true)
       const out = await store.crawl.commit(seq, OWNER, batchOf({ counters: { ...zero, queued: 1, visited: 1, fetched: 1 } }), {
@@ -197,21 +296,38 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       const run = (await store.runs.get(A, runId))!
       expect(run).toMatchObject({ status: 'finished', stop_reason: 'max_empty_evaluations', outcome: 'stalled', error_counts: { http_404: 3, left_queued: 1 } })
       expect(Object.keys(run.error_counts)).toEqual(['http_404', 'left_queued'])
-      expect((await store.crawl.heldRunning(Date.now())).some((h) => h.seq === seq)).toBe(false)
-      expect((await store.crawl.resume(seq)).queued).toEqual([])
+      expect(await holders(seq)).toEqual([])
+      expect(await store.crawl.renew(seq, OWNER, Date.now() + 60_000)).toBe(false)
+      const shared = store.crawl.shared
+      if (shared) {
+        // Nothing queued or in flight, no worker, no host held.
+        expect(await shared.outlook(seq, Date.now())).toEqual({ remaining: 0, freeHosts: 0, workers: 0 })
+        expect(await shared.renewHosts(seq, OWNER, Date.now() + 60_000)).toBeNull()
+      } else expect((await store.crawl.resume(seq)).queued).toEqual([])
       // Finished and released: a later batch of the old holder writes nothing.
       expect((await store.crawl.commit(seq, OWNER, batchOf({ pages: [page('/x')] }))).held).toBe(false)
+      expect(await store.crawl.claimRun(seq, OTHER, Date.now(), Date.now() + 60_000)).toBe(false)
     })
 
     test('an end that leaves the run running requeues what was leased and releases it for the next holder', async () => {
       const { seq } = await leased()
       await store.crawl.commit(seq, OWNER, batchOf({ links: [url('/')], enqueued: [{ entries: [entry('/')], first: 1, done: false }], counters: { ...zero, queued: 1 } }))
+      // Handed to the owner (shared: taken), and not settled before its end.
+      expect((await fetchable(seq, OWNER)).map((r) => r.url)).toEqual([url('/')])
       const out = await store.crawl.commit(seq, OWNER, batchOf({ counters: { ...zero, queued: 1 } }), { finish: null, failQueued: false })
       expect(out).toMatchObject({ held: true, counters: { queued: 1, failed: 0 } })
       expect((await store.crawl.status(seq))!.status).toBe('running')
+      expect(await holders(seq)).toEqual([])
+      expect(await store.crawl.renew(seq, OWNER, Date.now() + 60_000)).toBe(false)
       const now = Date.now()
+      const shared = store.crawl.shared
+      // Shared: the row is queued again, its host free, and no process works on the run.
+      if (shared) expect(await shared.outlook(seq, now)).toEqual({ remaining: 1, freeHosts: 1, workers: 0 })
       expect(await store.crawl.claimRun(seq, OTHER, now, now + 60_000)).toBe(true)
-      expect((await store.crawl.resume(seq)).queued.map((q) => q.url)).toEqual([url('/')])
+      expect(await holders(seq)).toEqual([OTHER])
+      // Given back by its end, not left behind by a process that died: nothing to name as interrupted.
+      if (shared) expect((await shared.claimHosts(seq, OTHER, 5, now, now + 60_000, 2, 8)).map((g) => [g.host, g.interrupted])).toEqual([['a.example', []]])
+      expect((await fetchable(seq, OTHER)).map((r) => r.url)).toEqual([url('/')])
     })
 
     test('many moves land in the order made: runs of one end state, rows moved twice ending as last moved', async () => {
@@ -219,29 +335,30 @@ export function crawlStoreContract(name: string, make: () => Promise<Store>) {
       const paths = ['/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8']
       const notBefore = Date.now() + 60_000
       await store.crawl.commit(seq, OWNER, batchOf({ links: paths.map(url), enqueued: [{ entries: paths.map((p) => entry(p)), first: 1, done: false }] }))
+      const rows = await queued(seq, OWNER)
+      expect(rows.map((r) => r.url)).toEqual(paths.map(url))
+      const s = rows.map((r) => r.seq) as [number, number, number, number, number, number, number, number]
       await store.crawl.commit(
         seq,
         OWNER,
         batchOf({
           marks: [
-            { seq: 1, to: 'done' },
-            { seq: 2, to: 'done' },
-            { seq: 3, to: 'requeued', notBefore },
-            { seq: 3, to: 'done' },
-            { seq: 4, to: 'done' },
-            { seq: 5, to: 'failed' },
-            { seq: 6, to: 'failed' },
-            { seq: 6, to: 'requeued', notBefore },
-            { seq: 7, to: 'done' },
-            { seq: 7, to: 'failed' },
+            { seq: s[0], to: 'done' },
+            { seq: s[1], to: 'done' },
+            { seq: s[2], to: 'requeued', notBefore },
+            { seq: s[2], to: 'done' },
+            { seq: s[3], to: 'done' },
+            { seq: s[4], to: 'failed' },
+            { seq: s[5], to: 'failed' },
+            { seq: s[5], to: 'requeued', notBefore },
+            { seq: s[6], to: 'done' },
+            { seq: s[6], to: 'failed' },
           ],
         }),
       )
-      // Queued: 6 (failed, then requeued) and 8 (never moved); 5 and 7 failed; the rest done.
-      expect((await store.crawl.resume(seq)).queued.map((q) => [q.seq, q.not_before])).toEqual([
-        [6, notBefore],
-        [8, 0],
-      ])
+      // Queued: /6 (failed, then requeued: due at notBefore) and /8 (never moved); /5 and /7 failed; the rest done.
+      expect((await queued(seq, OWNER)).map((r) => r.seq)).toEqual([s[7]])
+      expect((await queued(seq, OWNER, notBefore)).map((r) => r.seq)).toEqual([s[5], s[7]])
       const out = await store.crawl.commit(seq, OWNER, batchOf(), { finish: { reason: 'max_urls', outcome: null }, failQueued: true })
       expect(out.counters).toMatchObject({ queued: 0, failed: 4 })
     })
