@@ -117,16 +117,21 @@ describe('jobs and runs across processes', () => {
     }
   })
 
-  test('runs.create with a lease: running, held by its creator, started; list filters by outcome and finish time', async () => {
+  test('runs.create with a lease: running, its creator its one worker, started; list filters by outcome and finish time', async () => {
     const [p1] = await processes(1)
     const store = p1!.store
     const { job } = await store.jobs.create(A, newJob({ l: 'v' }))
+    const before = Date.now()
     const run = await store.runs.create(A, job.id, { id: uuid(), config: {}, lease: { owner: 'me', ms: 60_000 } })
     expect(run).toMatchObject({ status: 'running', labels: { l: 'v' } })
     expect(run!.started_at).not.toBeNull()
-    const [held] = await rows<{ lease_owner: string; lease_until: number }>(p1!.sql, 'SELECT lease_owner, lease_until FROM runs WHERE id = $1', [run!.id])
-    expect(held!.lease_owner).toBe('me')
-    expect(held!.lease_until).toBeGreaterThan(Date.now())
+    // Other processes join a run as workers (decision 112): the run row names no holder.
+    const [held] = await rows<{ lease_owner: string | null; lease_until: number | null }>(p1!.sql, 'SELECT lease_owner, lease_until FROM runs WHERE id = $1', [run!.id])
+    expect(held).toEqual({ lease_owner: null, lease_until: null })
+    const workers = await rows<{ owner: string; lease_until: number }>(p1!.sql, 'SELECT w.owner, w.lease_until FROM run_workers w JOIN runs r ON r.seq = w.run_seq WHERE r.id = $1', [run!.id])
+    expect(workers.map((w) => w.owner)).toEqual(['me'])
+    expect(workers[0]!.lease_until).toBeGreaterThanOrEqual(before + 60_000)
+    expect(workers[0]!.lease_until).toBeLessThanOrEqual(Date.now() + 60_000)
     const other = await store.runs.create(A, job.id, { id: uuid(), config: {} })
     const stopped = (await store.runs.move(A, run!.id, 'stop'))!
     const ids = async (f: Parameters<Store['runs']['list']>[1]) => (await store.runs.list(A, f, undefined, 10)).data.map((r) => r.id)
