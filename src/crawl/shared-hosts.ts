@@ -108,8 +108,9 @@ export class SharedHosts {
       this.held.set(g.host, { host, emptySince: 0, askedAt: 0 })
       for (const row of g.interrupted) await this.logInterrupted(row)
     }
-    // Fewer than asked: no free host is left until the next look says otherwise.
-    if (grants.length < want) this.freeHosts = 0
+    // None: no free host is left until the next look says otherwise. (Fewer than asked may be
+    // hosts another claim had locked at that moment: the next claim asks again.)
+    if (grants.length === 0) this.freeHosts = 0
     if (grants.length) this.x.poke()
   }
 

@@ -36,13 +36,19 @@ export function pgSharedCrawl(sql: Pg): SharedCrawl {
           if (slots <= 0) continue
           await tx`UPDATE run_hosts SET owner = ${owner}, lease_until = ${until}, slots = ${slots} WHERE run_seq = ${runSeq} AND host = ${h.host}`
           // Rows a holder that is gone had taken: in flight when it died, or finished and not
-          // committed. They go back to the queue and are named, to be logged as fetched again.
+          // committed. They go back to the queue and are named (with when they were taken), to be
+          // logged as fetched again.
           const interrupted = numeric<Claimed & { taken_at: number }>(
             await tx.unsafe(
-              `UPDATE frontier SET state = 0, taken_by = NULL, lease_until = NULL
-               WHERE run_seq = $1 AND host = $2 AND state = 1
-                 AND NOT EXISTS (SELECT 1 FROM run_workers w WHERE w.run_seq = $1 AND w.owner = frontier.taken_by AND w.lease_until >= $3)
-               RETURNING ${CLAIMED_COLUMNS}, coalesce(lease_until, 0) AS taken_at`,
+              `UPDATE frontier f SET state = 0, taken_by = NULL, lease_until = NULL
+               FROM (SELECT o.seq, o.lease_until FROM frontier o
+                     WHERE o.run_seq = $1 AND o.host = $2 AND o.state = 1
+                       AND NOT EXISTS (SELECT 1 FROM run_workers w WHERE w.run_seq = $1 AND w.owner = o.taken_by AND w.lease_until >= $3)
+                     FOR UPDATE) old
+               WHERE f.run_seq = $1 AND f.seq = old.seq
+               RETURNING ${CLAIMED_COLUMNS.split(', ')
+                 .map((c) => `f.${c}`)
+                 .join(', ')}, coalesce(old.lease_until, 0) AS taken_at`,
               [runSeq, h.host, now],
             ),
           )
