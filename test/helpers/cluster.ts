@@ -65,6 +65,7 @@ export async function startCluster(opts: ClusterOptions = {}) {
   }
 
   let db: SQL | null = null
+  const identify = socketOwner(() => Object.fromEntries(nodes.filter((x) => x.alive).map((x) => [x.name, x.trawl.pid])))
   const liveNode = (via?: number): Node => {
     const node = via === undefined ? nodes.find((x) => x.alive) : nodes[via]
     if (!node || !node.alive) throw new Error(via === undefined ? 'no process of the cluster is alive' : `process n${via} is not alive`)
@@ -125,7 +126,7 @@ export async function startCluster(opts: ClusterOptions = {}) {
     /** The scrape API's base URL of each process. */
     scrapeUrls: () => nodes.map((x) => x.trawl.scrapeUrl),
     /** Names the process that owns a client socket; pass as `identify` to multiHostSite. */
-    identify: socketOwner(() => Object.fromEntries(nodes.filter((x) => x.alive).map((x) => [x.name, x.trawl.pid]))),
+    identify,
     all,
     /** Creates a job (and its first run, unless `run: false`) through process `via`. */
     async createJob(config: Record<string, unknown>, o: { via?: number; name?: string; run?: boolean } = {}): Promise<{ jobId: string; runId: string | null }> {
@@ -167,6 +168,7 @@ export async function startCluster(opts: ClusterOptions = {}) {
     async close(): Promise<Record<string, { code: number | null; signal: string | number | null }>> {
       const exits = await Promise.all(nodes.map(async (x) => [x.name, x.alive ? await x.trawl.stop() : null] as const))
       for (const x of nodes) x.alive = false
+      identify.close()
       await db?.close()
       if (ownS3) await s3!.stop()
       return Object.fromEntries(exits.filter(([, e]) => e !== null)) as Record<string, { code: number | null; signal: string | number | null }>

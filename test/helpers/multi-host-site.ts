@@ -19,6 +19,7 @@
  * User-Agent and, when `identify` is given, which client process sent it (see socketOwner).
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { sleep } from './fixture-site'
 
 export type MultiHostSiteOptions = {
@@ -34,8 +35,8 @@ export type MultiHostSiteOptions = {
   first?: number
   /** Filler text per page, bytes (default 1000). */
   pageBytes?: number
-  /** Names the process a request came from, by the client's port (see socketOwner); its answer is recorded. */
-  identify?: (peer: { address: string; port: number }, host: string, port: number) => string | null
+  /** Names the process a request came from, by the client's port (see socketOwner); its answer, or what its promise gives, is recorded. */
+  identify?: Identify
 }
 
 export type SiteRequest = {
@@ -53,11 +54,22 @@ export type SiteRequest = {
   userAgent: string | null
   /** The client's source port. */
   peerPort: number
-  /** What `identify` answered for it (null without identify, or when it could not tell). */
+  /** What `identify` answered for it (null without identify, when it could not tell, or while its answer is on its way: see settled()). */
   client: string | null
   /** Status answered (0 while in flight, or when the client went away first). */
   status: number
 }
+
+/**
+ * The least gap between two requests to one host that the site's measure confirms a politeness
+ * delay by: 3/4 of it. The site sees when a request arrives, not when the crawler started it, and
+ * on a loaded 2-core machine either side can be descheduled for tens of ms: one process on SQLite
+ * (no cluster involved), delay 200 ms, load average 5, gave gaps down to 168 ms at the site.
+ * Two holders of one host at once show gaps near 0, far below this.
+ */
+export const gapFloor = (delayMs: number) => delayMs * 0.75
+
+export type Identify = (peer: { address: string; port: number }, host: string, port: number) => string | null | Promise<string | null>
 
 export type HostStats = {
   host: string
@@ -67,6 +79,8 @@ export type HostStats = {
   maxInFlight: number
   /** Smallest gap between the arrivals of two consecutive page requests, ms (Infinity with fewer than two). */
   minGapMs: number
+  /** The clients of those two requests, `n0→n1` (`?` for unknown); null with fewer than two. */
+  minGapBetween: string | null
   robots: number
 }
 
@@ -92,8 +106,11 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
   const requests: SiteRequest[] = []
   const fetches = new Map<string, number>()
   const robotsFetches = new Map<string, number>()
-  const live = new Map<string, { inFlight: number; maxInFlight: number; last: number; minGap: number; pages: number }>()
-  for (const h of hostNames) live.set(h, { inFlight: 0, maxInFlight: 0, last: -Infinity, minGap: Infinity, pages: 0 })
+  type Live = { inFlight: number; maxInFlight: number; last: SiteRequest | null; minGap: number; minGapPair: [SiteRequest, SiteRequest] | null; pages: number }
+  const fresh = (inFlight: number): Live => ({ inFlight, maxInFlight: inFlight, last: null, minGap: Infinity, minGapPair: null, pages: 0 })
+  const identifying = new Set<Promise<unknown>>()
+  const live = new Map<string, Live>()
+  for (const h of hostNames) live.set(h, fresh(0))
 
   let port = 0
   const urlOf = (g: number) => `http://${hostNames[g % H]}:${port}/p/${Math.floor(g / H)}`
@@ -137,10 +154,15 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
       inFlightHost: 0,
       userAgent: req.headers.get('user-agent'),
       peerPort: peer.port,
-      client: opts.identify ? opts.identify(peer, host, port) : null,
+      client: null,
       status: 0,
     }
     requests.push(rec)
+    const who = opts.identify?.(peer, host, port) ?? null
+    if (who instanceof Promise) {
+      const settling = who.then((client) => void (rec.client = client)).finally(() => identifying.delete(settling))
+      identifying.add(settling)
+    } else rec.client = who
     if (kind === 'robots') {
       robotsFetches.set(host, (robotsFetches.get(host) ?? 0) + 1)
       rec.status = 200
@@ -155,8 +177,11 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
     fetches.set(rec.url, (fetches.get(rec.url) ?? 0) + 1)
     const h = live.get(host)!
     h.pages++
-    h.minGap = Math.min(h.minGap, at - h.last)
-    h.last = at
+    if (h.last && at - h.last.at < h.minGap) {
+      h.minGap = at - h.last.at
+      h.minGapPair = [h.last, rec]
+    }
+    h.last = rec
     rec.inFlightHost = ++h.inFlight
     h.maxInFlight = Math.max(h.maxInFlight, h.inFlight)
     try {
@@ -217,7 +242,8 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
     hostStats(): HostStats[] {
       return hostNames.map((host) => {
         const h = live.get(host)!
-        return { host, pages: h.pages, maxInFlight: h.maxInFlight, minGapMs: h.minGap, robots: robotsFetches.get(host) ?? 0 }
+        const between = h.minGapPair && h.minGapPair.map((r) => r.client ?? '?').join('→')
+        return { host, pages: h.pages, maxInFlight: h.maxInFlight, minGapMs: h.minGap, minGapBetween: between, robots: robotsFetches.get(host) ?? 0 }
       })
     },
     /** The most page requests in flight at once to any one host. */
@@ -252,16 +278,21 @@ export function multiHostSite(opts: MultiHostSiteOptions = {}) {
       for (const r of pages()) out[r.client ?? '?'] = (out[r.client ?? '?'] ?? 0) + 1
       return out
     },
+    /** Waits until every request's `identify` promise has given its answer. */
+    async settled(): Promise<void> {
+      while (identifying.size) await Promise.all([...identifying])
+    },
     /** Forgets every request and measure. */
     reset() {
       requests.length = 0
       fetches.clear()
       robotsFetches.clear()
-      for (const h of live.values()) Object.assign(h, { maxInFlight: h.inFlight, last: -Infinity, minGap: Infinity, pages: 0 })
+      for (const h of live.values()) Object.assign(h, fresh(h.inFlight))
     },
     async close() {
       closing.abort()
       await Promise.all(servers.map((s) => s.stop(true)))
+      await Promise.all([...identifying])
     },
   }
 }
@@ -283,12 +314,46 @@ export async function untilSite(site: MultiHostSite, what: string, probe: () => 
  * file descriptor on `socket:[inode]` owns it. Linux only; the processes must be readable (the
  * same user, or root). `pids` names each process; the answer is its name, or null.
  *
- * A connection is looked up when its first request arrives (the client is still connected, so
- * its socket is there) and remembered by its source port and destination address for as long
- * as it serves requests. A source port can be used again only after the connection that had it
- * is gone, and a process's sockets are read again whenever an inode is not known yet.
+ * The look-ups run on a worker thread: reading every descriptor of a few busy processes takes
+ * milliseconds, and on the site's own thread it would hold back the arrival of the requests
+ * behind it, which then look closer together than the crawler sent them. A request is looked up
+ * as it arrives, while its connection is open; a connection's answer is kept by its source port
+ * and destination address while it serves requests (a port is used again only once the
+ * connection that had it is gone), and the processes' descriptors are read again whenever an
+ * inode is not known yet. close() ends the thread.
  */
-export function socketOwner(pids: () => Record<string, number>) {
+export function socketOwner(pids: () => Record<string, number>): Identify & { close(): void } {
+  let worker: Worker | null = null
+  const waiting = new Map<number, (client: string | null) => void>()
+  let next = 0
+  const thread = () => {
+    if (worker) return worker
+    const w = new Worker(new URL(import.meta.url), { workerData: { socketOwner: true } })
+    w.unref()
+    w.on('message', (m: { id: number; client: string | null }) => {
+      waiting.get(m.id)?.(m.client)
+      waiting.delete(m.id)
+    })
+    return (worker = w)
+  }
+  const identify = (peer: { address: string; port: number }, host: string, port: number) =>
+    new Promise<string | null>((resolve) => {
+      const id = ++next
+      waiting.set(id, resolve)
+      thread().postMessage({ id, peerPort: peer.port, host, port, pids: pids() })
+    })
+  return Object.assign(identify, {
+    close() {
+      void worker?.terminate()
+      worker = null
+      for (const resolve of waiting.values()) resolve(null)
+      waiting.clear()
+    },
+  })
+}
+
+/** The look-up itself, synchronous: what the worker thread runs. */
+function ownerLookup() {
   const byInode = new Map<number, string>()
   const byConnection = new Map<string, { client: string; seen: number }>()
 
@@ -306,8 +371,8 @@ export function socketOwner(pids: () => Record<string, number>) {
     return null
   }
 
-  function scan() {
-    for (const [name, pid] of Object.entries(pids())) {
+  function scan(pids: Record<string, number>) {
+    for (const [name, pid] of Object.entries(pids)) {
       let fds: string[]
       try {
         fds = readdirSync(`/proc/${pid}/fd`)
@@ -323,8 +388,8 @@ export function socketOwner(pids: () => Record<string, number>) {
     }
   }
 
-  return (peer: { address: string; port: number }, host: string, port: number): string | null => {
-    const key = `${host}|${peer.port}`
+  return (peerPort: number, host: string, port: number, pids: Record<string, number>): string | null => {
+    const key = `${host}|${peerPort}`
     const known = byConnection.get(key)
     const t = Date.now()
     // A keep-alive connection is remembered; one not heard from for a second is looked up again,
@@ -333,13 +398,24 @@ export function socketOwner(pids: () => Record<string, number>) {
       known.seen = t
       return known.client
     }
-    const inode = inodeOf(peer.port, host, port)
+    const inode = inodeOf(peerPort, host, port)
     if (inode === null) return null
-    if (!byInode.has(inode)) scan()
+    if (!byInode.has(inode)) scan(pids)
     const client = byInode.get(inode) ?? null
     if (client) byConnection.set(key, { client, seen: t })
     return client
   }
+}
+
+if (!isMainThread && (workerData as { socketOwner?: boolean } | null)?.socketOwner) {
+  const lookup = ownerLookup()
+  parentPort!.on('message', (m: { id: number; peerPort: number; host: string; port: number; pids: Record<string, number> }) => {
+    let client: string | null = null
+    try {
+      client = lookup(m.peerPort, m.host, m.port, m.pids)
+    } catch {}
+    parentPort!.postMessage({ id: m.id, client })
+  })
 }
 
 /** `0A00007F` (a little-endian IPv4 address as /proc/net/tcp prints it) → `127.0.0.10`. */
