@@ -4,9 +4,8 @@
 // sweep and run deletion, configuration.md). Only 127.0.0.1 fixture sites started here are
 // contacted.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { cleanup, ensureBinary, startTrawl } from '../helpers/binary'
+import { inspectStore } from '../helpers/binary-engine'
 import { createRun, finished, OPEN, site, stopSites, visitedUrls, waitFor, WHOLE, type Api } from '../helpers/e2e-crawl'
 
 beforeAll(async () => {
@@ -30,19 +29,12 @@ async function allLogs(api: Api, runId: string, query = ''): Promise<{ url: stri
   }
 }
 
-/** The keys under the run's prefix in blobs.db, and the blob keys its artifact rows name, sorted (read while serve runs: WAL readers see the last commit). */
-function bodiesAndRows(dataDir: string, runId: string): { bodies: string[]; rows: string[] } {
-  const blobs = new Database(join(dataDir, 'blobs.db'), { readonly: true })
-  const trawl = new Database(join(dataDir, 'trawl.db'), { readonly: true })
-  try {
-    const bodies = (blobs.query('SELECT key FROM blobs WHERE key LIKE ? ORDER BY key').all(`runs/${runId}/%`) as { key: string }[]).map((r) => r.key)
-    const rows = (trawl.query('SELECT blob_key FROM artifacts WHERE run_id = ? ORDER BY blob_key').all(runId) as { blob_key: string }[]).map((r) => r.blob_key)
-    return { bodies, rows }
-  } finally {
-    blobs.close()
-    trawl.close()
-  }
-}
+/** The blob keys under the run's prefix, and the blob keys its artifact rows name, sorted (read while serve runs). */
+const bodiesAndRows = (dataDir: string, runId: string): Promise<{ bodies: string[]; rows: string[] }> =>
+  inspectStore(dataDir, async (store) => ({
+    bodies: await store.blobKeys(`runs/${runId}/`),
+    rows: (await store.query<{ blob_key: string }>('SELECT blob_key FROM artifacts WHERE run_id = ? ORDER BY blob_key', [runId])).map((r) => r.blob_key),
+  }))
 
 describe('three kill -9 mid-crawl', () => {
   test('every fetch the server saw is in the crawl log, and every body stored has its artifact row until the job is deleted', async () => {
@@ -77,23 +69,26 @@ describe('three kill -9 mid-crawl', () => {
     // Each page fetched twice: one interrupted entry (retried) and one that got it.
     for (const p of twice) {
       const entries = fetches.filter((e) => new URL(e.url).pathname === p)
-      expect(entries.map((e) => `${e.status} ${e.error_reason ?? ''}`.trim()).sort(), p).toEqual(['ok', 'retried interrupted'])
+      expect(
+        entries.map((e) => `${e.status} ${e.error_reason ?? ''}`.trim()).sort(),
+        `${p}: asked ${s.hits.get(p)} times; logged ${entries.map((e) => `${e.occurred_at} ${e.status}`).join(', ')}`,
+      ).toEqual(['ok', 'retried interrupted'])
     }
     // robots.txt likewise: every time it was asked, it is in the log.
     const robots = await allLogs(trawl.api, runId, '&steps=robots')
     expect(robots.length).toBeGreaterThanOrEqual(s.hits.get('/robots.txt') ?? 0)
 
-    // No body without its row: the bodies the kills left uncatalogued were deleted, so blobs.db
+    // No body without its row: the bodies the kills left uncatalogued were deleted, so the blob store
     // holds exactly the bodies the artifacts name (a page each, raw and parsed; the parsed
     // artifact names the raw body it is made again from, decision 103).
-    const { bodies, rows } = bodiesAndRows(dataDir, runId)
+    const { bodies, rows } = await bodiesAndRows(dataDir, runId)
     expect(rows.length).toBe(2 * s.n)
     expect(bodies).toEqual([...new Set(rows)])
     expect(bodies.length).toBe(s.n)
     // Deleting the job takes every body of its run with it.
     const jobId = (await trawl.api.get(`/v1/runs/${runId}`)).body.job_id
     expect((await trawl.api.del(`/v1/jobs/${jobId}`)).status).toBe(204)
-    expect(bodiesAndRows(dataDir, runId)).toEqual({ bodies: [], rows: [] })
+    expect(await bodiesAndRows(dataDir, runId)).toEqual({ bodies: [], rows: [] })
     expect((await trawl.stop()).code).toBe(0)
   }, 120_000)
 })

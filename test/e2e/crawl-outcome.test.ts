@@ -5,11 +5,10 @@
 // --sitemaps, --delay and --same-domain change what is crawled. Only 127.0.0.1 sites started here
 // and names under .invalid, which never resolve, are asked for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { cleanup, ensureBinary, runBinary, startTrawl, tempDir } from '../helpers/binary'
+import { inspectStore, recordedAnything } from '../helpers/binary-engine'
 import { crawlSite, withSite } from '../helpers/crawl-site'
-import { createRun, finished, inspectDb } from '../helpers/e2e-crawl'
+import { createRun, finished } from '../helpers/e2e-crawl'
 
 beforeAll(async () => {
   await ensureBinary()
@@ -31,9 +30,10 @@ async function closedPort(): Promise<number> {
 
 /** The run the command left in its data dir, as the runs table holds it. */
 const storedRun = (dataDir: string) =>
-  inspectDb(dataDir, (db) => {
-    const row = db.query('SELECT id, stop_reason, outcome, error_counts, visited, failed, config FROM runs').get() as any
-    return { ...row, error_counts: JSON.parse(row.error_counts), config: JSON.parse(row.config) }
+  inspectStore(dataDir, async (store) => {
+    const rows = await store.query<any>('SELECT id, stop_reason, outcome, error_counts, visited, failed, config FROM runs')
+    expect(rows).toHaveLength(1)
+    return { ...rows[0], error_counts: JSON.parse(rows[0].error_counts), config: JSON.parse(rows[0].config) }
   })
 
 /** The lines after the summary: the outcome, then the failed URLs by reason. */
@@ -49,7 +49,7 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
     // SPEC's stop reason is what it was; the outcome and the counts tell the truth.
     expect([m[1], m[3], m[4]]).toEqual(['empty_seed', '0', '1'])
     expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  connect  1\n')
-    expect(storedRun(dataDir)).toMatchObject({ stop_reason: 'empty_seed', outcome: 'failed', error_counts: { connect: 1 }, visited: 0, failed: 1 })
+    expect(await storedRun(dataDir)).toMatchObject({ stop_reason: 'empty_seed', outcome: 'failed', error_counts: { connect: 1 }, visited: 0, failed: 1 })
     // Through the API of a serve on that data dir: the run, its failed URL and the fetch's log entry.
     const trawl = await startTrawl({ dataDir })
     const runs = await trawl.api.get('/v1/runs?outcomes=failed', { tenant: 'local' })
@@ -68,7 +68,7 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
     expect(r.code, r.stdout + r.stderr).toBe(1)
     expect(SUMMARY.exec(r.stdout)![4]).toBe('1')
     expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  dns  1\n')
-    expect(storedRun(dataDir)).toMatchObject({ outcome: 'failed', error_counts: { dns: 1 }, failed: 1 })
+    expect(await storedRun(dataDir)).toMatchObject({ outcome: 'failed', error_counts: { dns: 1 }, failed: 1 })
   }, 30_000)
 
   test(
@@ -116,7 +116,7 @@ describe('trawl crawl: a site crawled to its end exits 0', () => {
         const m = SUMMARY.exec(r.stdout)!
         expect([m[1], m[3], m[4]]).toEqual(['max_empty_evaluations', '4', '0'])
         expect(tail(r.stdout)).toBe('outcome: complete (nothing was left to visit)\nerrors by reason:\n  http_404  1\n')
-        expect(storedRun(dataDir)).toMatchObject({ outcome: 'complete', error_counts: { http_404: 1 } })
+        expect(await storedRun(dataDir)).toMatchObject({ outcome: 'complete', error_counts: { http_404: 1 } })
       }),
     30_000,
   )
@@ -173,7 +173,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
         expect(r.code, r.stdout + r.stderr).toBe(0)
         expect(fetched(site)).toEqual(['/', '/docs/a', '/docs/b'])
         expect(SUMMARY.exec(r.stdout)![3]).toBe('3')
-        expect(storedRun(dataDir).config.scope).toMatchObject({ domains: 'same_host', include: ['/docs/', ':\\d+/$'], exclude: ['/private/', '/a2$'] })
+        expect((await storedRun(dataDir)).config.scope).toMatchObject({ domains: 'same_host', include: ['/docs/', ':\\d+/$'], exclude: ['/private/', '/a2$'] })
       }),
     30_000,
   )
@@ -197,7 +197,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
           expect(r.code, r.stdout + r.stderr).toBe(0)
           expect(site.hits('/hidden')).toBe(1)
           expect(site.hits('/sitemap.xml')).toBe(1)
-          expect(storedRun(dataDir).config.sitemaps).toBe(true)
+          expect((await storedRun(dataDir)).config.sitemaps).toBe(true)
         },
       ),
     40_000,
@@ -216,7 +216,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
         expect(site.pageRequests()).toHaveLength(4)
         // A few ms of timer slack either way.
         for (const gap of site.gaps()) expect(gap).toBeGreaterThanOrEqual(290)
-        expect(storedRun(dataDir).config.politeness.delay).toBe(stored)
+        expect((await storedRun(dataDir)).config.politeness.delay).toBe(stored)
       }),
     30_000,
   )
@@ -228,7 +228,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
         const dataDir = tempDir()
         const r = await runBinary(['crawl', site.url('/'), '--same-domain', '--data-dir', dataDir], {}, 20_000)
         expect(r.code, r.stdout + r.stderr).toBe(0)
-        expect(storedRun(dataDir).config.scope.domains).toBe('same_domain')
+        expect((await storedRun(dataDir)).config.scope.domains).toBe('same_domain')
       }),
     30_000,
   )
@@ -250,6 +250,6 @@ describe('trawl crawl: the scope and politeness flags', () => {
     expect(r.stdout).toBe('')
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
     expect(r.stderr.trimEnd()).toMatch(line)
-    expect(existsSync(join(dataDir, 'trawl.db'))).toBe(false)
+    expect(await recordedAnything(dataDir)).toBe(false)
   })
 })

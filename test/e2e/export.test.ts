@@ -5,10 +5,10 @@
  * crawl's export, POST /v1/parse with no pipelines and POST /v1/scrape.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cleanup, ensureBinary, runBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
+import { inspectStore, onPostgres, storeWhere } from '../helpers/binary-engine'
 import { crawlSite, type CrawlSite } from '../helpers/crawl-site'
 
 const CHROME = `<header><a href="/">Site</a> banner text</header><nav><a href="/">Home</a> <a href="/guide">Guide</a> <a href="/ref">Reference</a></nav>`
@@ -42,16 +42,13 @@ afterAll(async () => {
 })
 
 /** The run's visits as the database holds them, in visit order. */
-function visits(): { url: string; status: number | null; depth: number; visited_at: number }[] {
-  const db = new Database(join(dataDir, 'trawl.db'), { readonly: true })
-  try {
-    return db
-      .query('SELECT l.url, v.status, v.depth, v.visited_at FROM visits v JOIN runs r ON r.seq = v.run_seq JOIN links l ON l.tenant = r.tenant AND l.hash = v.hash WHERE r.id = ? ORDER BY v.seq')
-      .all(runId) as never
-  } finally {
-    db.close()
-  }
-}
+const visits = () =>
+  inspectStore(dataDir, (db) =>
+    db.query<{ url: string; status: number | null; depth: number; visited_at: number }>(
+      'SELECT l.url, v.status, v.depth, v.visited_at FROM visits v JOIN runs r ON r.seq = v.run_seq JOIN links l ON l.tenant = r.tenant AND l.hash = v.hash WHERE r.id = ? ORDER BY v.seq',
+      [runId],
+    ),
+  )
 
 describe('trawl export', () => {
   test('JSONL to stdout: one line per visit, in visit order', async () => {
@@ -63,7 +60,7 @@ describe('trawl export', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l))
-    const rows = visits()
+    const rows = await visits()
     expect(rows.length).toBe(5)
     expect(records.map((x) => [x.url, x.status, x.depth, x.visited_at])).toEqual(rows.map((v) => [v.url, v.status, v.depth, new Date(v.visited_at).toISOString()]))
     const guide = records.find((x) => x.url === site.url('/guide'))
@@ -98,12 +95,17 @@ describe('trawl export', () => {
   test('exit statuses: 1 for an unknown run or data dir, 2 for usage', async () => {
     const unknown = crypto.randomUUID()
     const r = await runBinary(['export', unknown, '--data-dir', dataDir])
-    expect([r.code, r.stdout, r.stderr]).toEqual([1, '', `trawl: run ${unknown} not found in ${dataDir} (tenant local)\n`])
+    expect([r.code, r.stdout, r.stderr]).toEqual([1, '', `trawl: run ${unknown} not found in ${await storeWhere(dataDir)} (tenant local)\n`])
     const other = await runBinary(['export', runId, '--data-dir', dataDir, '--tenant', 'someone'])
     expect(other.code).toBe(1)
     const none = await runBinary(['export', runId, '--data-dir', join(dataDir, 'nope')])
     expect(none.code).toBe(1)
-    expect(none.stderr).toContain('no data dir at')
+    // On PostgreSQL the store is the database, not the data dir: another data dir is another (empty) database.
+    expect(none.stderr).toBe(
+      onPostgres()
+        ? `trawl: run ${runId} not found in ${await storeWhere(join(dataDir, 'nope'))} (tenant local)\n`
+        : `trawl: no data dir at ${join(dataDir, 'nope')} (trawl crawl makes one; --data-dir names another)\n`,
+    )
     expect(existsSync(join(dataDir, 'nope'))).toBe(false)
     for (const args of [
       ['export'],

@@ -1,12 +1,11 @@
 // End-to-end: `trawl extract URL --fields FILE` in the compiled binary, against a 127.0.0.1
-// fixture server started here; a stored data map comes from a data dir written by the real store.
+// fixture server started here; a stored data map comes from a data dir's store written by the real Store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DataMapDef } from '../../src/extract/data-map'
-import { createStore } from '../../src/store'
-import { openDatabase } from '../../src/store/db'
 import { cleanup, ensureBinary, runBinary, tempDir } from '../helpers/binary'
+import { storeWhere, writeStore } from '../helpers/binary-engine'
 import { unusedPort } from '../helpers/fixture-site'
 
 const PAGE = `<html><head><title>Timetable</title></head><body><h1>Night ferry</h1>
@@ -78,17 +77,16 @@ describe('trawl extract', () => {
 
   test('--data-map applies a stored map of the data dir (tenant local unless --tenant)', async () => {
     const dataDir = tempDir()
-    const db = openDatabase(dataDir)
-    const store = createStore(db)
-    const host = (await store.hosts.upsert('local', ['127.0.0.1']))[0]!
-    const map = (await store.dataMaps.create('local', host.hash, { id: crypto.randomUUID(), schema_id: crypto.randomUUID(), map: MAP }))!
-    db.close()
+    const map = await writeStore(dataDir, async (store) => {
+      const host = (await store.hosts.upsert('local', ['127.0.0.1']))[0]!
+      return (await store.dataMaps.create('local', host.hash, { id: crypto.randomUUID(), schema_id: crypto.randomUUID(), map: MAP }))!
+    })
     const r = await runBinary(['extract', `${origin}/ferry`, '--data-map', map.id, '--data-dir', dataDir])
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout).map((s: { book: string }) => s.book)).toEqual([`${origin}/ferry/book/s1`, `${origin}/book/s2`])
     const other = await runBinary(['extract', `${origin}/ferry`, '--data-map', map.id, '--data-dir', dataDir, '--tenant', 'acme'])
     expect(other.code).toBe(2)
-    expect(other.stderr).toBe(`trawl: --data-map: tenant acme has no data map ${map.id} in ${dataDir}\n`)
+    expect(other.stderr).toBe(`trawl: --data-map: tenant acme has no data map ${map.id} in ${await storeWhere(dataDir)}\n`)
   })
 
   test('a page that cannot be fetched or read is one line on stderr and exit 1', async () => {

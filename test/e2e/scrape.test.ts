@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BINARY, childEnv, cleanup, ensureBinary, runBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
+import { BINARY, cleanup, ensureBinary, runBinary, startTrawl, tempDir, trawlEnv, type Trawl } from '../helpers/binary'
 
 // 3 MB: far more than a pipe holds, so the command must wait for its reader before exiting.
 const LARGE = new Uint8Array(3 * 1024 * 1024).map((_, i) => (i * 31) & 255)
@@ -141,11 +141,11 @@ describe('trawl scrape', () => {
     const json = await runBinary(['scrape', `${origin}/page`, '--format', 'json', '--fields', fields], env)
     expect([json.code, JSON.parse(json.stdout)]).toEqual([0, { title: 'Hello', price: 12.5 }])
     // Bytes, not text: read the child's stdout as it is.
-    const child = Bun.spawn([BINARY, 'scrape', `${origin}/bytes`], { env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
+    const child = Bun.spawn([BINARY, 'scrape', `${origin}/bytes`], { cwd: dir, env: await trawlEnv(join(dir, 'trawl-data'), env), stdout: 'pipe', stderr: 'pipe' })
     const raw = new Uint8Array(await new Response(child.stdout).arrayBuffer())
     expect([await child.exited, [...raw]]).toEqual([0, [0, 1, 2, 254, 255]])
     // A reader that starts late still gets every byte of a large body.
-    const slow = Bun.spawn([BINARY, 'scrape', `${origin}/large`], { env: childEnv(env), stdout: 'pipe', stderr: 'pipe' })
+    const slow = Bun.spawn([BINARY, 'scrape', `${origin}/large`], { cwd: dir, env: await trawlEnv(join(dir, 'trawl-data'), env), stdout: 'pipe', stderr: 'pipe' })
     await Bun.sleep(500)
     const all = new Uint8Array(await new Response(slow.stdout).arrayBuffer())
     expect(await slow.exited).toBe(0)

@@ -3,10 +3,13 @@ import type { Subprocess } from 'bun'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { dataDirOf, engineEnv, forgetPlaces } from './binary-engine'
 
 /**
  * Drives the compiled `dist/trawl` (or $TRAWL_BINARY) as a child process over real HTTP, for
  * test/e2e. Every process and temp dir made here is tracked; `cleanup()` ends and removes them.
+ * With TRAWL_TEST_ENGINE=postgres every process gets the store of its data dir on PostgreSQL and
+ * S3 (test/helpers/binary-engine.ts) unless the test's env names its own database.
  */
 
 export const REPO = resolve(import.meta.dir, '../..')
@@ -53,9 +56,18 @@ export function freePorts(n: number): number[] {
 
 export type Exit = { code: number | null; signal: string | number | null; stdout: string; stderr: string }
 
+/**
+ * The environment of a trawl process a test starts itself on `dataDir` (`args`: its command line,
+ * for a --database-url of its own): `childEnv` with the store of the engine under test.
+ */
+export async function trawlEnv(dataDir: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<Record<string, string>> {
+  return childEnv(await engineEnv(env, dataDir, args))
+}
+
 /** Runs the binary to completion (killed after `timeoutMs`), with TRAWL_* not inherited. */
 export async function runBinary(args: string[], env: Record<string, string> = {}, timeoutMs = EXIT_TIMEOUT_MS): Promise<Exit> {
-  const proc = Bun.spawn([BINARY, ...args], { cwd: tempDir(), env: childEnv(env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const cwd = tempDir()
+  const proc = Bun.spawn([BINARY, ...args], { cwd, env: await trawlEnv(dataDirOf(args, env, cwd), env, args), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   live.add(proc)
   const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
   try {
@@ -117,7 +129,8 @@ async function startOnce(opts: StartOptions) {
   const port = opts.port ?? pickedPort
   const scrapePort = opts.scrapePort ?? pickedScrape
   const args = ['serve', '--data-dir', dataDir, '--port', String(port), '--scrape-port', String(scrapePort), ...(opts.args ?? [])]
-  const proc = Bun.spawn([BINARY, ...args], { cwd: dataDir, env: childEnv(opts.env), stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const env = await trawlEnv(dataDir, opts.env, opts.args)
+  const proc = Bun.spawn([BINARY, ...args], { cwd: dataDir, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   live.add(proc)
   void proc.exited.then(() => live.delete(proc))
 
@@ -188,7 +201,7 @@ async function startOnce(opts: StartOptions) {
   }
 }
 
-/** Kills every child still running (by its pid, SIGKILL) and removes every temp dir. */
+/** Kills every child still running (by its pid, SIGKILL) and removes every temp dir (their PostgreSQL databases stay until the cluster goes). */
 export async function cleanup(): Promise<void> {
   const procs = [...live]
   for (const p of procs) p.kill('SIGKILL')
@@ -196,4 +209,5 @@ export async function cleanup(): Promise<void> {
   live.clear()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   dirs.clear()
+  await forgetPlaces()
 }
