@@ -1,13 +1,16 @@
 // The test command (README, .ci/run): builds the binary the end-to-end tests drive, then runs the
 // suite in two passes, as Drizzle runs its suite once per driver:
 //   1. `bun test` of everything on the SQLite engine, but the PostgreSQL engine's own files;
-//   2. the API tests (test/api) again with TRAWL_TEST_ENGINE=postgres, and the PostgreSQL
-//      engine's own files, on a throwaway cluster the tests start (test/helpers/postgres.ts).
+//   2. the API tests (test/api) and the end-to-end files of POSTGRES_E2E again with
+//      TRAWL_TEST_ENGINE=postgres, and the PostgreSQL engine's own files, on a throwaway cluster
+//      the tests start (test/helpers/postgres.ts) and an S3-compatible server for the binary's
+//      bodies (test/helpers/binary-engine.ts).
 // Each pass writes its junit report; the script ends with the plain `N passed, N failed` line CI
 // reads (bun's own summary is not read there), the sum of both, and fails when either failed.
 //
 // Extra arguments go to `bun test` in both passes. Paths among them choose the files: the first
-// pass runs them as given, the second those of them under test/api (and none when there are none).
+// pass runs them as given, the second their share of test/api and POSTGRES_E2E (and none when
+// there is none).
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 
@@ -21,6 +24,24 @@ if (build.exitCode !== 0) {
 /** What the second pass runs: the engine-neutral API suite and the PostgreSQL engine's own tests. */
 const API = 'test/api'
 const POSTGRES_FILES = 'postgres' // bun's path filter: every test file with it in its path
+/**
+ * The end-to-end files the second pass runs too: the compiled binary on PostgreSQL and S3. Not
+ * here: fetch, scrape and scrape-render, whose processes never open the store (the fetcher, the
+ * scrape API and Chromium are the same on both engines), so a second run would cost time and
+ * show nothing new. Tests inside these files that are about SQLite itself skip on PostgreSQL.
+ */
+const POSTGRES_E2E = [
+  'test/e2e/binary.test.ts',
+  'test/e2e/crash-records.test.ts',
+  'test/e2e/crawl-outcome.test.ts',
+  'test/e2e/crawl.test.ts',
+  'test/e2e/export.test.ts',
+  'test/e2e/extract.test.ts',
+  'test/e2e/mcp.test.ts',
+  'test/e2e/parse.test.ts',
+  'test/e2e/triggers.test.ts',
+  'test/e2e/x402.test.ts',
+]
 /** The PostgreSQL engine's own files, left out of the first pass when no path is given. */
 const POSTGRES_IGNORED = ['**/*postgres*.test.ts', '**/postgres/**']
 
@@ -32,22 +53,22 @@ const isPath = (a: string) => !a.startsWith('-') && existsSync(a)
 const flags = args.filter((a) => !isPath(a))
 const paths = args.filter(isPath).map((p) => relative(process.cwd(), resolve(p)) || '.')
 
-/** The given paths' share of test/api: test/api itself when a path holds it, else the paths inside it. */
-function apiPaths(given: string[]): string[] {
-  const inside = (p: string, dir: string) => p === dir || p.startsWith(`${dir}/`)
-  if (given.some((p) => p === '.' || inside(API, p))) return [API]
-  return given.filter((p) => inside(p, API))
+/** The given paths' share of the second pass: test/api (itself when a path holds it, else the paths inside it) and the POSTGRES_E2E files they hold. */
+function secondPassPaths(given: string[]): string[] {
+  const inside = (p: string, dir: string) => dir === '.' || p === dir || p.startsWith(`${dir}/`)
+  const api = given.some((p) => inside(API, p)) ? [API] : given.filter((p) => inside(p, API))
+  return [...api, ...POSTGRES_E2E.filter((file) => given.some((p) => inside(file, p)))]
 }
 
 const passes: Pass[] = []
 const postgresEnv = { TRAWL_TEST_ENGINE: 'postgres' }
 if (paths.length === 0) {
   passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...POSTGRES_IGNORED.map((p) => `--path-ignore-patterns=${p}`), ...flags], env: {} })
-  passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, API, POSTGRES_FILES], env: postgresEnv })
+  passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, API, ...POSTGRES_E2E, POSTGRES_FILES], env: postgresEnv })
 } else {
   passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...flags, ...paths], env: {} })
-  const api = apiPaths(paths)
-  if (api.length) passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, ...api], env: postgresEnv })
+  const second = secondPassPaths(paths)
+  if (second.length) passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, ...second], env: postgresEnv })
 }
 
 mkdirSync('.test-results', { recursive: true })

@@ -6,7 +6,7 @@
 // and names under .invalid, which never resolve, are asked for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cleanup, ensureBinary, runBinary, startTrawl, tempDir } from '../helpers/binary'
-import { inspectStore, recordedAnything } from '../helpers/binary-engine'
+import { inspectStore, onPostgres, recordedAnything } from '../helpers/binary-engine'
 import { crawlSite, withSite } from '../helpers/crawl-site'
 import { createRun, finished } from '../helpers/e2e-crawl'
 
@@ -203,10 +203,12 @@ describe('trawl crawl: the scope and politeness flags', () => {
     40_000,
   )
 
-  test.each([
+  // The two spellings differ only in parsing: on PostgreSQL one shows the delay holds across the run's host queue.
+  const delays = [
     ['300ms', '300ms'],
     ['0.3', '300ms'],
-  ])(
+  ]
+  test.each(onPostgres() ? delays.slice(0, 1) : delays)(
     '--delay %s: requests to the host start at least 300 ms apart',
     (flag, stored) =>
       withSite(crawlSite({ pages: { '/': { links: ['/a', '/b', '/c'] }, '/a': {}, '/b': {}, '/c': {} } }), async (site) => {
@@ -233,7 +235,8 @@ describe('trawl crawl: the scope and politeness flags', () => {
     30_000,
   )
 
-  test.each([
+  // Refused before the store is opened, whichever it is: SQLite's pass covers them.
+  test.skipIf(onPostgres()).each([
     [['--delay', 'soon'], /^trawl: --delay: must be a duration such as 500ms or 2s, or a number of seconds, got "soon"$/],
     [['--delay', '2h'], /^trawl: --delay: must be at most 1h, got "2h"$/],
     [['--delay', '-1'], /^trawl: .*--delay/],
