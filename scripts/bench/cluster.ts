@@ -120,6 +120,8 @@ type Crawl = {
   maxInFlightPerHost: number
   byProcess: Record<string, number>
   outcome: string
+  /** When pages were missed: what the run logged and the processes' last log lines, as evidence. */
+  evidence?: string
 }
 
 const report: Record<string, unknown> = { cores: cpus().length, loadavgBefore: loadavg(), hosts, pagesPerHost, delayMs, links, concurrency, perHost, processes, bodies: !values['no-bodies'] }
@@ -152,26 +154,40 @@ try {
       console.log(
         `| ${c.processes} | ${c.engine} | ${c.round} | ${c.pages} | ${f2(c.seconds)} | ${f1(c.pagesPerSec)} | ${f2(c.siteSeconds)} | ${c.duplicates} | ${c.unfetched} | ${c.maxInFlightPerHost} |`,
       )
+    // A crawl that missed pages (the run ended early) says nothing of speed: its round is left out.
+    const whole = (c: Crawl | undefined): c is Crawl => !!c && c.unfetched === 0 && c.pages === c.expected
     const ratios: number[] = []
     const spanRatios: number[] = []
+    const sqliteRatios: number[] = []
+    let left = 0
     for (let round = 1; round <= rounds; round++) {
-      const one = crawls.find((c) => c.round === round && c.processes === 1 && c.engine === 'postgres')!
-      const many = crawls.find((c) => c.round === round && c.processes === processes)!
+      const one = crawls.find((c) => c.round === round && c.processes === 1 && c.engine === 'postgres')
+      const many = crawls.find((c) => c.round === round && c.processes === processes)
+      const lite = crawls.find((c) => c.round === round && c.engine === 'sqlite')
+      if (whole(one) && whole(lite)) sqliteRatios.push(one.pagesPerSec / lite.pagesPerSec)
+      if (!whole(one) || !whole(many)) {
+        left++
+        continue
+      }
       ratios.push(many.pagesPerSec / one.pagesPerSec)
       spanRatios.push(many.pages / many.siteSeconds / (one.pages / one.siteSeconds))
     }
-    if (values.sqlite) {
-      const vs = crawls.filter((c) => c.engine === 'sqlite').map((c) => crawls.find((o) => o.round === c.round && o.processes === 1 && o.engine === 'postgres')!.pagesPerSec / c.pagesPerSec)
-      console.log(`1 process on PostgreSQL ÷ 1 process on SQLite, pages/s, round by round: ${vs.map(f2).join(', ')}; median ${f2(median(vs))} (no target)`)
-    }
+    if (values.sqlite)
+      console.log(
+        `1 process on PostgreSQL ÷ 1 process on SQLite, pages/s, round by round: ${sqliteRatios.map(f2).join(', ') || 'none'}${sqliteRatios.length ? `; median ${f2(median(sqliteRatios))}` : ''} (no target)`,
+      )
     const dups = crawls.filter((c) => c.processes === processes).reduce((a, c) => a + c.duplicates, 0)
-    const missed = crawls.reduce((a, c) => a + c.unfetched, 0)
-    const ratio = median(ratios)
+    const missed = crawls.filter((c) => c.unfetched > 0 || c.pages !== c.expected)
     report.ratios = ratios
-    console.log(`\n${processes} processes' pages/s ÷ 1 process's, round by round: ${ratios.map(f2).join(', ')}; median ${f2(ratio)} (target ≥ 2.5): ${ratio >= 2.5 ? 'met' : 'NOT met'}`)
-    console.log(`the same over the site's span: ${spanRatios.map(f2).join(', ')}; median ${f2(median(spanRatios))}`)
+    const leftOut = left ? ` (${left} round(s) left out: a crawl missed pages)` : ''
+    if (ratios.length) {
+      const ratio = median(ratios)
+      console.log(`\n${processes} processes' pages/s ÷ 1 process's, round by round: ${ratios.map(f2).join(', ')}; median ${f2(ratio)} (target ≥ 2.5): ${ratio >= 2.5 ? 'met' : 'NOT met'}${leftOut}`)
+      console.log(`the same over the site's span: ${spanRatios.map(f2).join(', ')}; median ${f2(median(spanRatios))}`)
+    } else console.log(`\n${processes} processes' pages/s ÷ 1 process's: no round to judge${leftOut}: NOT met`)
     console.log(`duplicate fetches with ${processes} processes, all rounds: ${dups} (target 0): ${dups === 0 ? 'met' : 'NOT met'}`)
-    if (missed) console.log(`pages never fetched, all crawls: ${missed} (every crawl should fetch every page)`)
+    for (const c of missed)
+      console.log(`round ${c.round}, ${c.processes} process(es) on ${c.engine}: ${c.unfetched} of ${c.expected} pages never fetched, ${c.pages} visited; the run ended ${c.outcome}`)
   }
 
   if (only.has('links')) {
@@ -209,8 +225,19 @@ async function crawl(n: number, round: number, expected: number, engine: 'postgr
     const run = await cluster.until(runId!, (r) => r.status === 'finished', 'finished', timeoutMs)
     const seconds = (performance.now() - t0) / 1000
     const pages = site.pageRequests()
-    const first = Math.min(...pages.map((r) => r.at))
-    const last = Math.max(...pages.map((r) => r.end ?? r.at))
+    let evidence: string | undefined
+    if (site.unfetched().length) {
+      const logs = await cluster.logs(runId!).catch((err) => [String(err)])
+      const lines = Object.entries(cluster.logLines()).map(([name, text]) => `--- ${name}:\n${text.trimEnd().split('\n').slice(-12).join('\n')}`)
+      evidence = `site requests: ${site.requests.length} (${site.requests
+        .slice(0, 5)
+        .map((r) => `${r.url} ${r.status}`)
+        .join(
+          ', ',
+        )}); run: ${JSON.stringify({ stats: run.stats, error_counts: run.error_counts, started_at: run.started_at, finished_at: run.finished_at })}\ncrawl log, newest first: ${JSON.stringify(logs.slice(0, 8))}\n${lines.join('\n')}`
+    }
+    const first = pages.length ? Math.min(...pages.map((r) => r.at)) : 0
+    const last = pages.length ? Math.max(...pages.map((r) => r.end ?? r.at)) : 0
     return {
       engine,
       processes: n,
@@ -225,6 +252,7 @@ async function crawl(n: number, round: number, expected: number, engine: 'postgr
       maxInFlightPerHost: site.maxInFlight(),
       byProcess: site.byClient(),
       outcome: `${run.outcome} (${run.stop_reason})`,
+      evidence,
     }
   } finally {
     await site.close()
