@@ -26,9 +26,11 @@ const API = 'test/api'
 const POSTGRES_FILES = 'postgres' // bun's path filter: every test file with it in its path
 /**
  * The end-to-end files the second pass runs too: the compiled binary on PostgreSQL and S3. Not
- * here: fetch, scrape and scrape-render, whose processes never open the store (the fetcher, the
- * scrape API and Chromium are the same on both engines), so a second run would cost time and
- * show nothing new. Tests inside these files that are about SQLite itself skip on PostgreSQL.
+ * here, for the suite's time (under 10 minutes on two cores): fetch, scrape and scrape-render,
+ * whose processes never open the store (the fetcher, the scrape API and Chromium are the same on
+ * both engines), and triggers, which mostly waits for clock ticks and whose firing on PostgreSQL
+ * test/cluster/triggers-payments.test.ts and the store's trigger tests cover. Tests inside these
+ * files about SQLite itself, or that the store takes no part in, skip on PostgreSQL.
  */
 const POSTGRES_E2E = [
   'test/e2e/binary.test.ts',
@@ -39,7 +41,6 @@ const POSTGRES_E2E = [
   'test/e2e/extract.test.ts',
   'test/e2e/mcp.test.ts',
   'test/e2e/parse.test.ts',
-  'test/e2e/triggers.test.ts',
   'test/e2e/x402.test.ts',
 ]
 /** The PostgreSQL engine's own files, left out of the first pass when no path is given. */

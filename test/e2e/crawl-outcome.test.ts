@@ -18,6 +18,13 @@ afterAll(async () => {
   await cleanup()
 })
 
+/**
+ * What the second pass (PostgreSQL, scripts/test.ts) leaves to SQLite's, for time: what the store
+ * takes no part in beyond what the other tests here show there: how the command reads its flags,
+ * which URLs it keeps, how it names a fetch error.
+ */
+const storeNeutral = test.skipIf(onPostgres())
+
 const SUMMARY = /^finished: (\w+) after \d+(\.\d+)?s: visited (\d+), failed (\d+), queued (\d+), .+$/m
 
 /** A port nothing listens on: a server is started there and stopped. */
@@ -62,16 +69,20 @@ describe('trawl crawl: a seed that could not be fetched exits 1 with its reason'
     await trawl.stop()
   }, 40_000)
 
-  test('a name that does not resolve: dns', async () => {
-    const dataDir = tempDir()
-    const r = await runBinary(['crawl', 'http://no-such-seed.invalid/', '--data-dir', dataDir], {}, 20_000)
-    expect(r.code, r.stdout + r.stderr).toBe(1)
-    expect(SUMMARY.exec(r.stdout)![4]).toBe('1')
-    expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  dns  1\n')
-    expect(await storedRun(dataDir)).toMatchObject({ outcome: 'failed', error_counts: { dns: 1 }, failed: 1 })
-  }, 30_000)
+  storeNeutral(
+    'a name that does not resolve: dns',
+    async () => {
+      const dataDir = tempDir()
+      const r = await runBinary(['crawl', 'http://no-such-seed.invalid/', '--data-dir', dataDir], {}, 20_000)
+      expect(r.code, r.stdout + r.stderr).toBe(1)
+      expect(SUMMARY.exec(r.stdout)![4]).toBe('1')
+      expect(tail(r.stdout)).toBe('outcome: failed (no page could be fetched)\nerrors by reason:\n  dns  1\n')
+      expect(await storedRun(dataDir)).toMatchObject({ outcome: 'failed', error_counts: { dns: 1 }, failed: 1 })
+    },
+    30_000,
+  )
 
-  test(
+  storeNeutral(
     'TRAWL_ALLOW_PRIVATE_NETWORKS=false and a 127.0.0.1 seed: blocked_address, nothing reached',
     () =>
       withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
@@ -153,7 +164,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
       .map((r) => r.path)
       .sort()
 
-  test(
+  storeNeutral(
     'without flags every page is crawled',
     () =>
       withSite(docsSite(), async (site) => {
@@ -164,7 +175,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
     30_000,
   )
 
-  test(
+  storeNeutral(
     '--include (repeated) keeps the URLs one pattern matches, --exclude (repeated) drops those any matches',
     () =>
       withSite(docsSite(), async (site) => {
@@ -223,7 +234,7 @@ describe('trawl crawl: the scope and politeness flags', () => {
     30_000,
   )
 
-  test(
+  storeNeutral(
     "--same-domain: the run takes the seed's registrable domain as its scope (subdomains followed: test/crawl/crawl-command.test.ts)",
     () =>
       withSite(crawlSite({ pages: { '/': {} } }), async (site) => {
@@ -235,8 +246,8 @@ describe('trawl crawl: the scope and politeness flags', () => {
     30_000,
   )
 
-  // Refused before the store is opened, whichever it is: SQLite's pass covers them.
-  test.skipIf(onPostgres()).each([
+  // Refused before the store is opened, whichever it is.
+  storeNeutral.each([
     [['--delay', 'soon'], /^trawl: --delay: must be a duration such as 500ms or 2s, or a number of seconds, got "soon"$/],
     [['--delay', '2h'], /^trawl: --delay: must be at most 1h, got "2h"$/],
     [['--delay', '-1'], /^trawl: .*--delay/],
