@@ -315,15 +315,12 @@ export class RunExecution {
     const now = Date.now()
     if (this.counters.fetched >= this.maxUrls) return this.leave({ finished: 'max_urls' })
     const loading = this.hosts.robotsLoading()
-    if (this.shared) {
-      // Other processes hold the rest of the run: it is over when no row is left anywhere.
-      if (this.hosts.queued() === 0 && !loading && (await this.shared.evaluate(now))) return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
-      return
-    }
-    if (this.hosts.queued() === 0 && !loading) {
+    // A shared run's other processes hold the rest of it: it is over when no row is left anywhere.
+    if (this.hosts.queued() === 0 && !loading && (!this.shared || (await this.shared.evaluate(now)))) {
       if (this.counters.fetched === 0 && this.seedsDisallowed > 0 && this.seedsDisallowed >= this.seedsLeft) return this.leave({ finished: 'empty_seed' })
       return this.leave({ finished: this.counters.depth_cut ? 'max_depth' : 'max_empty_evaluations' })
     }
+    if (this.shared) return
     if (now - this.lastEvaluation < EVALUATION_MS) return
     this.lastEvaluation = now
     this.emptyEvaluations = this.hosts.ready(now) || loading ? 0 : this.emptyEvaluations + 1

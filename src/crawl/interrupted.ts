@@ -29,9 +29,16 @@ export function interruptedEntry(
  * once, at the start). A fetch whose entry did reach the database (a crash between the commit
  * and the journal's note of it) gets no second one. Answers how many were written.
  */
-export async function logInterrupted(store: CrawlStore, runSeq: number, journal: RunJournal, rec: LogSink): Promise<number> {
+export async function logInterrupted(store: CrawlStore, runSeq: number, journal: RunJournal, rec: LogSink, runFinished = false): Promise<number> {
   let n = 0
   for (const o of journal.orphans()) {
+    // A shared run's page fetches cut short are named by its frontier (rows taken and never
+    // settled), and logged by the process that claims their host next; this journal would log
+    // them a second time. Once the run is finished no one claims them: the journal logs them.
+    if (store.shared && o.step === 'fetch' && !runFinished) {
+      journal.logged(o.id)
+      continue
+    }
     if (!(await store.loggedSince(runSeq, o.url_hash, o.step, o.started_at))) {
       const where = { url: o.url, url_hash: o.url_hash, host: o.host, ...(o.depth !== undefined ? { depth: o.depth } : {}), ...(o.parent_url_hash ? { parent_url_hash: o.parent_url_hash } : {}) }
       rec.log(interruptedEntry(where, o.step, o.step === 'discover' ? 'error' : 'retried'), o.started_at, o.id)
@@ -65,7 +72,7 @@ export async function sweepJournals(store: CrawlStore, blobs: BlobStore, log: Lo
             return true
           },
         }
-        const n = await logInterrupted(store, seq, journal, sink)
+        const n = await logInterrupted(store, seq, journal, sink, run.status === 'finished')
         await store.writeLogs(entries)
         for (const id of settles) journal.logged(id)
         if (n) log.info('interrupted fetches logged', { run: run.id, fetches: n })

@@ -4,12 +4,12 @@ import { interruptedEntry } from './interrupted'
 import type { RunExecution } from './execution'
 
 /** How often a process looks for host queues to take while it has room, and for rows of hosts whose queue looked empty. */
-const CLAIM_EVERY_MS = 250
-const EMPTY_HOST_RETRY_MS = 250
+const CLAIM_EVERY_MS = 50
+const EMPTY_HOST_RETRY_MS = 100
 /** A host whose queue stays empty this long is given back, so another process's discoveries can reach a holder with room. */
-const IDLE_RELEASE_MS = 1_000
+const IDLE_RELEASE_MS = 300
 /** How often a busy process gives back idle hosts and reads where the run stands. */
-const LOOK_EVERY_MS = 1_000
+const LOOK_EVERY_MS = 500
 
 /**
  * One execution's part of a run that many processes crawl together (a shared store, decision
@@ -73,14 +73,18 @@ export class SharedHosts {
     }
   }
 
-  /** Hosts to claim: enough to fill the run's concurrency, no more than a fair share of the hosts with work. */
+  /**
+   * Hosts to claim: enough hosts with work to fill the run's concurrency (a held host whose queue
+   * is empty fills nothing: on a site whose pages link across hosts, queues empty and refill all
+   * the time), and no more in all than twice that or a fair share of the hosts with work.
+   */
   private wantMore(): number {
     const perHost = this.x.cfg.politeness.per_host_concurrency!
     const concurrency = this.x.cfg.politeness.concurrency!
     const toFill = Math.ceil(concurrency / perHost) + 1
-    const hostsWithWork = this.freeHosts + this.busyHeld()
-    const fair = Math.max(1, Math.ceil(hostsWithWork / Math.max(1, this.workers)))
-    return Math.min(toFill, fair + 1) - this.held.size
+    const busy = this.busyHeld()
+    const fair = Math.max(1, Math.ceil((this.freeHosts + busy) / Math.max(1, this.workers)))
+    return Math.min(toFill - busy, Math.min(2 * toFill, fair + 1) - this.held.size)
   }
 
   private busyHeld(): number {
@@ -166,8 +170,10 @@ export class SharedHosts {
    * The evaluation of a shared run: it is over when no row is queued or in flight in any
    * process. Hosts that stayed empty are given back meanwhile. Answers whether the run is done.
    */
-  evaluate(now: number): Promise<boolean> {
-    return this.looking ?? this.look(now)
+  async evaluate(now: number): Promise<boolean> {
+    // A look begun before the caller's last commit may not see the rows that commit queued.
+    await this.looking
+    return this.look(now)
   }
 
   private look(now: number): Promise<boolean> {

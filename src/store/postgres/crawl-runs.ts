@@ -41,9 +41,9 @@ export function pgRunLeases(sql: Pg): Pick<CrawlStore, 'claimable' | 'run' | 'he
           await tx`UPDATE run_hosts SET lease_until = 0 WHERE run_seq = ${seq} AND owner = ${deadOwner}`
         }
         // A process joining again (its last execution of the run left it without a word: the
-        // database was away) starts afresh: what it took and held then is given back. Its journal
-        // names the fetches that were in flight.
-        await tx`UPDATE frontier SET state = 0, taken_by = NULL, lease_until = NULL WHERE run_seq = ${seq} AND state = 1 AND taken_by = ${owner}`
+        // database was away) starts afresh: what it took then is marked as taken by a holder that
+        // is gone, so whoever claims the host next requeues and logs it, and its hosts are free.
+        await tx`UPDATE frontier SET taken_by = ${owner + ' (left)'} WHERE run_seq = ${seq} AND state = 1 AND taken_by = ${owner}`
         await tx`UPDATE run_hosts SET owner = NULL, lease_until = NULL, slots = 0 WHERE run_seq = ${seq} AND owner = ${owner}`
         await tx`INSERT INTO run_workers (run_seq, owner, lease_until) VALUES (${seq}, ${owner}, ${until})
           ON CONFLICT (run_seq, owner) DO UPDATE SET lease_until = excluded.lease_until`
