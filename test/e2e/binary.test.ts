@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BINARY, cleanup, ensureBinary, freePorts, REPO, runBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
-import { onPostgres } from '../helpers/binary-engine'
+import { onPostgres, sqliteOnlyTest } from '../helpers/binary-engine'
 import { waitFor } from '../helpers/wait'
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version
@@ -69,7 +69,7 @@ describe('configuration errors exit 2 with one line naming the setting', () => {
   ]
   for (const c of cases) {
     // Refused before the store is opened, whichever it is: SQLite's pass covers them.
-    test.skipIf(onPostgres())(c.what, async () => {
+    sqliteOnlyTest(c.what, async () => {
       const dataDir = join(tempDir(), 'data')
       const r = await runBinary(['serve', '--data-dir', dataDir, ...c.args], c.env)
       expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' })

@@ -6,7 +6,7 @@
 // and names under .invalid, which never resolve, are asked for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cleanup, ensureBinary, runBinary, startTrawl, tempDir } from '../helpers/binary'
-import { inspectStore, onPostgres, recordedAnything } from '../helpers/binary-engine'
+import { inspectStore, onPostgres, recordedAnything, sqliteOnlyTest } from '../helpers/binary-engine'
 import { crawlSite, withSite } from '../helpers/crawl-site'
 import { createRun, finished } from '../helpers/e2e-crawl'
 
@@ -23,7 +23,7 @@ afterAll(async () => {
  * takes no part in beyond what the other tests here show there: how the command reads its flags,
  * which URLs it keeps, how it names a fetch error.
  */
-const storeNeutral = test.skipIf(onPostgres())
+const storeNeutral = sqliteOnlyTest
 
 const SUMMARY = /^finished: (\w+) after \d+(\.\d+)?s: visited (\d+), failed (\d+), queued (\d+), .+$/m
 

@@ -11,7 +11,7 @@ import type { Subprocess } from 'bun'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { BINARY, cleanup, ensureBinary, startTrawl, runBinary, tempDir, trawlEnv, type Trawl } from '../helpers/binary'
-import { inspectStore, onPostgres, recordedAnything } from '../helpers/binary-engine'
+import { inspectStore, onPostgres, recordedAnything, sqliteOnlyTest, sqliteOnlyDescribe } from '../helpers/binary-engine'
 import { counts, createRun, finished, getRun, OPEN, site, stopSites, visitedUrls, waitFor, WHOLE } from '../helpers/e2e-crawl'
 
 const procs = new Set<Subprocess>()
@@ -177,7 +177,7 @@ const runsStarted = (t: Trawl) => new Set([...t.stderr().matchAll(/ run started 
 
 // One holder a run is the SQLite engine's way; on PostgreSQL every process joins a run and they
 // share its host queues (decision 112), which test/cluster covers.
-describe.skipIf(onPostgres())('two trawl serve processes on one data dir', () => {
+sqliteOnlyDescribe('two trawl serve processes on one data dir', () => {
   test('each run is crawled by one process at a time: four runs split two and two (TRAWL_MAX_ACTIVE_RUNS=2), every page fetched once', async () => {
     // Slow pages one at a time: a run lasts 6 s, so a process holding two cannot take a third
     // before the other process's runner (polling every 500 ms) has claimed the rest.
@@ -290,7 +290,7 @@ describe('trawl serve settings', () => {
     await trawl.stop()
   }, 40_000)
 
-  test.skipIf(onPostgres())(
+  sqliteOnlyTest(
     "the checkpoint thread runs in the binary: a finished crawl's rows reach trawl.db and blobs.db while serve is up",
     async () => {
       // SQLite's own checkpoint waits for 64 MiB of WAL, which this small crawl never writes; the
@@ -376,7 +376,9 @@ describe('trawl crawl', () => {
     await trawl.stop()
   }, 45_000)
 
-  test('on a data dir a running serve uses: the run is created leased to the command, so serve never takes it', async () => {
+  // SQLite: the run is leased to the command and serve never takes it. PostgreSQL: every process
+  // joins every run (decision 112), serve too, and the pages are still fetched once, within max_urls.
+  test("on a data dir a running serve uses: the run is created leased to the command; SQLite's serve never takes it, PostgreSQL's helps", async () => {
     const s = site(100, 40)
     const serve = await startTrawl({ env: OPEN })
     const r = await runBinary(['crawl', s.url(0), '--max-urls', '30', '--max-depth', '20', '--data-dir', serve.dataDir], OPEN, 30_000)
@@ -386,10 +388,10 @@ describe('trawl crawl', () => {
     expect(Number(m![3])).toBe(30)
     expect(s.pageHits()).toBe(30)
     expect([...s.hits].filter(([, c]) => c > 1)).toEqual([])
-    // serve sees the run, finished, and never started it.
+    // serve sees the run, finished; on SQLite it never started it.
     const runs = await serve.api.get('/v1/runs', { tenant: 'local' })
     expect(runs.body.data.map((x: { status: string; stop_reason: string }) => [x.status, x.stop_reason])).toEqual([['finished', 'max_urls']])
-    expect(runsStarted(serve).size).toBe(0)
+    if (!onPostgres()) expect(runsStarted(serve).size).toBe(0)
     expect((await serve.stop()).code).toBe(0)
   }, 45_000)
 
@@ -414,7 +416,7 @@ describe('trawl crawl', () => {
   }, 40_000)
 
   // How progress is drawn does not depend on the store: SQLite's pass covers it.
-  test.skipIf(onPostgres())(
+  sqliteOnlyTest(
     'on a terminal the progress line is redrawn in place (carriage return, erase line), then ends with a newline before the summary',
     async () => {
       const s = site(120, 40)
@@ -497,7 +499,7 @@ describe('trawl crawl', () => {
   )
 
   // Refused before the store is opened, whichever it is: SQLite's pass covers them.
-  test.skipIf(onPostgres()).each([
+  sqliteOnlyTest.each([
     [[], 'no URL'],
     [['http://127.0.0.1:1/', 'http://127.0.0.1:2/'], 'two URLs'],
     [['ftp://127.0.0.1/'], 'not http(s)'],

@@ -8,6 +8,7 @@
  * share their store as they share the data dir's files on SQLite. A test whose environment names
  * its own database keeps it, and gets nothing added.
  */
+import { describe, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
 import { existsSync, rmSync } from 'node:fs'
@@ -211,3 +212,12 @@ export async function writeStore<T>(dataDir: string, write: (store: Store) => Pr
 export async function storeWhere(dataDir: string): Promise<string> {
   return onPostgres() ? (await placed(dataDir)).databaseUrl : dataDir
 }
+
+// A test that only SQLite's pass defines: one about SQLite itself, or one the PostgreSQL pass
+// leaves to SQLite's for the suite's time. In the PostgreSQL pass it is not registered at all,
+// so neither pass reports a skipped test.
+const unregistered = Object.assign(() => {}, { each: () => () => {} })
+/** `test` in SQLite's pass; nothing in PostgreSQL's. */
+export const sqliteOnlyTest = (onPostgres() ? unregistered : test) as typeof test
+/** `describe` in SQLite's pass; nothing in PostgreSQL's. */
+export const sqliteOnlyDescribe = (onPostgres() ? unregistered : describe) as typeof describe

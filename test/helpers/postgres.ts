@@ -4,7 +4,7 @@
 // serves the whole `bun test` process; each caller gets a database of its own, copied from a
 // template migrated once. Nothing is skipped without PostgreSQL: the first caller fails and says
 // what to install.
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 
@@ -66,16 +66,23 @@ function start(): Cluster {
     })
     if (r.exitCode === 0) {
       const c = { dir, port, bin, asUser, options: options.replace('{PORT}', String(port)) }
-      process.on('exit', () => stop(c))
+      watchOver(c)
       return c
     }
     if (attempt >= 3) throw new Error(`pg_ctl start failed: ${r.stderr.toString().trim()}`)
   }
 }
 
-function stop(c: Cluster) {
-  Bun.spawnSync([...c.asUser, join(c.bin, 'pg_ctl'), '-D', join(c.dir, 'data'), '-m', 'immediate', 'stop'], { stdout: 'ignore', stderr: 'ignore', cwd: tmpdir() })
-  rmSync(c.dir, { recursive: true, force: true })
+/**
+ * Stops the cluster and removes its folder once this process is gone, however it goes: `bun test`
+ * runs no exit hook, and a killed test run runs none at all. A detached shell polls for this
+ * process's pid, then stops PostgreSQL.
+ */
+function watchOver(c: Cluster) {
+  const pgCtl = [...c.asUser, join(c.bin, 'pg_ctl'), '-D', join(c.dir, 'data'), '-m', 'immediate', 'stop'].map((a) => `'${a}'`).join(' ')
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${pgCtl} >/dev/null 2>&1; rm -rf '${c.dir}'`
+  const watcher = Bun.spawn(['setsid', 'sh', '-c', script], { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore', cwd: tmpdir() })
+  watcher.unref()
 }
 
 const psql = (c: Cluster, command: string) =>
