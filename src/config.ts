@@ -177,10 +177,10 @@ const SETTINGS: Setting[] = [
   {
     flag: null,
     env: 'TRAWL_HOST_CEILING',
-    fallback: '8',
+    fallback: '16',
     parse: positiveInt(64),
     key: 'hostCeiling',
-    says: "Most requests in flight to one host over every run (and, on PostgreSQL, every process): two jobs on one site share it. 8 is Scrapy's per-domain default and four runs at the default per_host_concurrency of 2.",
+    says: "Most requests in flight to one host over every run (and, on PostgreSQL, every process): two jobs on one site share it. 16 is a run's default concurrency: all runs on a host send no more than one run sends to all its hosts.",
   },
   {
     flag: null,

@@ -40,7 +40,7 @@ export type EngineDeps = {
   hostCeiling?: number
 }
 
-export const DEFAULT_HOST_CEILING = 8
+export const DEFAULT_HOST_CEILING = 16
 export type RunRow = { seq: number; id: string; tenant: string; config: Required<CrawlConfig>; started_at: number; paused_ms: number }
 export type StopReason = 'max_depth' | 'max_urls' | 'max_empty_evaluations' | 'max_age' | 'manual' | 'empty_seed' | 'unknown'
 /** How an execution ended: the run finished, or it was left for later (paused, shut down, taken away). */
