@@ -23,7 +23,7 @@ export type Artifact = {
 }
 
 /** A row as read: the API shape with its time as stored (epoch milliseconds). */
-type Row = Omit<Artifact, 'created_at'> & { created_at: number }
+export type ArtifactRow = Omit<Artifact, 'created_at'> & { created_at: number }
 
 /**
  * What the engine records once the blob is stored (`size` and `checksum` from the put).
@@ -31,7 +31,7 @@ type Row = Omit<Artifact, 'created_at'> & { created_at: number }
  * artifact's, `size` the parsed JSON's length, `checksum` the body's): the content is made again
  * from that body when read, at this base URL (decision 103). Absent for stored content.
  */
-export type NewArtifact = Omit<Row, 'url'> & { tenant: string; checksum: string; source_url?: string | null }
+export type NewArtifact = Omit<ArtifactRow, 'url'> & { tenant: string; checksum: string; source_url?: string | null }
 
 export type ArtifactFilter = {
   include_ids?: string[]
@@ -50,8 +50,8 @@ export type ArtifactFilter = {
 // more for it (the engine upserts a URL's link before it stores the URL's artifacts).
 const URL_COLUMN = '(SELECT l.url FROM links l WHERE l.tenant = t.tenant AND l.hash = t.url_hash) AS url'
 const STORED = 't.id, t.run_id, t.url_hash, t.blob_key, t.kind, t.pipeline_id, t.content_type, t.size, t.created_at'
-const COLUMNS = `${STORED}, ${URL_COLUMN}`
-const toArtifact = (r: Row): Artifact => ({
+export const ARTIFACT_COLUMNS = `${STORED}, ${URL_COLUMN}`
+export const toArtifact = (r: ArtifactRow): Artifact => ({
   id: r.id,
   run_id: r.run_id,
   url: r.url,
@@ -86,13 +86,13 @@ const INSERT = 'INSERT INTO artifacts (tenant, id, run_id, url_hash, blob_key, k
  */
 export function artifactRepository(db: Database) {
   const sourceOf = db.query(`SELECT source_url FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT}`)
-  const byId = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
+  const byId = db.query(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts t WHERE t.tenant = ${TEXT} AND t.id = ${TEXT}`)
   // An artifact is found by URL through its link's seq (artifacts_by_link, migration 015): the
   // tenant's links of the hashes first, then their rows (the tenant term made unindexable, so
   // the link index drives).
   const linkSeqs = db.query(`SELECT seq FROM links WHERE tenant = ${TEXT} AND hash IN (SELECT value FROM json_each(${TEXT}))`)
   const seqsOf = (tenant: string, hashes: readonly string[]): number[] => (linkSeqs.all(tenant, JSON.stringify(hashes)) as { seq: number }[]).map((r) => r.seq)
-  const byUrls = db.query(`SELECT ${COLUMNS} FROM artifacts t WHERE t.link_seq IN (SELECT value FROM json_each(${TEXT})) AND +t.tenant = ${TEXT} AND t.run_id = ${TEXT} ORDER BY t.seq`)
+  const byUrls = db.query(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts t WHERE t.link_seq IN (SELECT value FROM json_each(${TEXT})) AND +t.tenant = ${TEXT} AND t.run_id = ${TEXT} ORDER BY t.seq`)
   // RETURNING cannot run the URL's subquery: the URL is looked up beside it.
   const remove = db.query(`DELETE FROM artifacts WHERE tenant = ${TEXT} AND id = ${TEXT} RETURNING ${STORED.replaceAll('t.', '')}`)
   const urlOf = db.query(`SELECT url FROM links WHERE tenant = ${TEXT} AND hash = ${TEXT}`)
@@ -138,12 +138,12 @@ export function artifactRepository(db: Database) {
       return (sourceOf.get(tenant, id) as { source_url: string | null } | null)?.source_url ?? null
     },
     get(tenant: string, id: string): Artifact | null {
-      const row = byId.get(tenant, id) as Row | null
+      const row = byId.get(tenant, id) as ArtifactRow | null
       return row ? toArtifact(row) : null
     },
     /** Deletes the row and answers what it was; null when it did not exist for this tenant. */
     delete(tenant: string, id: string): Artifact | null {
-      const row = remove.get(tenant, id) as Omit<Row, 'url'> | null
+      const row = remove.get(tenant, id) as Omit<ArtifactRow, 'url'> | null
       if (!row) return null
       const link = urlOf.get(tenant, row.url_hash) as { url: string } | null
       return toArtifact({ ...row, url: link?.url ?? null })
@@ -154,7 +154,7 @@ export function artifactRepository(db: Database) {
      */
     forUrls(tenant: string, runId: string, urlHashes: readonly string[]): Artifact[] {
       if (!urlHashes.length) return []
-      return (byUrls.all(JSON.stringify(seqsOf(tenant, urlHashes)), tenant, runId) as Row[]).map(toArtifact)
+      return (byUrls.all(JSON.stringify(seqsOf(tenant, urlHashes)), tenant, runId) as ArtifactRow[]).map(toArtifact)
     },
     /** Whether a row other than this one (of any tenant) points at its blob, which must then stay. */
     blobShared(tenant: string, a: Pick<Artifact, 'id' | 'blob_key'>): boolean {
@@ -192,7 +192,7 @@ export function artifactRepository(db: Database) {
     bodyDeletionDone: (runId: string): void => void deletionDone.run(runId),
     /** Newest first, like every other list. */
     list(tenant: string, f: ArtifactFilter, after: number | undefined, perPage: number): Page<Artifact> {
-      return query(tenant, f).page(db, COLUMNS, after, perPage, toArtifact)
+      return query(tenant, f).page(db, ARTIFACT_COLUMNS, after, perPage, toArtifact)
     },
     /** The query behind a list page (tests EXPLAIN it). */
     query,

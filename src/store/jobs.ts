@@ -9,9 +9,10 @@ export type JobFilter = { include_ids?: string[]; exclude_ids?: string[]; names?
 export type NewJob = { id: string; name: string; config: object; labels: Labels }
 export type JobPatch = { name?: string; config?: object; labels?: Labels }
 
-type JobRow = { id: string; name: string; config: string; labels: string; created_at: number; updated_at: number }
-const COLUMNS = 't.id, t.name, t.config, t.labels, t.created_at, t.updated_at'
-const toJob = (r: JobRow): Job => ({
+// Shared with the PostgreSQL engine, which stores the same columns.
+export type JobRow = { id: string; name: string; config: string; labels: string; created_at: number; updated_at: number }
+export const JOB_COLUMNS = 't.id, t.name, t.config, t.labels, t.created_at, t.updated_at'
+export const toJob = (r: JobRow): Job => ({
   id: r.id,
   name: r.name,
   config: JSON.parse(r.config),
@@ -23,7 +24,7 @@ const toJob = (r: JobRow): Job => ({
 /** Crawl jobs: a name, labels and the crawl configuration as the user wrote it. */
 export function jobRepository(db: Database) {
   const insert = db.query('INSERT INTO jobs (tenant, id, name, config, labels, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING')
-  const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM jobs t WHERE tenant = ? AND id = ?`)
+  const byId = db.query(`SELECT t.seq, ${JOB_COLUMNS} FROM jobs t WHERE tenant = ? AND id = ?`)
   const update = db.query('UPDATE jobs SET name = ?, config = ?, labels = ?, updated_at = ? WHERE seq = ?')
   const remove = db.query('DELETE FROM jobs WHERE seq = ?')
 
@@ -80,7 +81,7 @@ export function jobRepository(db: Database) {
         .in('t.name', f.names, true)
         .range('t.created_at', f.created_before, f.created_after)
         .labels(f.labels)
-        .page(db, COLUMNS, after, perPage, toJob)
+        .page(db, JOB_COLUMNS, after, perPage, toJob)
     },
   }
 }

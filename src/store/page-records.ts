@@ -68,7 +68,8 @@ function distinct(values: readonly string[]): string[] {
   return out
 }
 
-function childrenText(children: readonly string[] | null): string | null {
+/** A page's children as a visit row stores them (both engines): distinct, checked, capped at MAX_CHILDREN, back to back. */
+export function childrenText(children: readonly string[] | null): string | null {
   if (!children?.length) return null
   const kept = distinct(children)
   for (const c of kept) if (c.length !== HASH_LENGTH) throw new TypeError(`a child link hash must be ${HASH_LENGTH} characters: ${c}`)

@@ -44,7 +44,8 @@ export type Payment = {
   updated_at: string | null
 }
 
-type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'created_at' | 'updated_at'> & {
+// The row, its shaping and the capped seconds are shared with the PostgreSQL ledger, which stores the same columns.
+export type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'created_at' | 'updated_at'> & {
   payload: string
   requirements: string
   valid_before: number
@@ -61,7 +62,7 @@ type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'c
 const MAX_DATE_MS = 8.64e15
 const instant = (ms: unknown): string | null => (typeof ms === 'number' && Math.abs(ms) <= MAX_DATE_MS ? iso(ms) : null)
 
-const toPayment = (r: PaymentRow): Payment => ({
+export const toPayment = (r: PaymentRow): Payment => ({
   ...r,
   payload: JSON.parse(r.payload),
   requirements: JSON.parse(r.requirements),
@@ -74,25 +75,26 @@ const toPayment = (r: PaymentRow): Payment => ({
 // could still let through a second no date can show. Past that, it is "never" for any practical
 // purpose, and the exact value stays in `payload`.
 const MAX_SECONDS = BigInt(MAX_DATE_MS / 1000)
-const seconds = (v: bigint) => Number(v > MAX_SECONDS ? MAX_SECONDS : v)
+export const storedSeconds = (v: bigint) => Number(v > MAX_SECONDS ? MAX_SECONDS : v)
+
+export const PAYMENT_COLUMNS = 'key, payer, amount, network, version, status, payload, requirements, valid_before, resource, settle_tx, settle_error, created_at, updated_at'
 
 /** The payment ledger: accepted x402 authorizations, their state and the signed payload. */
 export function paymentRepository(db: Database) {
-  const COLUMNS = 'key, payer, amount, network, version, status, payload, requirements, valid_before, resource, settle_tx, settle_error, created_at, updated_at'
   const insert = db.query(
     `INSERT INTO payments (key, payer, amount, network, version, status, payload, requirements, valid_before, resource, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
   )
   const move = db.query('UPDATE payments SET status = ?, settle_tx = ?, settle_error = ?, updated_at = ? WHERE key = ? AND status = ?')
   const release = db.query("DELETE FROM payments WHERE key = ? AND status = 'accepted'")
-  const byKey = db.query(`SELECT ${COLUMNS} FROM payments WHERE key = ?`)
-  const all = db.query(`SELECT ${COLUMNS} FROM payments ORDER BY seq DESC`)
-  const byStatus = db.query(`SELECT ${COLUMNS} FROM payments WHERE status = ? ORDER BY seq DESC`)
+  const byKey = db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE key = ?`)
+  const all = db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments ORDER BY seq DESC`)
+  const byStatus = db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE status = ? ORDER BY seq DESC`)
 
   /** Records an authorization as `accepted`; false when the key was there already (a replay), whoever inserted it and however recently. */
   const accept = (p: NewPayment): boolean => {
     const now = Date.now()
-    const { changes } = insert.run(p.key, p.payer, p.amount, p.network, p.version, JSON.stringify(p.payload), JSON.stringify(p.requirements), seconds(p.validBefore), p.resource, now, now)
+    const { changes } = insert.run(p.key, p.payer, p.amount, p.network, p.version, JSON.stringify(p.payload), JSON.stringify(p.requirements), storedSeconds(p.validBefore), p.resource, now, now)
     return changes === 1
   }
   /** Moves a row on from `from`; false when it is not in that state (moved already). */

@@ -43,7 +43,8 @@ export type RunFilter = {
 /** A state move of SPEC's run table: the states it may start from and where it leads. */
 export type RunMove = 'pause' | 'resume' | 'stop'
 
-type RunRow = {
+/** A runs row as both engines read it (times in epoch milliseconds, JSON columns as text). */
+export type RunRow = {
   id: string
   job_id: string
   status: RunStatus
@@ -60,8 +61,8 @@ type RunRow = {
   failed: number
   bytes: number
 }
-const COLUMNS = 't.id, t.job_id, t.status, t.stop_reason, t.outcome, t.error_counts, t.labels, t.config, t.created_at, t.started_at, t.finished_at, t.queued, t.visited, t.failed, t.bytes'
-const toRun = (r: RunRow): Run => ({
+export const RUN_COLUMNS = 't.id, t.job_id, t.status, t.stop_reason, t.outcome, t.error_counts, t.labels, t.config, t.created_at, t.started_at, t.finished_at, t.queued, t.visited, t.failed, t.bytes'
+export const toRun = (r: RunRow): Run => ({
   id: r.id,
   job_id: r.job_id,
   status: r.status,
@@ -92,7 +93,7 @@ const MOVES: Record<RunMove, { sql: string; verb: string }> = {
 /** Runs of jobs: status, stop reason, resolved config and counters. */
 export function runRepository(db: Database) {
   const insert = db.query("INSERT INTO runs (tenant, id, job_seq, job_id, status, labels, config, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING")
-  const byId = db.query(`SELECT t.seq, ${COLUMNS} FROM runs t WHERE tenant = ? AND id = ?`)
+  const byId = db.query(`SELECT t.seq, ${RUN_COLUMNS} FROM runs t WHERE tenant = ? AND id = ?`)
   const remove = db.query('DELETE FROM runs WHERE seq = ?')
   const idsOfJob = db.query('SELECT r.id FROM runs r JOIN jobs j ON j.seq = r.job_seq WHERE j.tenant = ? AND j.id = ?')
   const moves = Object.fromEntries(Object.entries(MOVES).map(([move, { sql }]) => [move, db.query(`UPDATE runs SET ${sql}`)])) as Record<RunMove, ReturnType<Database['query']>>
@@ -154,7 +155,7 @@ export function runRepository(db: Database) {
         .range('t.created_at', f.created_before, f.created_after)
         .range('t.finished_at', f.finished_before, f.finished_after)
         .labels(f.labels)
-        .page(db, COLUMNS, after, perPage, toRun)
+        .page(db, RUN_COLUMNS, after, perPage, toRun)
     },
   }
 }

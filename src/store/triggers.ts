@@ -45,10 +45,11 @@ export type NewTrigger = { id: string; name: string; condition: Condition; nextA
  */
 export type DueFiring = { trigger_seq: number; kind: TriggerKind; due_at: number; firing_seq: number | null; tenant: string; job_id: string; schedule: ScheduleParams | null }
 
-type TriggerRow = { id: string; job_id: string; name: string; kind: TriggerKind; params: string; enabled: number; created_at: number; last_executed_at: number | null }
-const COLUMNS = 't.id, t.job_id, t.name, t.kind, t.params, t.enabled, t.created_at, t.last_executed_at'
+// The rows and their shaping are shared with the PostgreSQL engine, which stores the same columns.
+export type TriggerRow = { id: string; job_id: string; name: string; kind: TriggerKind; params: string; enabled: number; created_at: number; last_executed_at: number | null }
+export const TRIGGER_COLUMNS = 't.id, t.job_id, t.name, t.kind, t.params, t.enabled, t.created_at, t.last_executed_at'
 const conditionOf = (r: Pick<TriggerRow, 'kind' | 'params'>) => ({ kind: r.kind, params: JSON.parse(r.params) }) as Condition
-const toTrigger = (r: TriggerRow): Trigger => ({
+export const toTrigger = (r: TriggerRow): Trigger => ({
   id: r.id,
   job_id: r.job_id,
   name: r.name,
@@ -58,9 +59,9 @@ const toTrigger = (r: TriggerRow): Trigger => ({
   last_executed_at: iso(r.last_executed_at),
 })
 
-type ExecutionRow = { id: string; trigger_id: string; run_id: string | null; outcome: Outcome; scheduled_at: number; executed_at: number; created_at: number }
-const EXECUTION_COLUMNS = 't.id, t.trigger_id, t.run_id, t.outcome, t.scheduled_at, t.executed_at, t.created_at'
-const toExecution = (r: ExecutionRow): Execution => ({
+export type ExecutionRow = { id: string; trigger_id: string; run_id: string | null; outcome: Outcome; scheduled_at: number; executed_at: number; created_at: number }
+export const EXECUTION_COLUMNS = 't.id, t.trigger_id, t.run_id, t.outcome, t.scheduled_at, t.executed_at, t.created_at'
+export const toExecution = (r: ExecutionRow): Execution => ({
   id: r.id,
   trigger_id: r.trigger_id,
   run_id: r.run_id,
@@ -76,8 +77,8 @@ export function triggerRepository(db: Database) {
     `INSERT INTO triggers (tenant, id, job_seq, job_id, name, kind, params, delay_ms, created_at, next_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING`,
   )
-  const byId = db.query(`SELECT t.seq, t.job_seq, t.next_at, ${COLUMNS} FROM triggers t WHERE tenant = ? AND id = ?`)
-  const bySeq = db.query(`SELECT t.seq, t.tenant, t.job_seq, t.next_at, ${COLUMNS} FROM triggers t WHERE seq = ?`)
+  const byId = db.query(`SELECT t.seq, t.job_seq, t.next_at, ${TRIGGER_COLUMNS} FROM triggers t WHERE tenant = ? AND id = ?`)
+  const bySeq = db.query(`SELECT t.seq, t.tenant, t.job_seq, t.next_at, ${TRIGGER_COLUMNS} FROM triggers t WHERE seq = ?`)
   // Executions and waiting firings go with it (ON DELETE CASCADE); triggers carry no labels.
   const remove = db.query('DELETE FROM triggers WHERE tenant = ? AND id = ?')
   const setEnabled = db.query('UPDATE triggers SET enabled = ?2, next_at = ?3 WHERE seq = ?1')
@@ -147,7 +148,7 @@ export function triggerRepository(db: Database) {
         .when(f.enabled, `t.enabled = ${INT}`, f.enabled ? 1 : 0)
         .range('t.created_at', f.created_before, f.created_after)
         .range('t.last_executed_at', f.executed_before, f.executed_after)
-        .page(db, COLUMNS, after, perPage, toTrigger)
+        .page(db, TRIGGER_COLUMNS, after, perPage, toTrigger)
     },
     /** Executions of one trigger (seq of this tenant's trigger), newest first. */
     executions(tenant: string, triggerSeq: number, f: ExecutionFilter, after: number | undefined, perPage: number): Page<Execution> {

@@ -1,31 +1,10 @@
 import { mimeEssence } from '../../parse/document'
-import type { Artifact, ArtifactFilter, NewArtifact } from '../artifacts'
-import { iso } from '../time'
+import { ARTIFACT_COLUMNS, toArtifact, type ArtifactFilter, type ArtifactRow, type NewArtifact } from '../artifacts'
 import type { ArtifactStore } from '../types'
 import { PgListQuery } from './list'
 import { first, numeric, type Pg } from './pg'
 
 export { pgPaymentStore } from './payments'
-
-type Row = Omit<Artifact, 'created_at'> & { created_at: number }
-
-// The URL is joined from the catalogue when read, as the SQLite engine does: the crawl stores
-// only the hash, after it has catalogued the URL's link.
-const URL_COLUMN = '(SELECT l.url FROM links l WHERE l.tenant = t.tenant AND l.hash = t.url_hash) AS url'
-const STORED = 't.id, t.run_id, t.url_hash, t.blob_key, t.kind, t.pipeline_id, t.content_type, t.size, t.created_at'
-const COLUMNS = `${STORED}, ${URL_COLUMN}`
-const toArtifact = (r: Row): Artifact => ({
-  id: r.id,
-  run_id: r.run_id,
-  url: r.url,
-  url_hash: r.url_hash,
-  blob_key: r.blob_key,
-  kind: r.kind,
-  pipeline_id: r.pipeline_id,
-  content_type: r.content_type,
-  size: r.size,
-  created_at: iso(r.created_at)!,
-})
 
 /** `text/html; charset=utf-8` → `text/html`: what a `content_types` filter compares (mimeEssence in SQL). */
 const MEDIA_TYPE_SQL = "lower(btrim(split_part(t.content_type, ';', 1)))"
@@ -69,7 +48,7 @@ export async function requestBodyDeletion(tx: Pg, runIds: string[], now = Date.n
 export function pgArtifactStore(sql: Pg): ArtifactStore {
   return {
     get: async (tenant, id) => {
-      const row = first<Row>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM artifacts t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
+      const row = first<ArtifactRow>(await sql`SELECT ${sql.unsafe(ARTIFACT_COLUMNS)} FROM artifacts t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
       return row ? toArtifact(row) : null
     },
 
@@ -84,11 +63,11 @@ export function pgArtifactStore(sql: Pg): ArtifactStore {
         .in('t.pipeline_id', f.pipeline_ids)
         .in(MEDIA_TYPE_SQL, f.content_types?.map(mimeEssence))
         .range('t.created_at', f.created_before, f.created_after)
-        .page(sql, COLUMNS, after, perPage, toArtifact)
+        .page(sql, ARTIFACT_COLUMNS, after, perPage, toArtifact)
     },
 
     delete: async (tenant, id) => {
-      const row = first<Row>(await sql`DELETE FROM artifacts t WHERE t.tenant = ${tenant} AND t.id = ${id} RETURNING ${sql.unsafe(COLUMNS)}`)
+      const row = first<ArtifactRow>(await sql`DELETE FROM artifacts t WHERE t.tenant = ${tenant} AND t.id = ${id} RETURNING ${sql.unsafe(ARTIFACT_COLUMNS)}`)
       return row ? toArtifact(row) : null
     },
 
@@ -100,8 +79,8 @@ export function pgArtifactStore(sql: Pg): ArtifactStore {
       if (!urlHashes.length) return []
       const seqs = await linkSeqsOf(sql, tenant, urlHashes)
       if (!seqs.length) return []
-      const rows = numeric<Row>(
-        await sql`SELECT ${sql.unsafe(COLUMNS)} FROM artifacts t WHERE t.link_seq = ANY(${sql.array(seqs, 'int8')}::bigint[]) AND t.tenant = ${tenant} AND t.run_id = ${runId} ORDER BY t.seq`,
+      const rows = numeric<ArtifactRow>(
+        await sql`SELECT ${sql.unsafe(ARTIFACT_COLUMNS)} FROM artifacts t WHERE t.link_seq = ANY(${sql.array(seqs, 'int8')}::bigint[]) AND t.tenant = ${tenant} AND t.run_id = ${runId} ORDER BY t.seq`,
       )
       return rows.map(toArtifact)
     },

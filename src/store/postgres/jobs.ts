@@ -1,7 +1,6 @@
 import { conflict } from '../../core/errors'
-import type { Job } from '../jobs'
-import { parseLabels, type Labels } from '../labels'
-import { iso } from '../time'
+import { JOB_COLUMNS, toJob, type Job, type JobRow } from '../jobs'
+import type { Labels } from '../labels'
 import type { JobStore } from '../types'
 import { indexLabels, unindexLabels } from './labels'
 import { PgListQuery } from './list'
@@ -11,21 +10,10 @@ import { createRun, deleteRuns } from './runs'
 export { pgRunStore } from './runs'
 export { pgTriggerStore } from './triggers'
 
-type JobRow = { id: string; name: string; config: string; labels: string; created_at: number; updated_at: number }
-const COLUMNS = 't.id, t.name, t.config, t.labels, t.created_at, t.updated_at'
-const toJob = (r: JobRow): Job => ({
-  id: r.id,
-  name: r.name,
-  config: JSON.parse(r.config),
-  labels: parseLabels(r.labels),
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
-})
-
 /** Crawl jobs on PostgreSQL: a name, labels and the crawl configuration as the user wrote it. */
 export function pgJobStore(sql: Pg): JobStore {
   const jobOf = async (sql: Pg, tenant: string, id: string): Promise<Job | null> => {
-    const row = first<JobRow>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM jobs t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
+    const row = first<JobRow>(await sql`SELECT ${sql.unsafe(JOB_COLUMNS)} FROM jobs t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
     return row ? toJob(row) : null
   }
 
@@ -38,7 +26,7 @@ export function pgJobStore(sql: Pg): JobStore {
         const inserted = first<JobRow & { seq: number }>(
           await tx`INSERT INTO jobs AS t (tenant, id, name, config, labels, created_at, updated_at)
                    VALUES (${tenant}, ${job.id}, ${job.name}, ${JSON.stringify(job.config)}, ${JSON.stringify(job.labels)}, ${now}, ${now})
-                   ON CONFLICT (tenant, id) DO NOTHING RETURNING t.seq, ${tx.unsafe(COLUMNS)}`,
+                   ON CONFLICT (tenant, id) DO NOTHING RETURNING t.seq, ${tx.unsafe(JOB_COLUMNS)}`,
         )
         if (!inserted) throw conflict(`job ${job.id} already exists`)
         await indexLabels(tx, 'job', tenant, inserted.seq, job.labels)
@@ -61,7 +49,7 @@ export function pgJobStore(sql: Pg): JobStore {
         const config = patch.config ? JSON.stringify(patch.config) : row.config
         const updated = first<JobRow>(
           await tx`UPDATE jobs AS t SET name = ${patch.name ?? row.name}, config = ${config}, labels = ${JSON.stringify(labels)}, updated_at = ${Date.now()}
-                   WHERE t.seq = ${row.seq} RETURNING ${tx.unsafe(COLUMNS)}`,
+                   WHERE t.seq = ${row.seq} RETURNING ${tx.unsafe(JOB_COLUMNS)}`,
         )
         if (patch.labels) await indexLabels(tx, 'job', tenant, row.seq, labels)
         return toJob(updated!)
@@ -89,6 +77,6 @@ export function pgJobStore(sql: Pg): JobStore {
         .in('t.name', f.names)
         .range('t.created_at', f.created_before, f.created_after)
         .labels(f.labels)
-        .page(sql, COLUMNS, after, perPage, toJob),
+        .page(sql, JOB_COLUMNS, after, perPage, toJob),
   }
 }

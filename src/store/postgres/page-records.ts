@@ -1,4 +1,4 @@
-import { ALL_PAGE_STEPS, HASH_LENGTH, MAX_CHILDREN, type Envelope, type PageRecord } from '../page-records'
+import { ALL_PAGE_STEPS, childrenText, type Envelope, type PageRecord } from '../page-records'
 import type { RunRef } from '../crawl-log-types'
 import { numbered } from './list'
 import { first, type Pg } from './pg'
@@ -8,22 +8,6 @@ import { first, type Pg } from './pg'
  * page, holding its children and the `logged` bits of its successful fetch, parse, store and
  * discover entries, in the SQLite engine's encoding so that every read answers the same.
  */
-
-/** `values` without repeats, in order (a page's few dozen children compared directly, as the SQLite writer does). */
-function distinct(values: readonly string[]): string[] {
-  if (values.length > 64) return [...new Set(values)]
-  const out: string[] = []
-  for (const v of values) if (!out.includes(v)) out.push(v)
-  return out
-}
-
-function childrenText(children: readonly string[] | null): string | null {
-  if (!children?.length) return null
-  const kept = distinct(children)
-  for (const c of kept) if (c.length !== HASH_LENGTH) throw new TypeError(`a child link hash must be ${HASH_LENGTH} characters: ${c}`)
-  if (kept.length > MAX_CHILDREN) kept.length = MAX_CHILDREN
-  return kept.join('')
-}
 
 /**
  * Writes a batch's page records inside the caller's transaction: every page in one INSERT of

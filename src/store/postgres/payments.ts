@@ -1,33 +1,6 @@
-import type { NewPayment, Payment, PaymentStatus } from '../payments'
-import { iso } from '../time'
+import { PAYMENT_COLUMNS, storedSeconds, toPayment, type NewPayment, type Payment, type PaymentRow, type PaymentStatus } from '../payments'
 import type { PaymentStore } from '../types'
 import { numeric, type Pg } from './pg'
-
-type PaymentRow = Omit<Payment, 'payload' | 'requirements' | 'valid_before' | 'created_at' | 'updated_at'> & {
-  payload: string
-  requirements: string
-  valid_before: number
-  created_at: number
-  updated_at: number
-}
-
-// As the SQLite ledger (src/store/payments.ts): a stored number no Date can hold is shown as
-// null, and a validBefore past that is stored capped, its exact value kept in `payload`.
-const MAX_DATE_MS = 8.64e15
-const instant = (ms: unknown): string | null => (typeof ms === 'number' && Math.abs(ms) <= MAX_DATE_MS ? iso(ms) : null)
-const MAX_SECONDS = BigInt(MAX_DATE_MS / 1000)
-const seconds = (v: bigint) => Number(v > MAX_SECONDS ? MAX_SECONDS : v)
-
-const toPayment = ({ seq: _, ...r }: PaymentRow & { seq?: number }): Payment => ({
-  ...r,
-  payload: JSON.parse(r.payload),
-  requirements: JSON.parse(r.requirements),
-  valid_before: instant(r.valid_before * 1000),
-  created_at: instant(r.created_at),
-  updated_at: instant(r.updated_at),
-})
-
-const COLUMNS = 'key, payer, amount, network, version, status, payload, requirements, valid_before, resource, settle_tx, settle_error, created_at, updated_at'
 
 /** Rows a list reads at a time: a long ledger is never held whole. */
 const LIST_PAGE = 500
@@ -58,7 +31,7 @@ export function pgPaymentStore(sql: Pg): PaymentStore {
         const now = Date.now()
         const rows = await sql`INSERT INTO payments (key, payer, amount, network, version, status, payload, requirements, valid_before, resource, created_at, updated_at)
                                VALUES (${p.key}, ${p.payer}, ${p.amount}, ${p.network}, ${p.version}, 'accepted', ${JSON.stringify(p.payload)}, ${JSON.stringify(p.requirements)},
-                                       ${seconds(p.validBefore)}, ${p.resource}, ${now}, ${now})
+                                       ${storedSeconds(p.validBefore)}, ${p.resource}, ${now}, ${now})
                                ON CONFLICT (key) DO NOTHING RETURNING 1 AS one`
         return rows.length === 1
       }),
@@ -73,7 +46,7 @@ export function pgPaymentStore(sql: Pg): PaymentStore {
     release: (key) => inOrder(key, async () => (await sql`DELETE FROM payments WHERE key = ${key} AND status = 'accepted'`).count === 1),
 
     get: async (key) => {
-      const [row] = numeric<PaymentRow>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM payments WHERE key = ${key}`)
+      const [row] = numeric<PaymentRow>(await sql`SELECT ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE key = ${key}`)
       return row ? toPayment(row) : null
     },
 
@@ -83,10 +56,11 @@ export function pgPaymentStore(sql: Pg): PaymentStore {
         for (let after = Number.MAX_SAFE_INTEGER; ;) {
           const rows = numeric<PaymentRow & { seq: number }>(
             status === undefined
-              ? await sql`SELECT seq, ${sql.unsafe(COLUMNS)} FROM payments WHERE seq < ${after} ORDER BY seq DESC LIMIT ${LIST_PAGE}`
-              : await sql`SELECT seq, ${sql.unsafe(COLUMNS)} FROM payments WHERE status = ${status} AND seq < ${after} ORDER BY seq DESC LIMIT ${LIST_PAGE}`,
+              ? await sql`SELECT seq, ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE seq < ${after} ORDER BY seq DESC LIMIT ${LIST_PAGE}`
+              : await sql`SELECT seq, ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE status = ${status} AND seq < ${after} ORDER BY seq DESC LIMIT ${LIST_PAGE}`,
           )
-          for (const row of rows) yield toPayment(row)
+          // seq is read for the keyset only: the ledger row as the API shows it has none.
+          for (const { seq: _, ...row } of rows) yield toPayment(row)
           if (rows.length < LIST_PAGE) return
           after = rows[rows.length - 1]!.seq
         }

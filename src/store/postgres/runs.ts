@@ -1,46 +1,12 @@
 import { conflict } from '../../core/errors'
 import { parseLabels, type Labels } from '../labels'
 import { emptyPage } from '../list'
-import type { Run, RunMove, RunOutcome, RunStatus, StopReason } from '../runs'
-import { iso } from '../time'
+import { RUN_COLUMNS, toRun, type Run, type RunMove, type RunRow, type RunStatus } from '../runs'
 import type { NewRun, RunStore } from '../types'
 import { indexLabels, unindexLabels } from './labels'
 import { PgListQuery } from './list'
 import { first, type Pg } from './pg'
 import { requestBodyDeletion } from './artifacts'
-
-type RunRow = {
-  id: string
-  job_id: string
-  status: RunStatus
-  stop_reason: StopReason | null
-  outcome: RunOutcome | null
-  error_counts: string
-  labels: string
-  config: string
-  created_at: number
-  started_at: number | null
-  finished_at: number | null
-  queued: number
-  visited: number
-  failed: number
-  bytes: number
-}
-const COLUMNS = 't.id, t.job_id, t.status, t.stop_reason, t.outcome, t.error_counts, t.labels, t.config, t.created_at, t.started_at, t.finished_at, t.queued, t.visited, t.failed, t.bytes'
-const toRun = (r: RunRow): Run => ({
-  id: r.id,
-  job_id: r.job_id,
-  status: r.status,
-  stop_reason: r.stop_reason,
-  outcome: r.outcome,
-  error_counts: JSON.parse(r.error_counts),
-  labels: parseLabels(r.labels),
-  config: JSON.parse(r.config),
-  created_at: iso(r.created_at)!,
-  started_at: iso(r.started_at),
-  finished_at: iso(r.finished_at),
-  stats: { queued: r.queued, visited: r.visited, failed: r.failed, bytes: r.bytes },
-})
 
 /** The job a run is created for: its seq and id, and the labels its runs copy. */
 export type JobRef = { seq: number; id: string; labels: Labels }
@@ -57,7 +23,7 @@ export async function createRun(tx: Pg, tenant: string, job: JobRef, run: NewRun
   const inserted = first<RunRow & { seq: number }>(
     await tx`INSERT INTO runs AS t (tenant, id, job_seq, job_id, status, labels, config, created_at)
              VALUES (${tenant}, ${run.id}, ${job.seq}, ${job.id}, 'pending', ${labels}, ${JSON.stringify(run.config)}, ${Date.now()})
-             ON CONFLICT (tenant, id) DO NOTHING RETURNING t.seq, ${tx.unsafe(COLUMNS)}`,
+             ON CONFLICT (tenant, id) DO NOTHING RETURNING t.seq, ${tx.unsafe(RUN_COLUMNS)}`,
   )
   if (!inserted) throw conflict(`run ${run.id} already exists`)
   await indexLabels(tx, 'run', tenant, inserted.seq, job.labels)
@@ -66,7 +32,7 @@ export async function createRun(tx: Pg, tenant: string, job: JobRef, run: NewRun
   // Its creator joins it as its first worker (decision 112): other processes may join it too.
   const leased = first<RunRow>(
     await tx`UPDATE runs AS t SET status = 'running', started_at = coalesce(t.started_at, ${now}::bigint)
-             WHERE t.seq = ${inserted.seq} AND t.status = 'pending' RETURNING ${tx.unsafe(COLUMNS)}`,
+             WHERE t.seq = ${inserted.seq} AND t.status = 'pending' RETURNING ${tx.unsafe(RUN_COLUMNS)}`,
   )
   if (!leased) throw new Error('the new run could not be leased')
   await tx`INSERT INTO run_workers (run_seq, owner, lease_until) VALUES (${inserted.seq}, ${run.lease.owner}, ${now + run.lease.ms})`
@@ -74,20 +40,20 @@ export async function createRun(tx: Pg, tenant: string, job: JobRef, run: NewRun
 }
 
 async function runOf(sql: Pg, tenant: string, id: string): Promise<Run | null> {
-  const row = first<RunRow>(await sql`SELECT ${sql.unsafe(COLUMNS)} FROM runs t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
+  const row = first<RunRow>(await sql`SELECT ${sql.unsafe(RUN_COLUMNS)} FROM runs t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
   return row ? toRun(row) : null
 }
 
 // Guarded UPDATEs, as the SQLite engine's: the WHERE on status keeps each move atomic. Each
 // answers the run as it is now, or nothing when its state did not fit.
 const MOVES: Record<RunMove, (tx: Pg, seq: number, now: number) => Promise<unknown>> = {
-  pause: (tx, seq, now) => tx`UPDATE runs AS t SET status = 'paused', paused_at = ${now} WHERE t.seq = ${seq} AND t.status = 'running' RETURNING ${tx.unsafe(COLUMNS)}`,
+  pause: (tx, seq, now) => tx`UPDATE runs AS t SET status = 'paused', paused_at = ${now} WHERE t.seq = ${seq} AND t.status = 'running' RETURNING ${tx.unsafe(RUN_COLUMNS)}`,
   resume: (tx, seq, now) =>
     tx`UPDATE runs AS t SET status = 'running', paused_ms = t.paused_ms + (${now}::bigint - coalesce(t.paused_at, ${now}::bigint)), paused_at = NULL
-       WHERE t.seq = ${seq} AND t.status = 'paused' RETURNING ${tx.unsafe(COLUMNS)}`,
+       WHERE t.seq = ${seq} AND t.status = 'paused' RETURNING ${tx.unsafe(RUN_COLUMNS)}`,
   stop: (tx, seq, now) =>
     tx`UPDATE runs AS t SET status = 'finished', stop_reason = 'manual', outcome = 'stopped', finished_at = ${now}, paused_at = NULL
-       WHERE t.seq = ${seq} AND t.status IN ('pending', 'running', 'paused') RETURNING ${tx.unsafe(COLUMNS)}`,
+       WHERE t.seq = ${seq} AND t.status IN ('pending', 'running', 'paused') RETURNING ${tx.unsafe(RUN_COLUMNS)}`,
 }
 
 /**
@@ -128,7 +94,7 @@ export function pgRunStore(sql: Pg): RunStore {
       .range('t.created_at', f.created_before, f.created_after)
       .range('t.finished_at', f.finished_before, f.finished_after)
       .labels(f.labels)
-      .page(sql, COLUMNS, after, perPage, toRun)
+      .page(sql, RUN_COLUMNS, after, perPage, toRun)
   }
 
   return {

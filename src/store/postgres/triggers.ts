@@ -1,38 +1,12 @@
 import { conflict } from '../../core/errors'
 import { parseLabels } from '../labels'
 import { emptyPage } from '../list'
-import { iso } from '../time'
-import type { Condition, DueFiring, Execution, Outcome, Trigger, TriggerKind } from '../triggers'
+import { EXECUTION_COLUMNS, TRIGGER_COLUMNS, toExecution, toTrigger, type DueFiring, type ExecutionRow, type Outcome, type Trigger, type TriggerRow } from '../triggers'
 import type { TriggerStore } from '../types'
 import { parseDuration } from '../../util/duration'
 import { PgListQuery } from './list'
 import { first, numeric, type Pg } from './pg'
 import { createRun, jobSeqsOf } from './runs'
-
-type TriggerRow = { id: string; job_id: string; name: string; kind: TriggerKind; params: string; enabled: number; created_at: number; last_executed_at: number | null }
-const COLUMNS = 't.id, t.job_id, t.name, t.kind, t.params, t.enabled, t.created_at, t.last_executed_at'
-const conditionOf = (r: Pick<TriggerRow, 'kind' | 'params'>) => ({ kind: r.kind, params: JSON.parse(r.params) }) as Condition
-const toTrigger = (r: TriggerRow): Trigger => ({
-  id: r.id,
-  job_id: r.job_id,
-  name: r.name,
-  condition: conditionOf(r),
-  enabled: r.enabled === 1,
-  created_at: iso(r.created_at)!,
-  last_executed_at: iso(r.last_executed_at),
-})
-
-type ExecutionRow = { id: string; trigger_id: string; run_id: string | null; outcome: Outcome; scheduled_at: number; executed_at: number; created_at: number }
-const EXECUTION_COLUMNS = 't.id, t.trigger_id, t.run_id, t.outcome, t.scheduled_at, t.executed_at, t.created_at'
-const toExecution = (r: ExecutionRow): Execution => ({
-  id: r.id,
-  trigger_id: r.trigger_id,
-  run_id: r.run_id,
-  scheduled_at: iso(r.scheduled_at)!,
-  executed_at: iso(r.executed_at)!,
-  created_at: iso(r.created_at)!,
-  outcome: r.outcome,
-})
 
 type Stored = TriggerRow & { seq: number; job_seq: number; next_at: number | null }
 
@@ -43,7 +17,7 @@ type Stored = TriggerRow & { seq: number; job_seq: number; next_at: number | nul
  */
 export function pgTriggerStore(sql: Pg): TriggerStore {
   const rowOf = async (sql: Pg, tenant: string, id: string): Promise<Stored | null> =>
-    first<Stored>(await sql`SELECT t.seq, t.job_seq, t.next_at, ${sql.unsafe(COLUMNS)} FROM triggers t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
+    first<Stored>(await sql`SELECT t.seq, t.job_seq, t.next_at, ${sql.unsafe(TRIGGER_COLUMNS)} FROM triggers t WHERE t.tenant = ${tenant} AND t.id = ${id}`)
   const jobOf = async (tenant: string, jobId: string) => first<{ seq: number }>(await sql`SELECT seq FROM jobs WHERE tenant = ${tenant} AND id = ${jobId}`)
 
   const list = (tenant: string, f: Parameters<TriggerStore['list']>[1], after: number | undefined, perPage: number, jobSeqs: number[] | undefined) => {
@@ -56,7 +30,7 @@ export function pgTriggerStore(sql: Pg): TriggerStore {
       .when(f.enabled, 't.enabled = ?::int', f.enabled ? 1 : 0)
       .range('t.created_at', f.created_before, f.created_after)
       .range('t.last_executed_at', f.executed_before, f.executed_after)
-      .page(sql, COLUMNS, after, perPage, toTrigger)
+      .page(sql, TRIGGER_COLUMNS, after, perPage, toTrigger)
   }
 
   return {
@@ -69,7 +43,7 @@ export function pgTriggerStore(sql: Pg): TriggerStore {
         const inserted = first<TriggerRow>(
           await tx`INSERT INTO triggers AS t (tenant, id, job_seq, job_id, name, kind, params, delay_ms, created_at, next_at)
                    VALUES (${tenant}, ${t.id}, ${job.seq}, ${job.id}, ${t.name}, ${t.condition.kind}, ${JSON.stringify(t.condition.params)}, ${delayMs}, ${Date.now()}, ${t.nextAt})
-                   ON CONFLICT (tenant, id) DO NOTHING RETURNING ${tx.unsafe(COLUMNS)}`,
+                   ON CONFLICT (tenant, id) DO NOTHING RETURNING ${tx.unsafe(TRIGGER_COLUMNS)}`,
         )
         if (!inserted) throw conflict(`trigger ${t.id} already exists`)
         return toTrigger(inserted)
@@ -87,7 +61,7 @@ export function pgTriggerStore(sql: Pg): TriggerStore {
       sql.begin(async (tx) => {
         // Under the row's lock: two concurrent switches apply one after the other, and a firing
         // being made (which holds this lock) commits before its waiting rows are dropped.
-        const row = first<Stored>(await tx`SELECT t.seq, t.job_seq, t.next_at, ${tx.unsafe(COLUMNS)} FROM triggers t WHERE t.tenant = ${tenant} AND t.id = ${id} FOR NO KEY UPDATE`)
+        const row = first<Stored>(await tx`SELECT t.seq, t.job_seq, t.next_at, ${tx.unsafe(TRIGGER_COLUMNS)} FROM triggers t WHERE t.tenant = ${tenant} AND t.id = ${id} FOR NO KEY UPDATE`)
         if (!row) return null
         if ((row.enabled === 1) !== enabled) {
           await tx`UPDATE triggers SET enabled = ${enabled ? 1 : 0}, next_at = ${enabled && row.kind === 'schedule' ? nextAt : null} WHERE seq = ${row.seq}`
@@ -141,7 +115,9 @@ export function pgTriggerStore(sql: Pg): TriggerStore {
           await tx`SELECT j.seq, j.id, j.labels FROM jobs j JOIN triggers t ON t.job_seq = j.seq WHERE t.seq = ${d.trigger_seq} FOR NO KEY UPDATE OF j`,
         )
         if (!job) return null
-        const row = first<Stored & { tenant: string }>(await tx`SELECT t.seq, t.tenant, t.job_seq, t.next_at, ${tx.unsafe(COLUMNS)} FROM triggers t WHERE t.seq = ${d.trigger_seq} FOR NO KEY UPDATE`)
+        const row = first<Stored & { tenant: string }>(
+          await tx`SELECT t.seq, t.tenant, t.job_seq, t.next_at, ${tx.unsafe(TRIGGER_COLUMNS)} FROM triggers t WHERE t.seq = ${d.trigger_seq} FOR NO KEY UPDATE`,
+        )
         if (!row || row.job_seq !== job.seq) return null
         // The claim, conditional besides: a tick moves on only from the tick being made, and a
         // firing row is made by whoever deletes it.
