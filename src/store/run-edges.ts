@@ -12,18 +12,66 @@ export type Edge = { parent: Link; child: Link; created_at: string }
 export type EdgeFilter = { url_hashes?: string[]; urls?: string[]; host_hashes?: string[]; hosts?: string[] }
 
 type LinkRow = { hash: string; url: string; labels: string; created_at: number; host_seq: number }
-type VisitChildren = { seq: number; hash: string; visited_at: number; children: string }
-type Candidate = { key: number; parent: string; child: string; at: number }
+
+// The walk over a run's visits is the same in both engines but for its statements (synchronous
+// here, awaited on PostgreSQL): these are its engine-neutral steps, which postgres/run-edges.ts uses too.
+
+/** A visit with children, as the walk reads it. */
+export type VisitChildren = { seq: number; hash: string; visited_at: number; children: string }
+/** An edge found, before its ends are looked up in the catalogue. */
+export type EdgeCandidate = { key: number; parent: string; child: string; at: number }
 
 /** The key of a run's edge (its cursor): the parent's visit seq and the child's place among its children. */
 export const edgeKey = (visitSeq: number, index: number) => visitSeq * MAX_CHILDREN + index
 
-const IN_LIST = `IN (SELECT value FROM json_each(${TEXT}))`
+/** The url filters, each a set of link hashes an edge must touch at either end (a URL by its normalized URL's hash). */
+export function linkTouches(f: EdgeFilter): Set<string>[] {
+  const touches: Set<string>[] = []
+  for (const hashes of [f.url_hashes, f.urls?.map((u) => linkHash(normalizeUrl(u) ?? u))]) if (hashes) touches.push(new Set(hashes))
+  return touches
+}
+
+/** Where a page's walk starts: the cursor's visit is read again, from the child after the cursor's. */
+export function edgeCursor(after: number | undefined): { afterVisit: number; afterIndex: number; fromSeq: number } {
+  const afterVisit = after === undefined ? -1 : Math.floor(after / MAX_CHILDREN)
+  return { afterVisit, afterIndex: after === undefined ? -1 : after % MAX_CHILDREN, fromSeq: Math.max(afterVisit, 0) }
+}
+
 /** Visits read per statement when a filter may skip most of them; doubled up to the last. */
 const CHUNKS = [128, 512, 2048, 4096]
+/** Visits to read in a round. Unfiltered, each visit read gives an edge at least: `wanted` visits fill the page. */
+export const walkLimit = (filtered: boolean, round: number, wanted: number) => (filtered ? CHUNKS[Math.min(round, CHUNKS.length - 1)]! : wanted)
 
-/** The url filters, each a set of link hashes an edge must touch at either end; the host filters, each a set of host seqs. */
-type Touch = { links: Set<string>[]; hosts: Set<number>[] }
+/** The edges of these visits past the cursor that touch every url filter at either end, in visit and child order. */
+export function edgeCandidates(visits: readonly VisitChildren[], links: readonly Set<string>[], afterVisit: number, afterIndex: number): EdgeCandidate[] {
+  const batch: EdgeCandidate[] = []
+  for (const v of visits) {
+    const children = childrenOf(v.children)
+    const parentMatches = links.map((s) => s.has(v.hash))
+    children.forEach((child, i) => {
+      if (v.seq === afterVisit && i <= afterIndex) return
+      if (links.some((s, k) => !parentMatches[k] && !s.has(child))) return
+      batch.push({ key: edgeKey(v.seq, i), parent: v.hash, child, at: v.visited_at })
+    })
+  }
+  return batch
+}
+
+/** Whether an edge touches every host filter (each a set of host seqs) at either end; `hostOf` answers an end's host seq. */
+export const touchesHosts = (c: EdgeCandidate, hosts: readonly Set<number>[], hostOf: (hash: string) => number | undefined) => hosts.every((s) => s.has(hostOf(c.parent)!) || s.has(hostOf(c.child)!))
+
+/** A page's edges, their ends from `links`. An end missing from the catalogue (never written so) drops its edge, as a join would. */
+export function edgesOf<R>(page: readonly EdgeCandidate[], links: ReadonlyMap<string, R>, toLink: (r: R) => Link): Edge[] {
+  const data: Edge[] = []
+  for (const c of page) {
+    const parent = links.get(c.parent)
+    const child = links.get(c.child)
+    if (parent && child) data.push({ parent: toLink(parent), child: toLink(child), created_at: iso(c.at)! })
+  }
+  return data
+}
+
+const IN_LIST = `IN (SELECT value FROM json_each(${TEXT}))`
 
 /**
  * The statement that walks a run's visits with children in visit order from `fromSeq`
@@ -61,8 +109,7 @@ export function runEdges(db: Database, hosts: ReturnType<typeof hostRepository>)
 
   return {
     page(tenant: string, run: number, f: EdgeFilter, after: number | undefined, perPage: number): Page<Edge> {
-      const touch: Touch = { links: [], hosts: [] }
-      for (const hashes of [f.url_hashes, f.urls?.map((u) => linkHash(normalizeUrl(u) ?? u))]) if (hashes) touch.links.push(new Set(hashes))
+      const touch = { links: linkTouches(f), hosts: [] as Set<number>[] }
       for (const seqs of [hosts.seqsMatching(tenant, f.host_hashes, undefined), hosts.seqsMatching(tenant, undefined, f.hosts)]) {
         if (seqs?.length === 0) return emptyPage()
         if (seqs) touch.hosts.push(new Set(seqs))
@@ -70,27 +117,15 @@ export function runEdges(db: Database, hosts: ReturnType<typeof hostRepository>)
       const linkSets = touch.links.map((s) => [...s])
       const filtered = touch.links.length > 0 || touch.hosts.length > 0
       const wanted = perPage + 1
-      const found: Candidate[] = []
+      const found: EdgeCandidate[] = []
       const links = new Map<string, LinkRow>()
-      // The cursor's visit is read again, from the child after the cursor's.
-      const afterVisit = after === undefined ? -1 : Math.floor(after / MAX_CHILDREN)
-      const afterIndex = after === undefined ? -1 : after % MAX_CHILDREN
-      let fromSeq = Math.max(afterVisit, 0)
+      const { afterVisit, afterIndex, fromSeq: start } = edgeCursor(after)
+      let fromSeq = start
       for (let round = 0; found.length < wanted; round++) {
-        // Unfiltered, each visit read gives an edge at least: perPage + 1 visits fill the page.
-        const limit = filtered ? CHUNKS[Math.min(round, CHUNKS.length - 1)]! : wanted
+        const limit = walkLimit(filtered, round, wanted)
         const built = edgeWalkStatement(run, linkSets, fromSeq, limit)
         const visits = db.query(built.sql).all(...built.params) as VisitChildren[]
-        const batch: Candidate[] = []
-        for (const v of visits) {
-          const children = childrenOf(v.children)
-          const parentMatches = touch.links.map((s) => s.has(v.hash))
-          children.forEach((child, i) => {
-            if (v.seq === afterVisit && i <= afterIndex) return
-            if (touch.links.some((s, k) => !parentMatches[k] && !s.has(child))) return
-            batch.push({ key: edgeKey(v.seq, i), parent: v.hash, child, at: v.visited_at })
-          })
-        }
+        const batch = edgeCandidates(visits, touch.links, afterVisit, afterIndex)
         if (touch.hosts.length) {
           resolve(
             tenant,
@@ -98,7 +133,7 @@ export function runEdges(db: Database, hosts: ReturnType<typeof hostRepository>)
             batch.flatMap((c) => [c.parent, c.child]),
           )
           const hostOf = (hash: string) => links.get(hash)?.host_seq
-          for (const c of batch) if (touch.hosts.every((s) => s.has(hostOf(c.parent)!) || s.has(hostOf(c.child)!))) found.push(c)
+          for (const c of batch) if (touchesHosts(c, touch.hosts, hostOf)) found.push(c)
         } else found.push(...batch)
         if (visits.length < limit) break
         fromSeq = visits[visits.length - 1]!.seq + 1
@@ -109,14 +144,7 @@ export function runEdges(db: Database, hosts: ReturnType<typeof hostRepository>)
         links,
         page.flatMap((c) => [c.parent, c.child]),
       )
-      const data: Edge[] = []
-      // An end missing from the catalogue (never written so) drops its edge, as a join would.
-      for (const c of page) {
-        const parent = links.get(c.parent)
-        const child = links.get(c.child)
-        if (parent && child) data.push({ parent: toLink(parent), child: toLink(child), created_at: iso(c.at)! })
-      }
-      return { data, next: found.length > perPage ? page[page.length - 1]!.key : null }
+      return { data: edgesOf(page, links, toLink), next: found.length > perPage ? page[page.length - 1]!.key : null }
     },
   }
 }

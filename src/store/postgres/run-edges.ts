@@ -1,19 +1,12 @@
-import { linkHash, normalizeHost, normalizeUrl } from '../../core/url'
+import { normalizeHost } from '../../core/url'
 import { emptyPage, type Page } from '../list'
-import { childrenOf, MAX_CHILDREN } from '../page-records'
-import { edgeKey, type Edge, type EdgeFilter } from '../run-edges'
-import { iso } from '../time'
+import { edgeCandidates, edgeCursor, edgesOf, linkTouches, touchesHosts, walkLimit, type Edge, type EdgeCandidate, type EdgeFilter, type VisitChildren } from '../run-edges'
 import type { Param } from './crawl-log-where'
 import { numbered } from './list'
 import { numeric, type Pg } from './pg'
 import { toLink, type LinkRow } from './run-graph'
 
-type VisitChildren = { seq: number; hash: string; visited_at: number; children: string }
-type Candidate = { key: number; parent: string; child: string; at: number }
 type Row = LinkRow & { host_seq: number }
-
-/** Visits read per statement when a filter may skip most of them; doubled up to the last. */
-const CHUNKS = [128, 512, 2048, 4096]
 
 /**
  * The statement that walks a run's visits with children in visit order from `fromSeq`
@@ -59,8 +52,7 @@ export async function runEdgesPage(sql: Pg, tenant: string, run: number, f: Edge
     for (const r of rows) links.set(r.hash, r)
   }
 
-  const touch: { links: Set<string>[]; hosts: Set<number>[] } = { links: [], hosts: [] }
-  for (const hashes of [f.url_hashes, f.urls?.map((u) => linkHash(normalizeUrl(u) ?? u))]) if (hashes) touch.links.push(new Set(hashes))
+  const touch = { links: linkTouches(f), hosts: [] as Set<number>[] }
   for (const seqs of [await hostSeqs(sql, tenant, f.host_hashes, undefined), await hostSeqs(sql, tenant, undefined, f.hosts)]) {
     if (seqs?.length === 0) return emptyPage()
     if (seqs) touch.hosts.push(new Set(seqs))
@@ -68,42 +60,23 @@ export async function runEdgesPage(sql: Pg, tenant: string, run: number, f: Edge
   const linkSets = touch.links.map((s) => [...s])
   const filtered = touch.links.length > 0 || touch.hosts.length > 0
   const wanted = perPage + 1
-  const found: Candidate[] = []
-  // The cursor's visit is read again, from the child after the cursor's.
-  const afterVisit = after === undefined ? -1 : Math.floor(after / MAX_CHILDREN)
-  const afterIndex = after === undefined ? -1 : after % MAX_CHILDREN
-  let fromSeq = Math.max(afterVisit, 0)
+  const found: EdgeCandidate[] = []
+  const { afterVisit, afterIndex, fromSeq: start } = edgeCursor(after)
+  let fromSeq = start
   for (let round = 0; found.length < wanted; round++) {
-    // Unfiltered, each visit read gives an edge at least: perPage + 1 visits fill the page.
-    const limit = filtered ? CHUNKS[Math.min(round, CHUNKS.length - 1)]! : wanted
+    const limit = walkLimit(filtered, round, wanted)
     const built = edgeWalkStatement(run, linkSets, fromSeq, limit)
     const visits = numeric<VisitChildren>(await sql.unsafe(built.text, built.params as unknown[]))
-    const batch: Candidate[] = []
-    for (const v of visits) {
-      const children = childrenOf(v.children)
-      const parentMatches = touch.links.map((s) => s.has(v.hash))
-      children.forEach((child, i) => {
-        if (v.seq === afterVisit && i <= afterIndex) return
-        if (touch.links.some((s, k) => !parentMatches[k] && !s.has(child))) return
-        batch.push({ key: edgeKey(v.seq, i), parent: v.hash, child, at: v.visited_at })
-      })
-    }
+    const batch = edgeCandidates(visits, touch.links, afterVisit, afterIndex)
     if (touch.hosts.length) {
       await resolve(batch.flatMap((c) => [c.parent, c.child]))
       const hostOf = (hash: string) => links.get(hash)?.host_seq
-      for (const c of batch) if (touch.hosts.every((s) => s.has(hostOf(c.parent)!) || s.has(hostOf(c.child)!))) found.push(c)
+      for (const c of batch) if (touchesHosts(c, touch.hosts, hostOf)) found.push(c)
     } else found.push(...batch)
     if (visits.length < limit) break
     fromSeq = visits[visits.length - 1]!.seq + 1
   }
   const page = found.slice(0, perPage)
   await resolve(page.flatMap((c) => [c.parent, c.child]))
-  const data: Edge[] = []
-  // An end missing from the catalogue (never written so) drops its edge, as a join would.
-  for (const c of page) {
-    const parent = links.get(c.parent)
-    const child = links.get(c.child)
-    if (parent && child) data.push({ parent: toLink(parent), child: toLink(child), created_at: iso(c.at)! })
-  }
-  return { data, next: found.length > perPage ? page[page.length - 1]!.key : null }
+  return { data: edgesOf(page, links, toLink), next: found.length > perPage ? page[page.length - 1]!.key : null }
 }
