@@ -4,7 +4,7 @@ import { parseLabels } from '../labels'
 import type { Link } from '../links'
 import { iso } from '../time'
 import { PgListQuery } from './list'
-import type { Pg } from './pg'
+import { first, type Pg } from './pg'
 
 /** A row's host as lists show it. */
 export type HostRef = { hash: string; domain: string }
@@ -16,6 +16,13 @@ export type HostRef = { hash: string; domain: string }
  * another process could not invalidate (though host rows are never deleted).
  */
 export const HOST_REF = '(SELECT h.hash FROM hosts h WHERE h.seq = t.host_seq) AS host_hash, (SELECT h.domain FROM hosts h WHERE h.seq = t.host_seq) AS host_domain'
+
+/**
+ * A tenant's host of this hash, with its seq, for creating a row of that host (a pattern set, a
+ * data map); null when the tenant has no such host. Host rows are never deleted: once found, the
+ * host is there for the insert.
+ */
+export const hostOfHash = async (sql: Pg, tenant: string, hash: string) => first<HostRef & { seq: number }>(await sql`SELECT seq, hash, domain FROM hosts WHERE tenant = ${tenant} AND hash = ${hash}`)
 
 export type HostRow = { hash: string; domain: string; labels: string; created_at: number }
 export const HOST_COLUMNS = 't.hash, t.domain, t.labels, t.created_at'

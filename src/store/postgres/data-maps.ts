@@ -3,7 +3,7 @@ import type { DataMap, DataMapFilter } from '../data-maps'
 import { emptyPage } from '../list'
 import { iso } from '../time'
 import type { DataMapStore } from '../types'
-import { HOST_REF, hostSeqsMatching, type HostRef } from './catalogue-rows'
+import { HOST_REF, hostOfHash, hostSeqsMatching } from './catalogue-rows'
 import { hostSeqOf } from './keys'
 import { PgListQuery } from './list'
 import { first, type Pg } from './pg'
@@ -32,8 +32,7 @@ const query = (tenant: string, f: DataMapFilter, hostSeqs: number[] | undefined)
 export function pgDataMapStore(sql: Pg): DataMapStore {
   return {
     async create(tenant, hostHash, map) {
-      // Host rows are never deleted: once found, the host is there for the insert.
-      const host = first<HostRef & { seq: number }>(await sql`SELECT seq, hash, domain FROM hosts WHERE tenant = ${tenant} AND hash = ${hostHash}`)
+      const host = await hostOfHash(sql, tenant, hostHash)
       if (!host) return null
       const now = Date.now()
       // ON CONFLICT: of two creates of one id at once, the second waits for the first and inserts nothing.

@@ -4,7 +4,7 @@ import { emptyPage } from '../list'
 import type { PatternFilter, PatternSet } from '../patterns'
 import { iso } from '../time'
 import type { PatternStore } from '../types'
-import { HOST_REF, hostSeqsMatching, type HostRef } from './catalogue-rows'
+import { HOST_REF, hostOfHash, hostSeqsMatching } from './catalogue-rows'
 import { hostSeqOf } from './keys'
 import { PgListQuery } from './list'
 import { first, numeric, type Pg } from './pg'
@@ -33,8 +33,7 @@ const query = (tenant: string, f: PatternFilter, hostSeqs: number[] | undefined)
 export function pgPatternStore(sql: Pg): PatternStore {
   return {
     async create(tenant, hostHash, set) {
-      // Host rows are never deleted: once found, the host is there for the insert.
-      const host = first<HostRef & { seq: number }>(await sql`SELECT seq, hash, domain FROM hosts WHERE tenant = ${tenant} AND hash = ${hostHash}`)
+      const host = await hostOfHash(sql, tenant, hostHash)
       if (!host) return null
       const now = Date.now()
       // ON CONFLICT: of two creates of one id at once, the second waits for the first and inserts nothing.
