@@ -30,7 +30,8 @@ const POSTGRES_FILES = 'postgres' // bun's path filter: every test file with it 
  * whose processes never open the store (the fetcher, the scrape API and Chromium are the same on
  * both engines), and triggers, which mostly waits for clock ticks and whose firing on PostgreSQL
  * test/cluster/triggers-payments.test.ts and the store's trigger tests cover. Tests inside these
- * files about SQLite itself, or that the store takes no part in, skip on PostgreSQL.
+ * files about SQLite itself, or that the store takes no part in, are defined in the first pass
+ * only (sqliteOnlyTest in test/helpers/binary-engine.ts).
  */
 const POSTGRES_E2E = [
   'test/e2e/binary.test.ts',
