@@ -30,7 +30,7 @@ export const MAX_GROUPS = 50_000
 // Bucket width and the epoch instant one bucket starts at: weeks start on Monday, and
 // 1970-01-05 was the first Monday after the epoch.
 const DAY = 86_400_000
-const BUCKETS: Record<Window, { width: number; origin: number }> = {
+export const BUCKETS: Record<Window, { width: number; origin: number }> = {
   minute: { width: 60_000, origin: 0 },
   hour: { width: 3_600_000, origin: 0 },
   day: { width: DAY, origin: 0 },
@@ -42,7 +42,8 @@ const bucketStart = (w: Window, a: string) => {
   return `${a}.occurred_at - (((${a}.occurred_at - ${origin}) % ${width}) + ${width}) % ${width}`
 }
 
-const tooManyGroups = () => ValidationError.of('window', `gives more than ${MAX_GROUPS} groups: use a wider window, a shorter occurred_after..occurred_before range, or fewer group_by dimensions`)
+export const tooManyGroups = () =>
+  ValidationError.of('window', `gives more than ${MAX_GROUPS} groups: use a wider window, a shorter occurred_after..occurred_before range, or fewer group_by dimensions`)
 const ALWAYS = '1 = 1'
 
 /**
@@ -156,31 +157,39 @@ export function crawlLogAggregates(db: Database, visits: ReturnType<typeof envel
         ORDER BY b, step, rn`
       const params = [...wt.params, ...(virtual ? [...virtual.params, ...we!.params] : [])]
       const rows = db.query(sql).all(...params) as { b: number; step: LogStep; rn: number; n: number; ms: number }[]
-      const { width } = BUCKETS[q.window]
-      const buckets: Latency['buckets'] = []
-      const rankOf = (p: number, n: number) => Math.floor((p * n + 99) / 100) // as in the SQL
-      let bucket: Latency['buckets'][number] | undefined
-      let bucketAt = NaN
-      let current: StepLatency | undefined
-      let groups = 0
-      for (const r of rows) {
-        if (r.b !== bucketAt) {
-          bucketAt = r.b
-          buckets.push((bucket = { start: formatIso(r.b), end: formatIso(r.b + width), steps: [] }))
-          current = undefined
-        }
-        if (current?.step !== r.step) {
-          if (++groups > MAX_GROUPS) throw tooManyGroups()
-          bucket!.steps.push((current = { step: r.step, count: r.n, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 }))
-        }
-        // One row can hold several ranks: with few values they coincide.
-        if (r.rn === rankOf(50, r.n)) current.p50 = r.ms
-        if (r.rn === rankOf(90, r.n)) current.p90 = r.ms
-        if (r.rn === rankOf(95, r.n)) current.p95 = r.ms
-        if (r.rn === rankOf(99, r.n)) current.p99 = r.ms
-        if (r.rn === r.n) current.max = r.ms
-      }
-      return { window: q.window, buckets }
+      return latencyBuckets(q.window, rows)
     },
   }
+}
+
+/** A latency row: one rank of a bucket's step, as both engines' statements answer it (ordered by bucket, step, rank). */
+export type LatencyRankRow = { b: number; step: LogStep; rn: number; n: number; ms: number }
+
+/** The buckets of a latency answer from its rank rows: the nearest-rank percentiles the statement picked. */
+export function latencyBuckets(window: LatencyQuery['window'], rows: LatencyRankRow[]): Latency {
+  const { width } = BUCKETS[window]
+  const buckets: Latency['buckets'] = []
+  const rankOf = (p: number, n: number) => Math.floor((p * n + 99) / 100) // as in the SQL
+  let bucket: Latency['buckets'][number] | undefined
+  let bucketAt = NaN
+  let current: StepLatency | undefined
+  let groups = 0
+  for (const r of rows) {
+    if (r.b !== bucketAt) {
+      bucketAt = r.b
+      buckets.push((bucket = { start: formatIso(r.b), end: formatIso(r.b + width), steps: [] }))
+      current = undefined
+    }
+    if (current?.step !== r.step) {
+      if (++groups > MAX_GROUPS) throw tooManyGroups()
+      bucket!.steps.push((current = { step: r.step, count: r.n, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 }))
+    }
+    // One row can hold several ranks: with few values they coincide.
+    if (r.rn === rankOf(50, r.n)) current.p50 = r.ms
+    if (r.rn === rankOf(90, r.n)) current.p90 = r.ms
+    if (r.rn === rankOf(95, r.n)) current.p95 = r.ms
+    if (r.rn === rankOf(99, r.n)) current.p99 = r.ms
+    if (r.rn === r.n) current.max = r.ms
+  }
+  return { window, buckets }
 }

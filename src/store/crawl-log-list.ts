@@ -9,8 +9,8 @@ import { epoch, formatIso } from './time'
 /** The keyset position after which a page starts: the last entry of the previous page (`seq`: its list key). */
 export type LogPosition = { occurred_at: number; seq: number }
 
-const COLUMNS = 't.id, t.url, t.url_hash, t.host, t.step, t.status, t.pipeline_id, t.error_reason, t.error_detail, t.http_status, t.latency_ms, t.depth, t.parent_url_hash, t.occurred_at'
-type Row = {
+export const LOG_COLUMNS = 't.id, t.url, t.url_hash, t.host, t.step, t.status, t.pipeline_id, t.error_reason, t.error_detail, t.http_status, t.latency_ms, t.depth, t.parent_url_hash, t.occurred_at'
+export type LogRow = {
   id: string
   url: string
   url_hash: string
@@ -27,7 +27,7 @@ type Row = {
   occurred_at: number
 }
 
-function toEntry(r: Row, run: RunRef): CrawlLogEntry {
+export function toEntry(r: LogRow, run: RunRef): CrawlLogEntry {
   // occurred_at is set last so it also comes last in the JSON, after the optional fields.
   const e = { id: r.id, run_id: run.id, job_id: run.job_id, url: r.url, url_hash: r.url_hash, host: r.host, step: r.step, status: r.status } as CrawlLogEntry
   if (r.pipeline_id !== null) e.pipeline_id = r.pipeline_id
@@ -72,7 +72,7 @@ export function listStatement(runSeq: number, f: LogFilter, after: LogPosition |
   // A virtual entry's key is above every seq: at its instant, every row comes after it.
   if (after) w.add(`t.occurred_at <= ${INT} AND (t.occurred_at < ${INT} OR t.seq < ${INT})`, after.occurred_at, after.occurred_at, after.seq)
   return {
-    sql: `SELECT t.seq AS _seq, ${COLUMNS} FROM crawl_logs t INDEXED BY ${index} WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ${INT}`,
+    sql: `SELECT t.seq AS _seq, ${LOG_COLUMNS} FROM crawl_logs t INDEXED BY ${index} WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ${INT}`,
     params: [...w.params, perPage + 1],
   }
 }
@@ -100,7 +100,7 @@ export function visitWalkStatement(runSeq: number, f: LogFilter, mask: number, f
   return { sql: `SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE ${w.sql} ORDER BY v.seq DESC LIMIT ${INT}`, params: [...w.params, limit] }
 }
 
-type Candidate = { at: number; key: number; row?: Row; visit?: VisitLogRow; step?: number }
+type Candidate = { at: number; key: number; row?: LogRow; visit?: VisitLogRow; step?: number }
 const newestFirst = (a: Candidate, b: Candidate) => b.at - a.at || b.key - a.key
 /** Visits read per statement of the walk, growing while a page is not settled. */
 const CHUNKS = [64, 256, 1024, 4096]
@@ -176,7 +176,7 @@ export function crawlLogList(db: Database, visits: ReturnType<typeof envelopes>)
     const after = afterKey === undefined ? undefined : positionAfter(run, afterKey)
     const wanted = perPage + 1
     const built = listStatement(run.seq, f, after, perPage)
-    const rows = db.query(built.sql).all(...built.params) as (Row & { _seq: number })[]
+    const rows = db.query(built.sql).all(...built.params) as (LogRow & { _seq: number })[]
     const found = walk(
       run,
       f,

@@ -1,6 +1,5 @@
-import { ValidationError } from '../../core/errors'
 import { normalizeHost } from '../../core/url'
-import { MAX_GROUPS } from '../crawl-log-aggregates'
+import { BUCKETS, latencyBuckets, MAX_GROUPS, tooManyGroups } from '../crawl-log-aggregates'
 import {
   hasEmptyList,
   METRIC_DIMENSIONS,
@@ -13,7 +12,6 @@ import {
   type Metrics,
   type MetricsQuery,
   type RunRef,
-  type StepLatency,
   type TimeRange,
   type Window,
 } from '../crawl-log-types'
@@ -24,15 +22,6 @@ import { numbered } from './list'
 import { CUT_SQL, latencySql, occurredAtSql, PAGE_STEP_ROWS } from './page-records'
 import { numeric, type Pg } from './pg'
 
-// Bucket width and the epoch instant one bucket starts at: weeks start on Monday, and
-// 1970-01-05 was the first Monday after the epoch.
-const DAY = 86_400_000
-const BUCKETS: Record<Window, { width: number; origin: number }> = {
-  minute: { width: 60_000, origin: 0 },
-  hour: { width: 3_600_000, origin: 0 },
-  day: { width: DAY, origin: 0 },
-  week: { width: 7 * DAY, origin: 4 * DAY },
-}
 // Floor modulo: PostgreSQL's % truncates toward zero, as SQLite's does, which would misplace
 // instants before the origin. The same expression as the SQLite engine's, in bigints.
 const bucketStart = (w: Window, a: string) => {
@@ -47,7 +36,6 @@ const bucketStart = (w: Window, a: string) => {
  */
 const orderOf = (d: MetricDimension) => (d === 'http_status' ? `${d} NULLS FIRST` : `${d} COLLATE "C" NULLS FIRST`)
 
-const tooManyGroups = () => ValidationError.of('window', `gives more than ${MAX_GROUPS} groups: use a wider window, a shorter occurred_after..occurred_before range, or fewer group_by dimensions`)
 const ALWAYS = 'true'
 
 /**
@@ -157,31 +145,7 @@ export function pgCrawlLogAggregates() {
         ORDER BY b, step COLLATE "C", rn`
       const params = [...wt.params, ...(virtual ? [...virtual.params, ...we!.params] : [])]
       const rows = numeric<{ b: number; step: LogStep; rn: number; n: number; ms: number }>(await db.unsafe(numbered(text), params as unknown[]))
-      const { width } = BUCKETS[q.window]
-      const buckets: Latency['buckets'] = []
-      const rankOf = (p: number, n: number) => Math.floor((p * n + 99) / 100) // as in the SQL
-      let bucket: Latency['buckets'][number] | undefined
-      let bucketAt = NaN
-      let current: StepLatency | undefined
-      let groups = 0
-      for (const r of rows) {
-        if (r.b !== bucketAt) {
-          bucketAt = r.b
-          buckets.push((bucket = { start: formatIso(r.b), end: formatIso(r.b + width), steps: [] }))
-          current = undefined
-        }
-        if (current?.step !== r.step) {
-          if (++groups > MAX_GROUPS) throw tooManyGroups()
-          bucket!.steps.push((current = { step: r.step, count: r.n, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 }))
-        }
-        // One row can hold several ranks: with few values they coincide.
-        if (r.rn === rankOf(50, r.n)) current.p50 = r.ms
-        if (r.rn === rankOf(90, r.n)) current.p90 = r.ms
-        if (r.rn === rankOf(95, r.n)) current.p95 = r.ms
-        if (r.rn === rankOf(99, r.n)) current.p99 = r.ms
-        if (r.rn === r.n) current.max = r.ms
-      }
-      return { window: q.window, buckets }
+      return latencyBuckets(q.window, rows)
     },
   }
 }

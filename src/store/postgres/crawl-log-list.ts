@@ -1,46 +1,14 @@
 import { ValidationError } from '../../core/errors'
 import { hostHash, normalizeHost } from '../../core/url'
-import { storedHosts, type CrawlLogEntry, type ErrorReason, type LogFilter, type LogStatus, type LogStep, type RunRef } from '../crawl-log-types'
-import type { LogPosition } from '../crawl-log-list'
+import { storedHosts, type CrawlLogEntry, type LogFilter, type RunRef } from '../crawl-log-types'
+import { LOG_COLUMNS, toEntry, type LogPosition, type LogRow } from '../crawl-log-list'
 import type { Page } from '../list'
 import { fromVirtualKey, latencyOf, occurredAt, PAGE_STEPS, VIRTUAL_KEYS, virtualId, virtualKey, type Envelope, type VisitLogRow } from '../page-records'
-import { epoch, formatIso } from '../time'
+import { epoch } from '../time'
 import { PgWhere, type Param } from './crawl-log-where'
 import { numbered } from './list'
 import { CUT_SQL, occurredAtSql, VISIT_LOG_COLUMNS } from './page-records'
 import { numeric, type Pg } from './pg'
-
-const COLUMNS = 't.id, t.url, t.url_hash, t.host, t.step, t.status, t.pipeline_id, t.error_reason, t.error_detail, t.http_status, t.latency_ms, t.depth, t.parent_url_hash, t.occurred_at'
-type Row = {
-  id: string
-  url: string
-  url_hash: string
-  host: string
-  step: LogStep
-  status: LogStatus
-  pipeline_id: string | null
-  error_reason: ErrorReason | null
-  error_detail: string | null
-  http_status: number | null
-  latency_ms: number | null
-  depth: number | null
-  parent_url_hash: string | null
-  occurred_at: number
-}
-
-/** An entry as the API shows it, fields in the SQLite engine's order (crawl-log-list.ts). */
-function toEntry(r: Row, run: RunRef): CrawlLogEntry {
-  const e = { id: r.id, run_id: run.id, job_id: run.job_id, url: r.url, url_hash: r.url_hash, host: r.host, step: r.step, status: r.status } as CrawlLogEntry
-  if (r.pipeline_id !== null) e.pipeline_id = r.pipeline_id
-  if (r.error_reason !== null) e.error_reason = r.error_reason
-  if (r.error_detail !== null) e.error_detail = r.error_detail
-  if (r.http_status !== null) e.http_status = r.http_status
-  if (r.latency_ms !== null) e.latency_ms = r.latency_ms
-  if (r.depth !== null) e.depth = r.depth
-  if (r.parent_url_hash !== null) e.parent_url_hash = r.parent_url_hash
-  e.occurred_at = formatIso(r.occurred_at)
-  return e
-}
 
 /**
  * The statement of one page of a run's crawl_logs rows, newest first by (occurred_at, seq). The
@@ -61,7 +29,7 @@ export function listStatement(runSeq: number, f: LogFilter, afterKey: number | u
   w.in('step', f.steps).in('pipeline_id', f.pipeline_ids).range(f)
   if (afterKey === undefined) {
     return {
-      text: numbered(`SELECT t.seq AS _seq, ${COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8`),
+      text: numbered(`SELECT t.seq AS _seq, ${LOG_COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8`),
       params: [...w.params, perPage + 1],
     }
   }
@@ -80,7 +48,7 @@ export function listStatement(runSeq: number, f: LogFilter, afterKey: number | u
   }
   return {
     text: numbered(
-      `SELECT p._at, p._k, r.* FROM (${position}) p LEFT JOIN LATERAL (SELECT t.seq AS _seq, ${COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8) r ON true`,
+      `SELECT p._at, p._k, r.* FROM (${position}) p LEFT JOIN LATERAL (SELECT t.seq AS _seq, ${LOG_COLUMNS} FROM crawl_logs t WHERE ${w.sql} ORDER BY t.occurred_at DESC, t.seq DESC LIMIT ?::int8) r ON true`,
     ),
     params: [...params, ...w.params, perPage + 1],
   }
@@ -114,7 +82,7 @@ export function visitWalkStatement(runSeq: number, f: LogFilter, mask: number, e
   return { text: numbered(`SELECT ${VISIT_LOG_COLUMNS} FROM visits v WHERE ${w.sql} ORDER BY v.run_seq DESC, v.seq DESC LIMIT ?::int8`), params: [...w.params, limit] }
 }
 
-type Candidate = { at: number; key: number; row?: Row; visit?: VisitLogRow; step?: number }
+type Candidate = { at: number; key: number; row?: LogRow; visit?: VisitLogRow; step?: number }
 const newestFirst = (a: Candidate, b: Candidate) => b.at - a.at || b.key - a.key
 /** Visits read per statement of the walk, growing while a page is not settled. */
 const CHUNKS = [64, 256, 1024, 4096]
@@ -175,7 +143,7 @@ export function pgCrawlLogList() {
   return async function list(db: Pg, run: RunRef, e: Envelope | null, f: LogFilter, afterKey: number | undefined, perPage: number): Promise<Page<CrawlLogEntry>> {
     const wanted = perPage + 1
     const built = listStatement(run.seq, f, afterKey, perPage)
-    let rows = numeric<Row & { _seq: number | null; _at?: number; _k?: number }>(await db.unsafe(built.text, built.params as unknown[]))
+    let rows = numeric<LogRow & { _seq: number | null; _at?: number; _k?: number }>(await db.unsafe(built.text, built.params as unknown[]))
     let after: LogPosition | undefined
     if (afterKey !== undefined) {
       // A key of no entry of this run is a 422 on page.
