@@ -17,7 +17,10 @@
 //    minute; each round's ratio is N processes' pages/s over the single process's of the same
 //    round, and the verdict takes their median. pages/s is the run's pages over the wall time
 //    from the job's creation to the run's finish as the API reports it (polled every 50 ms);
-//    the site's own span (first page request to last answer) is shown beside it. Duplicate
+//    the site's own span (first page request to last answer) is shown beside it, and the CPU
+//    milliseconds a page cost over the crawl by who spent them: the trawl processes, PostgreSQL
+//    (every backend), s3rver, and this script (the site and the polling), read from /proc,
+//    since on one machine they all share its cores. Duplicate
 //    fetches are what the site counted: fetches of a page beyond its first. Targets: N processes
 //    at least 2.5x the pages/s of one, and 0 duplicates. With `--no-bodies` the runs store no
 //    artifacts (`store.raw` and `store.parsed` false), to see what S3 costs. `--sqlite` adds a
@@ -37,6 +40,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { cpuByGroup } from './proc'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -100,6 +104,14 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
+/** CPU milliseconds a page, by who spent them, and in all. */
+const cpuPerPage = (c: { cpu: Record<string, number>; pages: number }) => {
+  const ms = (s: number) => f2((s * 1000) / Math.max(1, c.pages))
+  const total = Object.values(c.cpu).reduce((a, b) => a + b, 0)
+  return `${Object.entries(c.cpu)
+    .map(([k, v]) => `${k} ${ms(v)}`)
+    .join(', ')}; all ${ms(total)}`
+}
 /** Nearest-rank percentile. */
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -120,6 +132,9 @@ type Crawl = {
   maxInFlightPerHost: number
   byProcess: Record<string, number>
   outcome: string
+  /** CPU seconds over the crawl by who spent them: the trawl processes, PostgreSQL (every
+   * backend), s3rver, and this script (the site and the polling). */
+  cpu: Record<string, number>
   /** When pages were missed: what the run logged and the processes' last log lines, as evidence. */
   evidence?: string
 }
@@ -143,7 +158,7 @@ try {
         const c = await crawl(n, round, expected, engine)
         crawls.push(c)
         console.log(
-          `round ${round}, ${n} process(es) on ${engine}: ${c.pages}/${expected} pages in ${f2(c.seconds)} s = ${f1(c.pagesPerSec)} pages/s (site span ${f2(c.siteSeconds)} s); duplicates ${c.duplicates}, unfetched ${c.unfetched}, most in flight to a host ${c.maxInFlightPerHost}; by process ${JSON.stringify(c.byProcess)}; ${c.outcome}`,
+          `round ${round}, ${n} process(es) on ${engine}: ${c.pages}/${expected} pages in ${f2(c.seconds)} s = ${f1(c.pagesPerSec)} pages/s (site span ${f2(c.siteSeconds)} s); duplicates ${c.duplicates}, unfetched ${c.unfetched}, most in flight to a host ${c.maxInFlightPerHost}; by process ${JSON.stringify(c.byProcess)}; ${c.outcome}; CPU ms a page: ${cpuPerPage(c)}`,
         )
       }
     }
@@ -210,7 +225,7 @@ process.exit(0)
 
 /** One crawl of a fresh site by `n` processes on a fresh database (or one process on SQLite). */
 async function crawl(n: number, round: number, expected: number, engine: 'postgres' | 'sqlite'): Promise<Crawl> {
-  const cluster = engine === 'postgres' ? await startCluster({ processes: n, databaseUrl: freshDatabase(), s3 }) : await startCluster({ processes: 1, store: 'sqlite' })
+  const cluster = engine === 'postgres' ? await startCluster({ processes: n, databaseUrl: freshDatabase({ migrated: false }), s3 }) : await startCluster({ processes: 1, store: 'sqlite' })
   const site = multiHostSite({ hosts, pagesPerHost, linksPerPage: links, delayMs, identify: cluster.identify })
   try {
     const config = {
@@ -220,10 +235,18 @@ async function crawl(n: number, round: number, expected: number, engine: 'postgr
       politeness: { concurrency, per_host_concurrency: perHost },
       ...(values['no-bodies'] ? { store: { raw: false, parsed: false } } : {}),
     }
+    const trawlPids = new Set(cluster.nodes.map((x) => x.trawl.pid))
+    const groups = () => ({
+      ...cpuByGroup((pid, comm, cmdline) => (trawlPids.has(pid) ? 'trawl' : comm === 'postgres' ? 'postgres' : cmdline.includes('s3rver') ? 's3rver' : null)),
+      bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    })
+    const cpu0 = groups()
     const t0 = performance.now()
     const { runId } = await cluster.createJob(config, { name: `bench ${n}` })
     const run = await cluster.until(runId!, (r) => r.status === 'finished', 'finished', timeoutMs)
     const seconds = (performance.now() - t0) / 1000
+    const cpu1 = groups()
+    const cpu = Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - ((cpu0 as Record<string, number>)[k] ?? 0)]))
     const pages = site.pageRequests()
     let evidence: string | undefined
     if (site.unfetched().length) {
@@ -252,6 +275,7 @@ async function crawl(n: number, round: number, expected: number, engine: 'postgr
       maxInFlightPerHost: site.maxInFlight(),
       byProcess: site.byClient(),
       outcome: `${run.outcome} (${run.stop_reason})`,
+      cpu,
       evidence,
     }
   } finally {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 // What the benches read from /proc (Linux).
 
@@ -17,4 +17,27 @@ export function procCpu(pid: number): number | null {
   } catch {
     return null
   }
+}
+
+/**
+ * CPU seconds used so far by every process on the machine, summed by the group `classify` puts
+ * each in (from its pid, command name and command line; null leaves it out). A process's reaped
+ * children count with it, so a backend that exits mid-measure still counts with its parent.
+ */
+export function cpuByGroup(classify: (pid: number, comm: string, cmdline: string) => string | null): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid)) continue
+    try {
+      const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
+      const group = classify(pid, comm, cmdline)
+      const cpu = group === null ? null : procCpu(pid)
+      if (group !== null && cpu !== null) out[group] = (out[group] ?? 0) + cpu
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return out
 }
