@@ -6,7 +6,7 @@
 // seconds, pages per CPU-second and peak RSS of each. Exits 0 whatever the numbers; non-zero on
 // a crash.
 //
-//   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2,floor]
+//   bun scripts/bench/crawl.ts [--pages 20000] [--second 100000] [--only trawl,crawlee,wget2,floor,postgres]
 //                              [--rounds 3] [--concurrency 16] [--threads 8] [--seed 1] [--timeout 900]
 //                              [--server auto|nginx|bun] [--binary dist/trawl] [--keep] [--json PATH]
 //                              [--page-bytes N] [--docs DIR [--docs-start PATH]] [--baseline BINARY]
@@ -80,14 +80,24 @@
 //
 //   bun scripts/bench/crawl.ts --page-bytes 3072 --only trawl,wget2,floor --baseline /tmp/old/dist/trawl
 //
+// `postgres` (only when named in `--only`) runs the same binary again in every round, right after
+// trawl, on the PostgreSQL engine: a fresh database of a throwaway PostgreSQL cluster and an
+// s3rver bucket for the bodies (test/helpers/postgres.ts, s3-server.ts, as the tests start them),
+// through TRAWL_DATABASE_URL and TRAWL_BLOB_URL. Each round's pages/s on PostgreSQL is divided by
+// trawl's on SQLite of the same round (target: at least 0.5); the CPU seconds PostgreSQL and
+// s3rver spent meanwhile are shown beside its own, since its process is not all it costs.
+//
+//   bun scripts/bench/crawl.ts --page-bytes 3072 --only trawl,postgres --rounds 3
+//
 // What to install: `apt-get install -y nginx-light wget2` (Debian), and `npm install` (Crawlee
-// comes with the devDependencies); a crawler or server that is missing is reported and skipped.
+// comes with the devDependencies), and for `postgres`, Debian's postgresql and node (s3rver); a
+// crawler or server that is missing is reported and skipped.
 import { Database } from 'bun:sqlite'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, closeSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { procCpu } from './proc'
+import { cpuByGroup, procCpu } from './proc'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const LINKS = 20
@@ -434,7 +444,31 @@ const result = (crawler: string, m: Measured, pages: number, expected: number, n
 
 // ---------------------------------------------------------------- the crawlers
 
-async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl', concurrency = 16): Promise<Result> {
+/**
+ * trawl on the PostgreSQL engine: a fresh database and a fresh bucket prefix each round. The
+ * cluster and s3rver start on first use, outside any timing, and stop when the bench exits.
+ */
+async function runOnPostgres(binary: string, site: Site, work: string, server: Server, timeoutS: number, concurrency: number): Promise<Result> {
+  pg ??= await (async () => {
+    const { clusterPort, freshDatabase } = await import('../../test/helpers/postgres')
+    const { startS3Server } = await import('../../test/helpers/s3-server')
+    clusterPort()
+    return { s3: await startS3Server(), freshDatabase }
+  })()
+  const round = ++pgRounds
+  const env = { TRAWL_DATABASE_URL: pg.freshDatabase({ migrated: false }), ...pg.s3.env(`bench-${round}`) }
+  const group = (pid: number, comm: string, cmdline: string) => (comm === 'postgres' ? 'postgres' : cmdline.includes('s3rver') ? 's3rver' : null)
+  const before = cpuByGroup(group)
+  const r = await runTrawl(binary, site, work, server, timeoutS, POSTGRES, concurrency, env)
+  const after = cpuByGroup(group)
+  const spent = Object.keys(after).map((k) => `${k} ${f1(after[k]! - (before[k] ?? 0))} s`)
+  r.notes.push(`CPU meanwhile: ${spent.join(', ')} (trawl's own: ${f1(r.cpuSeconds)} s)`)
+  return r
+}
+let pg: { s3: { env(prefix: string): Record<string, string>; stop(): Promise<void> }; freshDatabase: (opts: { migrated: boolean }) => string } | null = null
+let pgRounds = 0
+
+async function runTrawl(binary: string, site: Site, work: string, server: Server, timeoutS: number, label = 'trawl', concurrency = 16, env?: Record<string, string>): Promise<Result> {
   const dataDir = join(work, `trawl-data-${site.docs ? 'docs' : site.pages}`)
   // Each round crawls into an empty data dir, as the first did.
   rmSync(dataDir, { recursive: true, force: true })
@@ -445,6 +479,7 @@ async function runTrawl(binary: string, site: Site, work: string, server: Server
   // A documentation site's size is not known: a budget it will not reach.
   const maxUrls = site.docs ? '1000000' : String(site.pages)
   const m = await measure([binary, 'crawl', site.start, '--max-urls', maxUrls, '--max-depth', '1000', '--concurrency', c, '--per-host-concurrency', c, '--data-dir', dataDir], {
+    env,
     server,
     timeoutS,
     onLine: (line) => {
@@ -765,6 +800,18 @@ function printDocsRatios(results: Result[]) {
 /** The crawler name of `--baseline`'s rounds. */
 const BASELINE = 'trawl (baseline)'
 const FLOOR = 'floor (minimal recorder, bun)'
+const POSTGRES = 'trawl on PostgreSQL'
+
+/** `--only …,postgres`: trawl's pages/s on PostgreSQL over its pages/s on SQLite, round by round. */
+function printPostgres(results: Result[]) {
+  const pairs = roundPairs(results, POSTGRES)
+  if (!pairs.length) return
+  const whole = pairs.filter(({ t, o }) => t.pages === t.expected && o.pages === o.expected)
+  const left = pairs.length - whole.length
+  const ratios = whole.map(({ t, o }) => o.pagesPerSec / t.pagesPerSec)
+  const verdict = ratios.length ? (median(ratios) >= 0.5 ? 'met' : 'NOT met') : 'no round to judge'
+  console.log(`${ratioLine('pages/s on PostgreSQL ÷ on SQLite, round by round', ratios)} (target ≥ 0.5): ${verdict}${left ? ` (${left} round(s) left out: missed pages)` : ''}`)
+}
 
 /** Each trawl round with the round of crawler `name` run beside it. */
 function roundPairs(results: Result[], name: string): { t: Result; o: Result }[] {
@@ -844,7 +891,8 @@ async function main() {
   const rounds = Number(values.rounds)
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds: a whole number of at least 1')
   const only = new Set((values.only ?? 'trawl,crawlee,wget2').split(',').map((s) => s.trim()))
-  for (const o of only) if (!['trawl', 'crawlee', 'wget2', 'floor'].includes(o)) throw new Error(`--only: trawl, crawlee, wget2 or floor, got "${o}"`)
+  for (const o of only) if (!['trawl', 'crawlee', 'wget2', 'floor', 'postgres'].includes(o)) throw new Error(`--only: trawl, crawlee, wget2, floor or postgres, got "${o}"`)
+  if (only.has('postgres') && !only.has('trawl')) throw new Error('--only postgres: only with trawl, which it is compared with')
   if (!['auto', 'nginx', 'bun'].includes(values.server!)) throw new Error(`--server: auto, nginx or bun, got "${values.server}"`)
   if (!Number.isInteger(pages) || pages < 10) throw new Error('--pages: a whole number of at least 10')
   const docs = values.docs
@@ -907,11 +955,13 @@ async function main() {
             ? await runTrawl(binary, site, dir, server, timeoutS, 'trawl', concurrency)
             : name === 'baseline'
               ? await runTrawl(baseline!, site, dir, server, timeoutS, BASELINE, concurrency)
-              : name === 'crawlee'
-                ? await runCrawlee(site, dir, server, concurrency, timeoutS)
-                : name === 'floor'
-                  ? await runFloor(site, dir, server, concurrency, timeoutS)
-                  : await runWget2(site, dir, server, threads, timeoutS)
+              : name === 'postgres'
+                ? await runOnPostgres(binary, site, dir, server, timeoutS, concurrency)
+                : name === 'crawlee'
+                  ? await runCrawlee(site, dir, server, concurrency, timeoutS)
+                  : name === 'floor'
+                    ? await runFloor(site, dir, server, concurrency, timeoutS)
+                    : await runWget2(site, dir, server, threads, timeoutS)
         console.log(`${r.pages} pages in ${r.seconds.toFixed(1)}s (${r.pagesPerSec.toFixed(0)} pages/s)`)
         if (round !== undefined) r.round = round
         results.push(r)
@@ -922,7 +972,12 @@ async function main() {
     // wget2 first (also warms the page cache for the others), then trawl, `rounds` times; then
     // Crawlee once (it takes minutes, and only its memory is judged).
     const turns: { name: string; round?: number }[] = []
-    const crawlers = [...['wget2', 'trawl'].filter((n) => only.has(n)), ...(baseline && !skip.trawl ? ['baseline'] : []), ...(only.has('floor') ? ['floor'] : [])]
+    const crawlers = [
+      ...['wget2', 'trawl'].filter((n) => only.has(n)),
+      ...(baseline && !skip.trawl ? ['baseline'] : []),
+      ...(only.has('postgres') && !skip.trawl ? ['postgres'] : []),
+      ...(only.has('floor') ? ['floor'] : []),
+    ]
     for (let round = 1; round <= rounds; round++) for (const name of crawlers) turns.push({ name, ...(rounds > 1 ? { round } : {}) })
     if (only.has('crawlee')) turns.push({ name: 'crawlee' })
     if (docs) {
@@ -944,6 +999,7 @@ async function main() {
       printVerdicts(main.results)
       printBaseline(main.results, true)
       printFloor(main.results, true)
+      printPostgres(main.results)
       report.main = { pages, server: main.server.kind, siteBytes: main.site.bytes, results: main.results }
       await main.server.stop()
       servers.splice(servers.indexOf(main.server), 1)
@@ -967,6 +1023,7 @@ async function main() {
     if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2))
   } finally {
     for (const s of servers) await s.stop()
+    await pg?.s3.stop()
     if (values.keep) console.log(`kept: ${work}`)
     else rmSync(work, { recursive: true, force: true })
   }
