@@ -7,6 +7,7 @@ import { openDatabase } from './db'
 import { createStore } from './index'
 import { openPostgres } from './postgres/open'
 import { pgS3Index } from './postgres/s3-index'
+import { keepStatistics } from './postgres/statistics'
 import { postgresStore } from './postgres/store'
 import type { Store } from './types'
 
@@ -82,6 +83,8 @@ async function open(settings: StoreSettings, existing: boolean): Promise<OpenedS
       throw dataDirError(settings.dataDir, 'the journal folder cannot be created', err)
     }
   }
+  // A process that writes keeps the young tables' statistics; one that only reads has no need.
+  const stopKeeping = existing ? async () => {} : keepStatistics(sql)
   return {
     store: postgresStore(sql, { journalDir: journal }),
     engine: 'postgres',
@@ -89,6 +92,7 @@ async function open(settings: StoreSettings, existing: boolean): Promise<OpenedS
     checkpointFiles: [],
     s3Index: pgS3Index(sql),
     async close() {
+      await stopKeeping()
       await sql.close()
     },
   }
