@@ -19,37 +19,48 @@ export type Sent = { counters: RunCounters; errors: Record<string, number> }
  */
 export async function commitBatch(sql: Pg, runSeq: number, owner: string, batch: CrawlBatch, sent: Sent, end?: CrawlEnd): Promise<{ held: boolean; counters: RunCounters; sent: Sent }> {
   return sql.begin(async (tx) => {
-    const run = first<{ tenant: string; error_counts: string }>(await tx`SELECT tenant, error_counts FROM runs WHERE seq = ${runSeq} FOR NO KEY UPDATE`)
-    const worker = run && first(await tx`SELECT 1 AS one FROM run_workers WHERE run_seq = ${runSeq} AND owner = ${owner}`)
-    if (!run || !worker) return { held: false, counters: batch.counters, sent }
+    // Sent together, run in order: the worker check is a statement of its own, so its snapshot
+    // is taken once the run row is locked and sees what a claim that held the row meanwhile did
+    // (a subquery of the locking statement would see the rows as they were before the wait).
+    const [locked, worker] = await Promise.all([
+      tx`SELECT tenant, error_counts FROM runs WHERE seq = ${runSeq} FOR NO KEY UPDATE`,
+      tx`SELECT 1 AS one FROM run_workers WHERE run_seq = ${runSeq} AND owner = ${owner}`,
+    ])
+    const run = first<{ tenant: string; error_counts: string }>(locked)
+    if (!run || !first(worker)) return { held: false, counters: batch.counters, sent }
     const { tenant } = run
-    if (batch.links.length) await ensureLinks(tx, tenant, batch.links)
-    // The engine counted every entry it enqueued as queued; another process may have queued some
-    // first, and a fetched redirect target may have been queued here or there.
-    const queuedFix = await enqueue(tx, runSeq, batch.enqueued)
-    await applyMarks(tx, runSeq, batch.marks)
-    await saveHostFailures(tx, runSeq, batch.hostFailures)
-    if (batch.pages.length) await recordPages(tx, runSeq, batch.pages, tenant)
-    if (batch.logs.length) await writeLogs(tx, batch.logs)
-    if (batch.artifacts.length) await insertArtifacts(tx, batch.artifacts)
+    // The run row is held from here to the commit, so the statements are sent together, as
+    // far as one may go without another's rows: the client pipelines what is sent at once on
+    // the transaction's connection, and the server runs it in the order sent. Page records and
+    // artifact rows name their links' seqs, so they go after ensureLinks.
+    const [queuedFix] = await Promise.all([
+      // The engine counted every entry it enqueued as queued; another process may have queued
+      // some first, and a fetched redirect target may have been queued here or there.
+      enqueue(tx, runSeq, batch.enqueued),
+      batch.links.length ? ensureLinks(tx, tenant, batch.links) : undefined,
+      applyMarks(tx, runSeq, batch.marks),
+      saveHostFailures(tx, runSeq, batch.hostFailures),
+      batch.logs.length ? writeLogs(tx, batch.logs) : undefined,
+    ])
+    await Promise.all([batch.pages.length ? recordPages(tx, runSeq, batch.pages, tenant) : undefined, batch.artifacts.length ? insertArtifacts(tx, batch.artifacts) : undefined])
 
     // What this commit sends becomes the new baseline only if the transaction commits.
     const next: Sent = { ...sent }
-    const c = batch.counters
-    const d = sent.counters
-    let counters = first<RunCounters>(
-      await tx`UPDATE runs SET queued = queued + ${c.queued - d.queued + queuedFix}, visited = visited + ${c.visited - d.visited}, failed = failed + ${c.failed - d.failed},
-        bytes = bytes + ${c.bytes - d.bytes}, fetched = fetched + ${c.fetched - d.fetched}, depth_cut = GREATEST(depth_cut, ${c.depth_cut})
-        WHERE seq = ${runSeq} RETURNING queued, visited, failed, bytes, fetched, depth_cut`,
-    )!
-    next.counters = counters
     let errors = JSON.parse(run.error_counts) as Record<string, number>
-    let errorsChanged = false
     if (batch.errorCounts) {
       errors = added(errors, batch.errorCounts, sent.errors)
       next.errors = batch.errorCounts
-      errorsChanged = true
     }
+    const c = batch.counters
+    const d = sent.counters
+    const errorsText = batch.errorCounts ? JSON.stringify(sortedCounts(Object.entries(errors))) : null
+    let counters = first<RunCounters>(
+      await tx`UPDATE runs SET queued = queued + ${c.queued - d.queued + queuedFix}, visited = visited + ${c.visited - d.visited}, failed = failed + ${c.failed - d.failed},
+        bytes = bytes + ${c.bytes - d.bytes}, fetched = fetched + ${c.fetched - d.fetched}, depth_cut = GREATEST(depth_cut, ${c.depth_cut}),
+        error_counts = coalesce(${errorsText}::text, error_counts)
+        WHERE seq = ${runSeq} RETURNING queued, visited, failed, bytes, fetched, depth_cut`,
+    )!
+    next.counters = counters
     if (end) {
       // What this process had taken and not settled goes back to the queue for the others.
       await tx`UPDATE frontier SET state = 0, taken_by = NULL, lease_until = NULL WHERE run_seq = ${runSeq} AND state = 1 AND taken_by = ${owner}`
@@ -58,7 +69,7 @@ export async function commitBatch(sql: Pg, runSeq: number, owner: string, batch:
           const n = await failQueued(tx, runSeq)
           if (n > 0) {
             errors = { ...errors, left_queued: (errors.left_queued ?? 0) + n }
-            errorsChanged = true
+            await tx`UPDATE runs SET error_counts = ${JSON.stringify(sortedCounts(Object.entries(errors)))} WHERE seq = ${runSeq}`
           }
         }
         const rows = await counts(tx, runSeq)
@@ -69,7 +80,6 @@ export async function commitBatch(sql: Pg, runSeq: number, owner: string, batch:
       await tx`DELETE FROM run_workers WHERE run_seq = ${runSeq} AND owner = ${owner}`
       await tx`UPDATE run_hosts SET owner = NULL, lease_until = NULL, slots = 0 WHERE run_seq = ${runSeq} AND owner = ${owner}`
     }
-    if (errorsChanged) await tx`UPDATE runs SET error_counts = ${JSON.stringify(sortedCounts(Object.entries(errors)))} WHERE seq = ${runSeq}`
     return { held: true, counters, sent: next }
   })
 }
