@@ -26,6 +26,7 @@ import { PageVisitor } from './visit'
 import { Waker } from './waker'
 import { Commits } from './commits'
 import { SharedHosts } from './shared-hosts'
+import { RunState } from './run-state'
 import { hostEnded, hostRoom, hostStarted } from './host-load'
 import { StoreParseContext } from '../catalogue/parse-context'
 
@@ -86,6 +87,7 @@ export class RunExecution {
   private emptyEvaluations = 0
   private lastEvaluation = 0
   private lastRenew = 0
+  private readonly runState: RunState
   seedsLeft = 0
   seedsDisallowed = 0
   private startupWork = 0
@@ -121,6 +123,7 @@ export class RunExecution {
     this.hostCeiling = deps.hostCeiling ?? DEFAULT_HOST_CEILING
     const shared = deps.store.crawl.shared
     this.shared = shared ? new SharedHosts(this, shared, owner, this.hostCeiling, LEASE_MS) : null
+    this.runState = new RunState(deps.store.crawl, run.seq, this.shared !== null)
   }
 
   /** Asks the execution to leave at once: in-flight fetches are aborted and requeued. */
@@ -334,7 +337,7 @@ export class RunExecution {
   /** Reads the run's row: a stop or pause from the API, the age limit, the lease. */
   private async control() {
     const now = Date.now()
-    const row = await this.deps.store.crawl.status(this.run.seq)
+    const row = await this.runState.read(now)
     if (!row || row.status === 'finished') return this.leave({ left: 'stopped' })
     if (row.status === 'paused') return this.leave({ left: 'paused' })
     if (now - this.run.started_at - row.paused_ms >= this.maxAgeMs) return this.leave({ finished: 'max_age' })
@@ -344,6 +347,12 @@ export class RunExecution {
       if (!renewed) return this.leave({ left: 'lost_lease' })
     }
     collectGarbage(now)
+  }
+
+  /** The run was moved (paused, resumed, stopped, finished) somewhere in the cluster. */
+  runChanged() {
+    this.runState.moved()
+    this.poke()
   }
 
   countError(reason: string, n = 1) {

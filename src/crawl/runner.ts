@@ -48,7 +48,7 @@ export class Runner {
       this.unwatch = shared
         .watch(() => {
           this.notify()
-          for (const { execution } of this.active.values()) execution.poke()
+          for (const { execution } of this.active.values()) execution.runChanged()
         })
         .catch((err) => {
           log.warn('listening for run changes failed; runs are polled', { error: String(err) })
