@@ -81,7 +81,12 @@ export function pgSharedCrawl(sql: Pg): SharedCrawl {
       // Per host, its first rows that are due, only for hosts this owner holds; marked taken at
       // once (state 1), so the rows a holder that dies had taken are what it had in flight.
       // Ordered by host and seq, which the host's queue index gives without a sort: the host is
-      // then part of the index scan even where the table has no statistics yet (decision 113).
+      // then part of the index scan even where the table has no statistics yet. The inner LIMIT
+      // is a constant, the most any host is asked for rounded up to a power of two (a few
+      // statement texts in all): under a limit the planner cannot read (w.n), it sorted all of a
+      // big host's queued rows to return two (decision 113). Rows are locked as the outer LIMIT
+      // pulls them, so no more than w.n are.
+      const most = 2 ** Math.ceil(Math.log2(Math.max(1, ...wants.map((w) => w.n))))
       return numeric<Claimed>(
         await sql.unsafe(
           `WITH w AS (
@@ -89,8 +94,10 @@ export function pgSharedCrawl(sql: Pg): SharedCrawl {
              WHERE EXISTS (SELECT 1 FROM run_hosts h WHERE h.run_seq = $1 AND h.host = x.host AND h.owner = $2)
            ), picked AS (
              SELECT p.seq FROM w CROSS JOIN LATERAL (
-               SELECT f.seq FROM frontier f WHERE f.run_seq = $1 AND f.host = w.host AND f.state = 0 AND f.not_before <= $5
-               ORDER BY f.host, f.seq LIMIT w.n FOR UPDATE SKIP LOCKED
+               SELECT q.seq FROM (
+                 SELECT f.seq FROM frontier f WHERE f.run_seq = $1 AND f.host = w.host AND f.state = 0 AND f.not_before <= $5
+                 ORDER BY f.host, f.seq LIMIT ${most} FOR UPDATE SKIP LOCKED
+               ) q LIMIT w.n
              ) p
            )
            UPDATE frontier f SET state = 1, taken_by = $2, lease_until = $5

@@ -1,8 +1,9 @@
 /**
  * keepStatistics (decision 113): a table that grew by more than half since it was last analyzed
  * (and by at least minChanges rows) is analyzed within a few ticks, one that changed less is
- * left to autovacuum, and nothing is analyzed once the keeper is stopped. What was analyzed is
- * read from PostgreSQL's own counters (pg_stat_user_tables.analyze_count), not from the keeper.
+ * left to autovacuum, and nothing is analyzed once the keeper is stopped; a table whose dead
+ * rows pass a tenth of its live ones is vacuumed. What was done is read from PostgreSQL's own
+ * counters (pg_stat_user_tables), not from the keeper.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { openPostgres } from '../../../src/store/postgres/open'
@@ -57,4 +58,23 @@ test('a young table that grew is analyzed; one that changed a little is not; not
   await addObjects(700, 2_000)
   await Bun.sleep(2_500)
   expect(await analyzed('s3_objects')).toBe(after)
+}, 40_000)
+
+test('a table whose updates left dead rows past a tenth of its live ones is vacuumed', async () => {
+  const vacuums = async () => Number((await sql`SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'hosts'`)[0].vacuum_count)
+  await sql`INSERT INTO hosts (tenant, hash, domain, labels, created_at) SELECT 'acme', 'h' || i, 'h' || i || '.example', '{}', 1 FROM generate_series(1, 1000) AS i`
+  expect(await vacuums()).toBe(0)
+  const stop = keepStatistics(sql, { tickMs: 50, minChanges: 200 })
+  try {
+    // 50 dead rows of 1,000: under minChanges, nothing.
+    await sql`UPDATE hosts SET created_at = 2 WHERE hash IN (SELECT 'h' || i FROM generate_series(1, 50) AS i)`
+    await Bun.sleep(2_000)
+    expect(await vacuums()).toBe(0)
+    await sql`UPDATE hosts SET created_at = 3`
+    await until('hosts vacuumed', async () => (await vacuums()) >= 1)
+    const [row] = await sql`SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'hosts'`
+    expect(Number(row.n_dead_tup)).toBeLessThan(200)
+  } finally {
+    await stop()
+  }
 }, 40_000)
