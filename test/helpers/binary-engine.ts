@@ -19,20 +19,11 @@ import { numeric } from '../../src/store/postgres/pg'
 import { postgresStore } from '../../src/store/postgres/store'
 import type { Store } from '../../src/store/types'
 import { clusterPort, urlOf } from './postgres'
-import { dollarParams } from './test-engine'
+import { dollarParams, testEngine, type Engine, type Param } from './test-engine'
 import { startS3Server, type S3TestServer } from './s3-server'
 
-export type Engine = 'sqlite' | 'postgres'
-export type Param = string | number | boolean | null
-
-/** The engine the binary is run on: TRAWL_TEST_ENGINE, `sqlite` when unset. */
-export function binaryEngine(): Engine {
-  const name = process.env.TRAWL_TEST_ENGINE || 'sqlite'
-  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`TRAWL_TEST_ENGINE must be sqlite or postgres, not ${name}`)
-  return name
-}
-
-export const onPostgres = () => binaryEngine() === 'postgres'
+/** Whether the binary is run on PostgreSQL: TRAWL_TEST_ENGINE, as the API tests read it. */
+export const onPostgres = () => testEngine() === 'postgres'
 
 type Place = { databaseUrl: string; prefix: string }
 

@@ -1,31 +1,19 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { hostHash, linkHash } from '../../src/core/url'
 import type { Store } from '../../src/store'
-import type { Claimed, CrawlBatch, PageRecord, RunCounters } from '../../src/store/crawl-store'
+import type { Claimed, PageRecord } from '../../src/store/crawl-store'
 import { pageRecord } from '../helpers/page-record'
 import { sharedCrawlContract } from './shared-crawl-contract'
 import { sharedProcessesContract } from './shared-processes-contract'
+import { batchOf, entryAt, zeroCounters as zero } from '../helpers/crawl-batch'
 
 const A = 'acme'
 const OWNER = 'crawl-contract:1:owner'
 const OTHER = 'crawl-contract:2:other'
 const THIRD = 'crawl-contract:3:third'
 const uuid = () => crypto.randomUUID()
-const zero: RunCounters = { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 }
 const url = (p: string) => `https://a.example${p}`
-const entry = (p: string, depth = 0, parent: string | null = null) => ({ hash: linkHash(url(p)), url: url(p), host: 'a.example', depth, parent, kind: 0 })
-const batchOf = (over: Partial<CrawlBatch> = {}): CrawlBatch => ({
-  links: [],
-  enqueued: [],
-  marks: [],
-  hostFailures: new Map(),
-  pages: [],
-  logs: [],
-  artifacts: [],
-  counters: zero,
-  errorCounts: null,
-  ...over,
-})
+const entry = (p: string, depth = 0, parent: string | null = null) => entryAt('a.example', p, depth, parent)
 const page = (p: string, over: Partial<PageRecord> = {}): PageRecord =>
   pageRecord(linkHash(url(p)), hostHash('a.example'), {
     visited_at: Date.parse('2030-01-01T00:00:01Z'),

@@ -1,28 +1,14 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { linkHash } from '../../src/core/url'
 import type { Store } from '../../src/store'
-import type { Claimed, CrawlBatch, CrawlEnd, RunCounters, SharedCrawl } from '../../src/store/crawl-store'
+import type { Claimed, CrawlBatch, CrawlEnd, SharedCrawl } from '../../src/store/crawl-store'
+import { batchOf, entryAt, href, zeroCounters as zero } from '../helpers/crawl-batch'
 
 export const A = 'acme'
 export const O1 = 'shared-contract:1:one'
 export const O2 = 'shared-contract:2:two'
 const O3 = 'shared-contract:3:three'
 const O4 = 'shared-contract:4:four'
-export const zero: RunCounters = { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 }
-const href = (host: string, p: string) => `https://${host}${p}`
-const entryAt = (host: string, p: string) => ({ hash: linkHash(href(host, p)), url: href(host, p), host, depth: 0, parent: null, kind: 0 })
-export const batchOf = (over: Partial<CrawlBatch> = {}): CrawlBatch => ({
-  links: [],
-  enqueued: [],
-  marks: [],
-  hostFailures: new Map(),
-  pages: [],
-  logs: [],
-  artifacts: [],
-  counters: zero,
-  errorCounts: null,
-  ...over,
-})
 const urlsOf = (rows: Claimed[]) => rows.map((r) => r.url)
 const slotsOf = (grants: { host: string; slots: number }[]) => Object.fromEntries(grants.map((g) => [g.host, g.slots]))
 const bySeq = <T extends { seq: number }>(rows: T[]) => [...rows].sort((x, y) => x.seq - y.seq)

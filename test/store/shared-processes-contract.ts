@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import type { Store } from '../../src/store'
 import type { RunCounters } from '../../src/store/crawl-store'
-import { A, batchOf, O1, O2, runOf, zero } from './shared-crawl-contract'
+import { batchOf, zeroCounters as zero } from '../helpers/crawl-batch'
+import { A, O1, O2, runOf } from './shared-crawl-contract'
 
 /**
  * What two processes of a shared store do to a run's counters: each process remembers, per run,
@@ -21,13 +22,21 @@ export function sharedProcessesContract(name: string, make: () => Promise<Store>
       depth_cut: Math.max(c.depth_cut, d.depth_cut ?? 0),
     })
 
-    test('counters: two processes committing in turns, each sending what it was answered plus what it counted since, end as the sum', async () => {
+    /** A run with O1 working on it in one process and O2 in another; null for a store that does not share runs. */
+    async function twoWorkers() {
       const one = await make()
-      if (!one.crawl.shared) return
+      if (!one.crawl.shared) return null
       const two = await peer(one)
       const { seq, runId } = await runOf(one, O1, [])
       const T = Date.now()
       expect(await two.crawl.claimRun(seq, O2, T, T + 60_000)).toBe(true)
+      return { one, two, seq, runId }
+    }
+
+    test('counters: two processes committing in turns, each sending what it was answered plus what it counted since, end as the sum', async () => {
+      const both = await twoWorkers()
+      if (!both) return
+      const { one, two, seq, runId } = both
       // O1 commits before any resume (zero as what it last had); O2 resumes after O1's first commit.
       let sum = zero
       const views = new Map<Store, RunCounters>([[one, zero]])
@@ -62,12 +71,9 @@ export function sharedProcessesContract(name: string, make: () => Promise<Store>
     })
 
     test('error counts: each process sends its running counts from what it resumed with; the run adds what each counted since its last', async () => {
-      const one = await make()
-      if (!one.crawl.shared) return
-      const two = await peer(one)
-      const { seq, runId } = await runOf(one, O1, [])
-      const T = Date.now()
-      expect(await two.crawl.claimRun(seq, O2, T, T + 60_000)).toBe(true)
+      const both = await twoWorkers()
+      if (!both) return
+      const { one, two, seq, runId } = both
       const stored = async () => (await two.runs.get(A, runId))!.error_counts
       const send = (p: Store, owner: string, errorCounts: Record<string, number> | null) => p.crawl.commit(seq, owner, batchOf({ errorCounts }))
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { hostHash, linkHash } from '../../../src/core/url'
 import { createStore } from '../../../src/store'
-import type { Claimed, CrawlBatch, CrawlEnd, FrontierMark, NewArtifact, RunCounters } from '../../../src/store/crawl-store'
+import type { Claimed, CrawlBatch, CrawlEnd, FrontierMark, NewArtifact } from '../../../src/store/crawl-store'
 import { openDatabase } from '../../../src/store/db'
 import { pgCrawlStore } from '../../../src/store/postgres/crawl'
 import { foldMoves } from '../../../src/store/postgres/crawl-frontier'
@@ -16,6 +16,7 @@ import { openPostgres } from '../../../src/store/postgres/open'
 import { numeric } from '../../../src/store/postgres/pg'
 import { freshDatabase } from '../../helpers/postgres'
 import { pageRecord } from '../../helpers/page-record'
+import { batchOf, entryAt, zeroCounters as zero } from '../../helpers/crawl-batch'
 
 const opened: SQL[] = []
 const dirs: string[] = []
@@ -25,21 +26,8 @@ afterAll(async () => {
 })
 
 const A = 'acme'
-const zero: RunCounters = { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 }
 const url = (p: string) => `https://a.example${p}`
-const entry = (p: string) => ({ hash: linkHash(url(p)), url: url(p), host: 'a.example', depth: 0, parent: null, kind: 0 })
-const batchOf = (over: Partial<CrawlBatch> = {}): CrawlBatch => ({
-  links: [],
-  enqueued: [],
-  marks: [],
-  hostFailures: new Map(),
-  pages: [],
-  logs: [],
-  artifacts: [],
-  counters: zero,
-  errorCounts: null,
-  ...over,
-})
+const entry = (p: string) => entryAt('a.example', p)
 
 const bySeq = <T extends { seq: number }>(rows: T[]) => [...rows].sort((x, y) => x.seq - y.seq)
 

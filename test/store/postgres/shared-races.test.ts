@@ -3,13 +3,13 @@
 // at once. Each "process" is a store over a pool of its own on one database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { SQL } from 'bun'
-import { linkHash } from '../../../src/core/url'
-import type { CrawlBatch, HostGrant, RunCounters, SharedCrawl } from '../../../src/store/crawl-store'
+import type { HostGrant, SharedCrawl } from '../../../src/store/crawl-store'
 import { openPostgres } from '../../../src/store/postgres/open'
 import { numeric } from '../../../src/store/postgres/pg'
 import { postgresStore } from '../../../src/store/postgres/store'
 import type { Store } from '../../../src/store/types'
 import { clusterPort, freshDatabase } from '../../helpers/postgres'
+import { batchOf, entryAt, href, zeroCounters as zero } from '../../helpers/crawl-batch'
 
 // The throwaway cluster starts before the tests, which are timed without it.
 beforeAll(() => void clusterPort(), 120_000)
@@ -19,21 +19,6 @@ afterAll(async () => {
 })
 
 const A = 'acme'
-const zero: RunCounters = { queued: 0, visited: 0, failed: 0, bytes: 0, fetched: 0, depth_cut: 0 }
-const href = (host: string, p: string) => `https://${host}${p}`
-const entryAt = (host: string, p: string) => ({ hash: linkHash(href(host, p)), url: href(host, p), host, depth: 0, parent: null, kind: 0 })
-const batchOf = (over: Partial<CrawlBatch> = {}): CrawlBatch => ({
-  links: [],
-  enqueued: [],
-  marks: [],
-  hostFailures: new Map(),
-  pages: [],
-  logs: [],
-  artifacts: [],
-  counters: zero,
-  errorCounts: null,
-  ...over,
-})
 
 type Process = { sql: SQL; store: Store; shared: SharedCrawl; owner: string }
 
