@@ -85,10 +85,9 @@ export class Commits {
 /**
  * The counters after a commit: the store's (a shared store answers the whole run's, every
  * process's pages in them) plus what this execution counted while the commit was under way.
- * A store of one process answers what it was sent, and nothing changes.
+ * A store of one process answers what it was sent, so the sum is the execution's own counters.
  */
 export function rebased(stored: RunCounters, sent: RunCounters, now: RunCounters): RunCounters {
-  if (stored === sent) return now
   return {
     queued: stored.queued + now.queued - sent.queued,
     visited: stored.visited + now.visited - sent.visited,
