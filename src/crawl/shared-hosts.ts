@@ -25,8 +25,7 @@ export class SharedHosts {
   private lastLook = 0
   private taking: Promise<void> | null = null
   private lastClaim = 0
-  /** The last outlook: rows queued or in flight in the whole run, and what the claims go by. */
-  private remaining = Number.POSITIVE_INFINITY
+  /** The last outlook: what the claims go by. */
   private freeHosts = 1
   private workers = 1
 
@@ -39,15 +38,6 @@ export class SharedHosts {
     /** How long a claim or renewal holds (the execution's lease). */
     private readonly leaseMs: number,
   ) {}
-
-  isHeld(host: Host): boolean {
-    return this.held.has(host.key)
-  }
-
-  /** How many hosts this process holds. */
-  get holding(): number {
-    return this.held.size
-  }
 
   /**
    * Called by the dispatcher before it starts fetches: takes rows for held hosts that have room
@@ -200,15 +190,9 @@ export class SharedHosts {
       await this.shared.releaseHosts(this.x.run.seq, this.owner, idle)
     }
     const o = await this.shared.outlook(this.x.run.seq, now)
-    this.remaining = o.remaining
     this.freeHosts = o.freeHosts
     this.workers = o.workers
     return o.remaining === 0
-  }
-
-  /** Rows of the run still queued or in flight anywhere, as last looked at. */
-  get remainingRows(): number {
-    return this.remaining
   }
 
   /** Tells the other processes the run is not over while this one reads its sitemaps. */

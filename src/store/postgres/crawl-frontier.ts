@@ -1,4 +1,4 @@
-import type { CrawlBatch, FrontierMark, RunCounters } from '../crawl-store'
+import type { CrawlBatch, FrontierMark } from '../crawl-store'
 import { DONE, FAILED, QUEUED } from '../frontier'
 import { first, numeric, type Pg } from './pg'
 
@@ -9,11 +9,6 @@ import { first, numeric, type Pg } from './pg'
  * rows of one kind go in one statement over arrays (unnest), whatever their number: a fixed
  * statement text, prepared once, and one round trip.
  */
-
-/** Leases left by a process that died go back to the queue (design.md §5 rule 3). */
-export async function reclaim(tx: Pg, runSeq: number): Promise<void> {
-  await tx`UPDATE frontier SET state = 0, lease_until = NULL WHERE run_seq = ${runSeq} AND state = 1`
-}
 
 /** The run's URLs that failed, by reason (a JSON object kept beside the counters); {} for a run that is gone. */
 export async function errorCounts(sql: Pg, runSeq: number): Promise<Record<string, number>> {
@@ -133,11 +128,4 @@ export async function counts(tx: Pg, runSeq: number): Promise<Record<'queued' | 
     out[(['queued', 'leased', 'done', 'failed'] as const)[r.state]!] = r.n
   }
   return out
-}
-
-/** The run's counters, and its error counts when given (null keeps the stored ones). */
-export async function saveCounters(tx: Pg, runSeq: number, c: RunCounters, errorCounts: Record<string, number> | null): Promise<void> {
-  const ec = errorCounts ? JSON.stringify(errorCounts) : null
-  await tx`UPDATE runs SET queued = ${c.queued}, visited = ${c.visited}, failed = ${c.failed}, bytes = ${c.bytes}, fetched = ${c.fetched}, depth_cut = ${c.depth_cut},
-    error_counts = coalesce(${ec}::text, error_counts) WHERE seq = ${runSeq}`
 }
