@@ -5,6 +5,7 @@ import { DateTime, Duration, PageQuery, PER_PAGE_DEFAULT, QueryArray, StringEnum
 import { expressionError, MAX_EXPRESSION_LENGTH, nextTick, timezoneError } from '../schedule/cron'
 import { DURATION_PATTERN, parseDuration } from '../util/duration'
 import { EXECUTION_OUTCOMES, TRIGGER_KINDS, type Condition } from '../store/triggers'
+import { RUN_OUTCOMES, STOP_REASONS } from '../store/runs'
 import type { Deps } from './deps'
 import { CreatedFilters, IdFilters } from './filters'
 import { JobParams } from './jobs'
@@ -33,12 +34,23 @@ const ScheduleCondition = Type.Object(
   },
   { ...closed, description: 'fires on a cron schedule; a tick while the job has an unfinished run is recorded as a skipped execution' },
 )
+/** A non-empty set of names, each once: the finishes an on_finish trigger fires for (our extension). */
+const NameSet = <T extends readonly string[]>(names: T, description: string) => Type.Optional(Type.Array(StringEnum(names), { minItems: 1, maxItems: names.length, uniqueItems: true, description }))
 const OnFinishCondition = Type.Object(
   {
     kind: Type.Literal('on_finish'),
-    params: Type.Optional(Type.Object({ delay: Type.Optional({ ...Duration, description: 'wait this long after the run finishes (at most 366d); at once when omitted' }) }, closed)),
+    params: Type.Optional(
+      Type.Object(
+        {
+          delay: Type.Optional({ ...Duration, description: 'wait this long after the run finishes (at most 366d); at once when omitted' }),
+          stop_reasons: NameSet(STOP_REASONS, 'fire only for a run that stopped for one of these reasons (our extension); any when omitted'),
+          outcomes: NameSet(RUN_OUTCOMES, 'fire only for a run whose outcome is one of these (our extension); any when omitted'),
+        },
+        closed,
+      ),
+    ),
   },
-  { ...closed, description: "fires after each finish of one of the job's runs (any stop reason), after the delay" },
+  { ...closed, description: "fires after each finish of one of the job's runs, after the delay; `stop_reasons` and `outcomes` narrow it to some finishes (both must match when both are given)" },
 )
 const ConditionSchema = Type.Union([ScheduleCondition, OnFinishCondition])
 
@@ -46,7 +58,7 @@ export const TriggerShape = Type.Object({
   id: Uuid,
   job_id: Uuid,
   name: Type.String(),
-  condition: Type.Object({ kind: StringEnum(TRIGGER_KINDS), params: Type.Record(Type.String(), Type.String()) }),
+  condition: Type.Object({ kind: StringEnum(TRIGGER_KINDS), params: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())])) }),
   enabled: Type.Boolean(),
   created_at: DateTime,
   last_executed_at: Type.Union([DateTime, Type.Null()]),
@@ -134,7 +146,7 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
     path: '/v1/jobs/:job_id/triggers',
     summary: 'Create a trigger of a job (enabled)',
     description:
-      "A `schedule` trigger creates a run of the job at each cron tick; a tick while the job has a run that has not finished creates none and records a `skipped` execution. Ticks missed while the service was down fire once when it starts. An `on_finish` trigger fires after every finish of one of the job's runs, after its `delay`, with the same rule for unfinished runs. There is no update: delete and create.",
+      "A `schedule` trigger creates a run of the job at each cron tick; a tick while the job has a run that has not finished creates none and records a `skipped` execution. Ticks missed while the service was down fire once when it starts. An `on_finish` trigger fires after every finish of one of the job's runs (or only those with one of its `stop_reasons` and `outcomes`, our extension), after its `delay`, with the same rule for unfinished runs. There is no update: delete and create.",
     tag: 'triggers',
     params: JobParams,
     body: Type.Object({ name: Name, condition: ConditionSchema, id: Type.Optional(Uuid) }, closed),

@@ -10,7 +10,9 @@ export type TriggerKind = (typeof TRIGGER_KINDS)[number]
 export type Outcome = (typeof EXECUTION_OUTCOMES)[number]
 
 export type ScheduleParams = { expression: string; timezone?: string }
-export type Condition = { kind: 'schedule'; params: ScheduleParams } | { kind: 'on_finish'; params: { delay?: string } }
+/** `stop_reasons` and `outcomes` are read by the runs_finished_fire trigger of the database (migrations 016 and PostgreSQL's 004). */
+export type OnFinishParams = { delay?: string; stop_reasons?: string[]; outcomes?: string[] }
+export type Condition = { kind: 'schedule'; params: ScheduleParams } | { kind: 'on_finish'; params: OnFinishParams }
 export type Trigger = { id: string; job_id: string; name: string; condition: Condition; enabled: boolean; created_at: string; last_executed_at: string | null }
 export type Execution = { id: string; trigger_id: string; run_id: string | null; scheduled_at: string; executed_at: string; created_at: string; outcome: Outcome }
 

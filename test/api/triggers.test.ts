@@ -51,6 +51,10 @@ describe('POST /v1/jobs/{job_id}/triggers', () => {
     expect(delayed.status).toBe(201)
     expect(delayed.body).toMatchObject({ id, condition: { kind: 'on_finish', params: { delay: '1h30m' } } })
     expect((await api.one<{ delay_ms: number }>('SELECT delay_ms FROM triggers WHERE id = ?', [id]))!.delay_ms).toBe(90 * 60_000)
+    const filtered = await create(j.id, { name: 'alert', condition: { kind: 'on_finish', params: { stop_reasons: ['max_age', 'manual'], outcomes: ['failed'] } } })
+    expect(filtered.status).toBe(201)
+    expect(filtered.body.condition).toEqual({ kind: 'on_finish', params: { stop_reasons: ['max_age', 'manual'], outcomes: ['failed'] } })
+    expect((await api.get(`/v1/triggers/${filtered.body.id}`)).body.condition).toEqual(filtered.body.condition)
     const before = await counts()
     const dup = await create(j.id, { id, name: 'again', condition: { kind: 'on_finish' } })
     expect(dup.status).toBe(409)
@@ -90,6 +94,14 @@ describe('POST /v1/jobs/{job_id}/triggers', () => {
       [{ name: 'x', condition: { kind: 'on_finish', params: { delay: 'soon' } } }, [{ field: 'condition.params.delay', errors: ['must be a duration such as 250ms, 30s or 1h30m'] }]],
       [{ name: 'x', condition: { kind: 'on_finish', params: { delay: '367d' } } }, [{ field: 'condition.params.delay', errors: ['must be at most 366d'] }]],
       [{ name: 'x', condition: { kind: 'on_finish', params: { expression: '0 * * * *' } } }, [{ field: 'condition.params.expression', errors: ['is not a known field'] }]],
+      [
+        { name: 'x', condition: { kind: 'on_finish', params: { stop_reasons: ['max_age', 'too_old'] } } },
+        [{ field: 'condition.params.stop_reasons[1]', errors: ['must be one of "max_depth", "max_urls", "max_empty_evaluations", "max_age", "manual", "empty_seed", "unknown"'] }],
+      ],
+      [{ name: 'x', condition: { kind: 'on_finish', params: { stop_reasons: [] } } }, [{ field: 'condition.params.stop_reasons', errors: ['must have at least 1 item'] }]],
+      [{ name: 'x', condition: { kind: 'on_finish', params: { outcomes: ['failed', 'failed'] } } }, [{ field: 'condition.params.outcomes', errors: ['must not repeat items'] }]],
+      [{ name: 'x', condition: { kind: 'on_finish', params: { outcomes: 'failed' } } }, [{ field: 'condition.params.outcomes', errors: ['must be an array'] }]],
+      [{ name: 'x', condition: { kind: 'schedule', params: { expression: '0 * * * *', outcomes: ['failed'] } } }, [{ field: 'condition.params.outcomes', errors: ['is not a known field'] }]],
       [{ name: 'x', condition: { kind: 'weekly' } }, [{ field: 'condition.kind', errors: ['must be one of "schedule", "on_finish"'] }]],
       [{ name: 'x' }, [{ field: 'condition', errors: ['is required'] }]],
       [{ name: '', condition: { kind: 'on_finish' } }, [{ field: 'name', errors: ['must not be empty'] }]],

@@ -323,6 +323,34 @@ export function storeContract(name: string, make: () => Promise<Store>) {
         expect(made).toMatchObject({ trigger_id: t.id, outcome: 'created_run' })
         expect(await store.triggers.due(Date.now() + 60_000, 10)).toEqual([])
       })
+
+      test('an on_finish trigger with stop_reasons and outcomes fires only for the finishes it names', async () => {
+        const { job } = await store.jobs.create(A, newJob())
+        const onFinish = async (name: string, params: object) => (await store.triggers.create(A, job.id, { id: uuid(), name, condition: { kind: 'on_finish', params }, nextAt: null }))!
+        const aged = await onFinish('re-run when aged out', { stop_reasons: ['max_age', 'max_urls'] })
+        const failed = await onFinish('alert on failure', { outcomes: ['failed'] })
+        const both = await onFinish('limited by max_urls', { stop_reasons: ['max_urls'], outcomes: ['limited'] })
+        const any = await onFinish('any', { delay: '1s' })
+        /** Finishes a new run of the job as the engine does; answers the names of the triggers that recorded a firing for it. */
+        const firedBy = async (reason: string, outcome: string) => {
+          const run = (await store.runs.create(A, job.id, { id: uuid(), config: {} }))!
+          const seq = (await store.crawl.claimable(Date.now(), 100)).find((r) => r.id === run.id)!.seq
+          await store.crawl.finish(seq, reason, Date.now(), outcome)
+          const before = new Map(await Promise.all([aged, failed, both, any].map(async (t) => [t.name, (await store.triggers.executions(A, t.id, {}, undefined, 100))!.data.length] as const)))
+          // Each firing is made (the first creates a run, the rest are skipped while it is unfinished); then that run is stopped.
+          for (const d of await store.triggers.due(Date.now() + 60_000, 10)) await store.triggers.fire(d, { now: Date.now(), nextAt: null, run: { id: uuid(), config: {} } })
+          const names: string[] = []
+          for (const t of [aged, failed, both, any]) if ((await store.triggers.executions(A, t.id, {}, undefined, 100))!.data.length > before.get(t.name)!) names.push(t.name)
+          for (const r of (await store.runs.listOfJob(A, job.id, { statuses: ['pending'] }, undefined, 100))!.data) await store.runs.move(A, r.id, 'stop')
+          for (const d of await store.triggers.due(Date.now() + 60_000, 10)) await store.triggers.discard(d, null)
+          return names
+        }
+        expect(await firedBy('max_age', 'limited')).toEqual(['re-run when aged out', 'any'])
+        expect(await firedBy('max_urls', 'limited')).toEqual(['re-run when aged out', 'limited by max_urls', 'any'])
+        expect(await firedBy('max_urls', 'complete')).toEqual(['re-run when aged out', 'any'])
+        expect(await firedBy('unknown', 'failed')).toEqual(['alert on failure', 'any'])
+        expect(await firedBy('max_depth', 'complete')).toEqual(['any'])
+      })
     })
 
     describe('pattern sets and data maps', () => {
