@@ -8,7 +8,8 @@ import { waitFor } from './wait'
  * A headless Chromium driven over the DevTools protocol (the crawler's own connection,
  * src/fetch/browser/cdp.ts), for tests of the dashboard and the screenshots script: one page,
  * with what a test does to it (go, click, type, read, wait) as page-side expressions. Errors the
- * page logs or throws are collected in `errors`.
+ * page logs or throws (not the network's: an API's 422 is an answer the page shows) are collected
+ * in `errors`.
  */
 export async function openBrowser(opts: { width?: number; height?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-dashboard-chromium-'))
@@ -45,7 +46,8 @@ export async function openBrowser(opts: { width?: number; height?: number } = {}
   cdp.on(sessionId, (e) => {
     if (e.method === 'Runtime.exceptionThrown') errors.push(e.params.exceptionDetails?.exception?.description ?? e.params.exceptionDetails?.text)
     if (e.method === 'Runtime.consoleAPICalled' && e.params.type === 'error') errors.push(e.params.args.map((a: any) => a.value ?? a.description).join(' '))
-    if (e.method === 'Log.entryAdded' && e.params.entry.level === 'error') errors.push(`${e.params.entry.text} ${e.params.entry.url ?? ''}`)
+    // Network entries are the API's error answers (a 422 the page shows), not the page's failures.
+    if (e.method === 'Log.entryAdded' && e.params.entry.level === 'error' && e.params.entry.source !== 'network') errors.push(`${e.params.entry.text} ${e.params.entry.url ?? ''}`)
   })
   await Promise.all([send('Page.enable'), send('Runtime.enable'), send('Log.enable')])
 
