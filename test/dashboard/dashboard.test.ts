@@ -95,6 +95,17 @@ describe('the dashboard, driven in Chromium', () => {
     expect(source).toContain('<h1>Alpha</h1><p>The alpha page says hello from the fixture site.</p>')
   })
 
+  test("the link graph: a seed's children and parents, as /edges has them", async () => {
+    await go(`#/runs/${runId}/graph`)
+    await page.click('.run-graph ul.pages button', `${site.origin}/`)
+    await page.waitFor('the edges', `document.querySelectorAll('[data-edges=children] li').length > 0`)
+    const edges = (await trawl.api.get(`/v1/runs/${runId}/edges?per_page=100`, T)).body.data as { parent: { url: string }; child: { url: string } }[]
+    const home = `${site.origin}/`
+    expect(await page.texts('[data-edges=children] li')).toEqual(edges.filter((e) => e.parent.url === home).map((e) => e.child.url))
+    expect(await page.texts('[data-edges=parents] li')).toEqual(edges.filter((e) => e.child.url === home).map((e) => e.parent.url))
+    expect(await page.texts('[data-edges=children] li')).toEqual([`${site.origin}/alpha`, `${site.origin}/beta`, `${site.origin}/missing`])
+  })
+
   test('the log, filtered by status and by step, lists what the API lists', async () => {
     await go(`#/runs/${runId}/logs`)
     await page.waitFor('log rows', `document.querySelectorAll('table.logs tbody tr').length > 0`)

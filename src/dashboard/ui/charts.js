@@ -7,6 +7,9 @@ const H = 200
 const PAD = { l: 44, r: 8, t: 8, b: 28 }
 const COLOURS = ['#2f6fdf', '#d9822b', '#2e9e5b', '#c23b3b', '#8a5cc2', '#6b7785', '#b8a12c']
 export const colour = (i) => COLOURS[i % COLOURS.length]
+/** Log statuses in the colours their pills have. */
+const NAMED = { ok: '#2e9e5b', error: '#c23b3b', skipped: '#d9822b', retried: '#8a5cc2' }
+const colourOf = (key, i) => NAMED[key] ?? colour(i)
 
 /** A readable maximum for the axis: 1, 2 or 5 times a power of ten. */
 function niceMax(v) {
@@ -31,7 +34,7 @@ function Axes({ max, labels, unit }) {
 }
 
 function Legend({ keys }) {
-  return html`<div class="legend">${keys.map((k, i) => html`<span><i style=${{ background: colour(i) }}></i>${k}</span>`)}</div>`
+  return html`<div class="legend">${keys.map((k, i) => html`<span><i style=${{ background: colourOf(k, i) }}></i>${k}</span>`)}</div>`
 }
 
 /** `buckets`: [{start, values: {key: n}}], oldest first; one stacked bar each. */
@@ -51,7 +54,7 @@ export function StackedBars({ title, buckets, keys }) {
               return keys.map((k, j) => {
                 const h = scale(b.values[k] || 0)
                 y -= h
-                return h > 0 && html`<rect x=${PAD.l + i * slot + slot * 0.15} width=${slot * 0.7} y=${y} height=${h} fill=${colour(j)}><title>${k}: ${b.values[k]}</title></rect>`
+                return h > 0 && html`<rect x=${PAD.l + i * slot + slot * 0.15} width=${slot * 0.7} y=${y} height=${h} fill=${colourOf(k, j)}><title>${k}: ${b.values[k]}</title></rect>`
               })
             })}
           </svg>`
