@@ -50,18 +50,22 @@ describe('the dashboard, driven in Chromium', () => {
     await go('#/jobs/new')
     await page.fill('input[name=name]', '')
     await page.fill('textarea[name=seeds]', 'not a url')
+    await page.fill('input[name=max_depth]', '-1')
     await page.click('button[value=save]')
     await page.waitFor('the 422 at the seeds field', `!!document.querySelector('[data-error-for="config.seeds"]')`)
     // What the API answers to the same body, shown at the fields it names.
-    const api = await trawl.api.post('/v1/jobs', { name: '', config: { seeds: ['not a url'], limits: { max_depth: 2, max_urls: 100 } } }, T)
+    const api = await trawl.api.post('/v1/jobs', { name: '', config: { seeds: ['not a url'], limits: { max_depth: -1, max_urls: 100 } } }, T)
     expect(api.status).toBe(422)
     const byField = Object.fromEntries((api.body.fields as { field: string; errors: string[] }[]).map((f) => [f.field, f.errors]))
     expect(await page.text('[data-error-for="name"]')).toBe(byField.name![0]!)
     expect(await page.text('[data-error-for="config.seeds"]')).toBe(`[0]: ${byField['config.seeds[0]']![0]}`)
+    expect(await page.text('[data-error-for="config.limits.max_depth"]')).toBe(byField['config.limits.max_depth']![0]!)
+    expect(Object.keys(byField).sort()).toEqual(['config.limits.max_depth', 'config.seeds[0]', 'name'])
     expect((await trawl.api.get('/v1/jobs', T)).body.data).toEqual([]) // nothing stored
 
     await page.fill('input[name=name]', 'fixture')
     await page.fill('textarea[name=seeds]', `${site.origin}/`)
+    await page.fill('input[name=max_depth]', '2')
     await page.fill('input[name=concurrency]', '2')
     await page.fill('textarea[name=rest]', JSON.stringify({ scope: { exclude: ['/slow/'] }, store: { raw: true } }))
     await page.click('button[value=run]')

@@ -34,7 +34,9 @@ function join(form, rest) {
   const seeds = lines(form.seeds)
   if (seeds.length) config.seeds = seeds
   if (form.domains) config.scope = { ...config.scope, domains: form.domains }
-  for (const [g, k] of NUMBERS) if (form[k] !== '') config[g] = { ...config[g], [k]: Number(form[k]) }
+  // Not a number: sent as typed, so the API's 422 says what is wrong at the field.
+  const number = (v) => (/^-?\d+$/.test(String(v).trim()) ? Number(v) : v)
+  for (const [g, k] of NUMBERS) if (form[k] !== '') config[g] = { ...config[g], [k]: number(form[k]) }
   for (const [g, k] of TEXTS) if (form[k] !== '') config[g] = { ...config[g], [k]: form[k] }
   return config
 }
