@@ -92,15 +92,15 @@ export function useLoad(load, deps, everyMs) {
   return { ...state, reload }
 }
 
-/** A paged list: the pages read so far, and `more()` for the next. */
-export function usePaged(path, deps, everyMs) {
+/** A paged list: the pages read so far, and `more()` for the next; `each(page)` sees every page read. */
+export function usePaged(path, deps, everyMs, each = (page) => page) {
   const [extra, setExtra] = useState({ rows: [], next: undefined })
-  const first = useLoad(() => get(path), [path, ...deps], everyMs)
+  const first = useLoad(async () => each(await get(path)), [path, ...deps], everyMs)
   useEffect(() => setExtra({ rows: [], next: undefined }), [path, ...deps])
   const next = extra.next === undefined ? first.data?.next_page : extra.next
   const more = async () => {
     const sep = path.includes('?') ? '&' : '?'
-    const page = await get(`${path}${sep}page=${encodeURIComponent(next)}`)
+    const page = each(await get(`${path}${sep}page=${encodeURIComponent(next)}`))
     setExtra((e) => ({ rows: [...e.rows, ...page.data], next: page.next_page }))
   }
   return { rows: [...(first.data?.data || []), ...extra.rows], next, more, error: first.error, loaded: first.data !== null, reload: first.reload }

@@ -1,6 +1,6 @@
 // Runs: the list with live progress (polled), and the controls a run page shares.
 import { html, useRef, useState } from './html.js'
-import { download, get, hashParams, put, qs, useLoad } from './api.js'
+import { download, get, hashParams, put, qs, useLoad, usePaged } from './api.js'
 import { bytes, pill, problem, short, when } from './format.js'
 
 export const POLL_MS = 1500
@@ -56,18 +56,10 @@ export const endOf = (run) => (run.status === 'finished' ? `${run.outcome ?? 'â€
 export function Runs() {
   const job = hashParams().get('job')
   const rates = useRates()
-  const runs = useLoad(
-    async () => {
-      const page = await get(`/v1/runs${qs({ per_page: 50, job_ids: job })}`)
-      rates(page.data)
-      return page
-    },
-    [job],
-    POLL_MS,
-  )
+  const runs = usePaged(`/v1/runs${qs({ per_page: 50, job_ids: job })}`, [], POLL_MS, (page) => ({ ...page, data: rates(page.data) }))
   const jobs = useLoad(() => get('/v1/jobs?per_page=100'), [])
   const names = Object.fromEntries((jobs.data?.data || []).map((j) => [j.id, j.name]))
-  const rows = runs.data?.data || []
+  const rows = runs.rows
   return html`<section>
     <div class="bar">
       <h2>Runs${job ? ` of ${names[job] ?? short(job)}` : ''}</h2>
@@ -109,6 +101,6 @@ export function Runs() {
         )}
       </tbody>
     </table>
-    ${runs.data && !rows.length && html`<p class="empty">No runs. Start one from <a href="#/jobs">a job</a>.</p>`}
+    ${runs.loaded && !rows.length && html`<p class="empty">No runs. Start one from <a href="#/jobs">a job</a>.</p>`} ${runs.next && html`<button onClick=${runs.more}>More</button>`}
   </section>`
 }
