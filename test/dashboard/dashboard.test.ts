@@ -85,6 +85,21 @@ describe('the dashboard, driven in Chromium', () => {
     await page.waitFor('a bar of the fetch chart', `document.querySelectorAll('figure.chart svg rect').length > 0`)
   })
 
+  test('a job edited through the form: the fields changed, the JSON kept', async () => {
+    const job = (await trawl.api.get('/v1/jobs', T)).body.data[0]
+    await go(`#/jobs/${job.id}`)
+    await page.waitFor('the form filled in', `document.querySelector('input[name=max_urls]')?.value === '100'`)
+    expect(JSON.parse((await page.evaluate<string>(`document.querySelector('textarea[name=rest]').value`))!)).toEqual({ scope: { exclude: ['/slow/'] }, store: { raw: true } })
+    await page.fill('input[name=max_urls]', '50')
+    await page.fill('input[name=name]', 'fixture, edited')
+    await page.click('button[value=save]')
+    await page.waitFor('the jobs list', `location.hash === '#/jobs' && !!document.querySelector('table.jobs tbody tr')`)
+    const edited = (await trawl.api.get(`/v1/jobs/${job.id}`, T)).body
+    expect(edited.name).toBe('fixture, edited')
+    expect(edited.config).toEqual({ ...job.config, limits: { max_depth: 2, max_urls: 50 } })
+    expect(await cells('table.jobs tbody tr', 'Name')).toEqual(['fixture, edited'])
+  })
+
   test("a page's markdown and HTML", async () => {
     await go(`#/runs/${runId}/pages`)
     await page.click(`li[data-url="${site.origin}/alpha"] button`)
