@@ -26,6 +26,7 @@ export const managementApp = (deps: Deps) =>
     log: deps.log,
     maxRequestBytes: deps.config.maxRequestBytes,
     tenant: true,
+    dashboard: true,
   })
 
 export const scrapeApp = (deps: ScrapeDeps) =>

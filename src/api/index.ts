@@ -13,6 +13,7 @@ import { runGraphRoutes } from './run-graph'
 import { exportRoutes } from './export'
 import { artifactRoutes } from './artifacts'
 import { triggerRoutes } from './triggers'
+import { paymentRoutes } from './payments'
 
 /** Every management route, in the order the docs list them. */
 export const managementRoutes = (deps: Deps): Route[] => [
@@ -29,4 +30,5 @@ export const managementRoutes = (deps: Deps): Route[] => [
   ...parseRoutes(deps),
   ...fetchRoutes(deps),
   ...artifactRoutes(deps),
+  ...paymentRoutes(deps),
 ]

@@ -228,4 +228,24 @@ export const triggerRoutes = ({ store, engine }: Deps): Route[] => [
       return { status: 200, body: pageBody(page) }
     },
   }),
+  route({
+    method: 'POST',
+    path: '/v1/triggers/preview',
+    summary: 'The next five firing times of a condition, before a trigger is created with it',
+    description:
+      'The same body checks as a create (`condition` only), so a condition this answers is one a create takes. A `schedule` answers its next five ticks after now (fewer when the expression has no more); `on_finish` fires on finishes, not on a clock, and answers `[]`. Nothing is stored.',
+    tag: 'triggers',
+    body: Type.Object({ condition: ConditionSchema }, closed),
+    refine,
+    response: { status: 200, schema: Type.Object({ next_at: Type.Array(DateTime) }) },
+    handle: ({ body }) => {
+      const next: string[] = []
+      if (body.condition.kind === 'schedule') {
+        for (let at = nextTick(body.condition.params, Date.now()); at !== null && next.length < PREVIEW_TICKS; at = nextTick(body.condition.params, at)) next.push(new Date(at).toISOString())
+      }
+      return { status: 200, body: { next_at: next } }
+    },
+  }),
 ]
+
+const PREVIEW_TICKS = 5

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import type { Logger } from '../log'
 import { VERSION } from '../version'
 import { DOCS_ASSETS } from './docs-assets'
+import { mountDashboard } from './dashboard'
 import { DomainError, ValidationError, type DomainCode } from '../core/errors'
 import { ApiError, payloadTooLarge } from './errors'
 import { allowedMethods } from './methods'
@@ -19,6 +20,8 @@ export type AppOptions = {
   tenant: boolean
   /** Answer browsers from any origin (the scrape surface): preflights, and these headers allowed and exposed. */
   cors?: { allowHeaders: readonly string[]; exposeHeaders: readonly string[] }
+  /** Serve the dashboard at `/` (the management surface; docs/dashboard.md). */
+  dashboard?: boolean
 }
 
 /**
@@ -139,6 +142,7 @@ export function createApp(opts: AppOptions) {
       })
     })
   }
+  if (opts.dashboard) mountDashboard(app as unknown as Elysia, errorResponse)
   mount(app as unknown as Elysia, opts.routes, refs)
   return app
 }

@@ -326,3 +326,65 @@ describe('tenancy', () => {
     expect((await api.get(`/v1/triggers/${t.id}`, { tenant: 'tenant-a' })).body).toEqual(t)
   })
 })
+
+describe('POST /v1/triggers/preview', () => {
+  const preview = (condition: unknown, tenant = 'acme') => api.post('/v1/triggers/preview', { condition }, { tenant })
+  /** The five ticks after `from` of a schedule firing every `every` ms from `offset` past each multiple, worked out here. */
+  const ticks = (from: number, every: number, offset = 0) => {
+    const first = Math.floor((from - offset) / every) * every + offset + every
+    return Array.from({ length: 5 }, (_, i) => new Date(first + i * every).toISOString())
+  }
+  /** The answer against the ticks from just before or just after the call (a boundary may fall in between). */
+  const expectTicks = async (condition: unknown, every: number, offset = 0) => {
+    const before = Date.now()
+    const r = await preview(condition)
+    const after = Date.now()
+    expect(r.status).toBe(200)
+    expect([ticks(before, every, offset), ticks(after, every, offset)]).toContainEqual(r.body.next_at)
+  }
+
+  test('a schedule answers its next five ticks, in UTC or in the given zone; nothing is stored', async () => {
+    const before = await counts()
+    await expectTicks({ kind: 'schedule', params: { expression: '*/15 * * * *' } }, 15 * 60_000)
+    await expectTicks({ kind: 'schedule', params: { expression: '0 0 */2 * * *' } }, 2 * HOUR) // six fields: seconds first
+    // 09:00 in Kolkata (UTC+5:30 all year) is 03:30Z every day.
+    await expectTicks({ kind: 'schedule', params: { expression: '0 9 * * *', timezone: 'Asia/Kolkata' } }, 24 * HOUR, 3.5 * HOUR)
+    expect(await counts()).toEqual(before)
+  })
+
+  test('a yearly schedule answers five New Years; on_finish, which no clock fires, answers none', async () => {
+    const year = new Date().getUTCFullYear()
+    // Once a year on 1 January: five of them, a year apart.
+    const yearly = (await preview({ kind: 'schedule', params: { expression: '@yearly' } })).body.next_at
+    expect(yearly).toEqual(Array.from({ length: 5 }, (_, i) => `${year + 1 + i}-01-01T00:00:00.000Z`))
+    expect((await preview({ kind: 'on_finish', params: { delay: '10m' } })).body).toEqual({ next_at: [] })
+    expect((await preview({ kind: 'on_finish' })).body).toEqual({ next_at: [] })
+  })
+
+  test('a condition create refuses is the same 422, at the same field; the tenant header is needed', async () => {
+    const cases: [unknown, { field: string; errors: string[] }[]][] = [
+      [
+        { kind: 'schedule', params: { expression: '* * * *' } },
+        [{ field: 'condition.params.expression', errors: ['must have 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first), got 4'] }],
+      ],
+      [{ kind: 'schedule', params: { expression: '0 0 30 2 *' } }, [{ field: 'condition.params.expression', errors: ['never fires (no date matches it)'] }]],
+      [
+        { kind: 'schedule', params: { expression: '0 * * * *', timezone: 'Mars/Olympus' } },
+        [{ field: 'condition.params.timezone', errors: ['is not an IANA time zone name (such as "UTC" or "Europe/Paris")'] }],
+      ],
+      [{ kind: 'on_finish', params: { delay: '400d' } }, [{ field: 'condition.params.delay', errors: ['must be at most 366d'] }]],
+    ]
+    const j = await newJob()
+    for (const [condition, fields] of cases) {
+      const r = await preview(condition)
+      expect([r.status, r.body]).toEqual([422, { error: 'validation', fields }])
+      expect((await create(j.id, { name: 'same', condition })).body).toEqual(r.body)
+    }
+    const missing = await api.post('/v1/triggers/preview', {})
+    expect(missing.body.fields).toEqual([{ field: 'condition', errors: ['is required'] }])
+    expect((await api.post('/v1/triggers/preview', { condition: { kind: 'schedule', params: { expression: '@daily' } }, name: 'x' })).body.fields).toEqual([
+      { field: 'name', errors: ['is not a known field'] },
+    ])
+    expect((await preview({ kind: 'schedule', params: { expression: '@daily' } }, null as never)).status).toBe(400)
+  })
+})

@@ -1,0 +1,75 @@
+// The dashboard (docs/dashboard.md): its page, stylesheet and ES modules, with preact's and
+// htm's modules as they ship, embedded as text so `npm start` and the compiled binary serve the
+// same bytes and nothing is fetched from anywhere else (decision 114).
+import indexHtml from './index.html' with { type: 'text' }
+import styleCss from './ui/style.css' with { type: 'text' }
+import apiJs from './ui/api.js' with { type: 'text' }
+import appJs from './ui/app.js' with { type: 'text' }
+import artifactsJs from './ui/artifacts.js' with { type: 'text' }
+import chartsJs from './ui/charts.js' with { type: 'text' }
+import dataMapsJs from './ui/data-maps.js' with { type: 'text' }
+import formJs from './ui/form.js' with { type: 'text' }
+import formatJs from './ui/format.js' with { type: 'text' }
+import htmlJs from './ui/html.js' with { type: 'text' }
+import jobFormJs from './ui/job-form.js' with { type: 'text' }
+import jobsJs from './ui/jobs.js' with { type: 'text' }
+import patternsJs from './ui/patterns.js' with { type: 'text' }
+import paymentsJs from './ui/payments.js' with { type: 'text' }
+import runGraphJs from './ui/run-graph.js' with { type: 'text' }
+import runLogsJs from './ui/run-logs.js' with { type: 'text' }
+import runPagesJs from './ui/run-pages.js' with { type: 'text' }
+import runJs from './ui/run.js' with { type: 'text' }
+import runsJs from './ui/runs.js' with { type: 'text' }
+import triggersJs from './ui/triggers.js' with { type: 'text' }
+import preactMjs from '../../node_modules/preact/dist/preact.mjs' with { type: 'text' }
+import hooksMjs from '../../node_modules/preact/hooks/dist/hooks.mjs' with { type: 'text' }
+import htmMjs from '../../node_modules/htm/dist/htm.mjs' with { type: 'text' }
+
+export type Asset = { body: string; type: string }
+
+const JS = 'text/javascript; charset=utf-8'
+const ui: Record<string, string> = {
+  'api.js': apiJs,
+  'app.js': appJs,
+  'artifacts.js': artifactsJs,
+  'charts.js': chartsJs,
+  'data-maps.js': dataMapsJs,
+  'form.js': formJs,
+  'format.js': formatJs,
+  'html.js': htmlJs,
+  'job-form.js': jobFormJs,
+  'jobs.js': jobsJs,
+  'patterns.js': patternsJs,
+  'payments.js': paymentsJs,
+  'run-graph.js': runGraphJs,
+  'run-logs.js': runLogsJs,
+  'run-pages.js': runPagesJs,
+  'run.js': runJs,
+  'runs.js': runsJs,
+  'triggers.js': triggersJs,
+  'vendor/preact.mjs': preactMjs,
+  'vendor/hooks.mjs': hooksMjs,
+  'vendor/htm.mjs': htmMjs,
+}
+
+/** The files under /ui/{build}/, by their path there. */
+export const UI_ASSETS: Record<string, Asset> = {
+  'style.css': { body: styleCss, type: 'text/css; charset=utf-8' },
+  ...Object.fromEntries(Object.entries(ui).map(([path, body]) => [path, { body, type: JS }])),
+}
+
+/**
+ * A digest of every file: the URL segment that changes whenever any byte does, so the files can
+ * be cached for good and a new binary's page never loads an old module.
+ */
+export const UI_BUILD = Bun.hash(
+  Object.entries(UI_ASSETS)
+    .map(([p, a]) => `${p}\0${a.body}`)
+    .join('\0'),
+)
+  .toString(36)
+  .slice(0, 10)
+
+/** The page at `/`: index.html with the build's prefix filled in. */
+// Bun's types take any .html import for an HTML bundle; imported as text, it is the file's text.
+export const INDEX_HTML = (indexHtml as unknown as string).replaceAll('{{UI}}', `/ui/${UI_BUILD}`)

@@ -1,0 +1,110 @@
+// The public JSON API, with the tenant the user chose. Errors carry the API's body: a 422's
+// `fields` are shown at the form field they name.
+import { useEffect, useRef, useState } from './html.js'
+
+const TENANT_KEY = 'trawl.tenant'
+export const getTenant = () => localStorage.getItem(TENANT_KEY) || ''
+export const setTenant = (t) => (t ? localStorage.setItem(TENANT_KEY, t) : localStorage.removeItem(TENANT_KEY))
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.message || (body?.fields ? 'some fields are invalid' : `HTTP ${status}`))
+    this.status = status
+    this.body = body
+  }
+  /** field path → messages, for a 422. */
+  get fields() {
+    return Object.fromEntries((this.body?.fields || []).map((f) => [f.field, f.errors]))
+  }
+}
+
+export async function call(method, path, body) {
+  const headers = { 'x-tenant-id': getTenant() }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  if (r.status === 204) return null
+  const data = await r.json().catch(() => null)
+  if (!r.ok) throw new ApiError(r.status, data)
+  return data
+}
+export const get = (path) => call('GET', path)
+export const post = (path, body) => call('POST', path, body ?? {})
+export const put = (path, body) => call('PUT', path, body)
+export const del = (path) => call('DELETE', path)
+
+/** A query string from pairs or an object; arrays are repeated keys, empty values left out. */
+export function qs(params) {
+  const u = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) {
+    for (const x of Array.isArray(v) ? v : [v]) if (x !== undefined && x !== null && x !== '') u.append(k, String(x))
+  }
+  const s = u.toString()
+  return s ? `?${s}` : ''
+}
+
+/** The bytes of a GET (an export, an artifact) as text, with the tenant header. */
+export async function text(path) {
+  const r = await fetch(path, { headers: { 'x-tenant-id': getTenant() } })
+  if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => null))
+  return r.text()
+}
+
+/** Saves a GET's answer as a file: a plain link cannot send the tenant header. */
+export async function download(path, filename) {
+  const r = await fetch(path, { headers: { 'x-tenant-id': getTenant() } })
+  if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => null))
+  const url = URL.createObjectURL(await r.blob())
+  const a = document.createElement('a')
+  a.href = url
+  a.download = filename
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
+/**
+ * `load()`'s answer, again every `everyMs` when given (live views), and on `deps` changing.
+ * Answers {data, error, reload}; a poll that fails keeps the last data and shows the error.
+ */
+export function useLoad(load, deps, everyMs) {
+  const [state, setState] = useState({ data: null, error: null })
+  const seq = useRef(0)
+  const reload = async () => {
+    const mine = ++seq.current
+    try {
+      const data = await load()
+      if (mine === seq.current) setState({ data, error: null })
+    } catch (error) {
+      if (mine === seq.current) setState((s) => ({ data: s.data, error }))
+    }
+  }
+  useEffect(() => {
+    setState({ data: null, error: null })
+    void reload()
+    if (!everyMs) return () => seq.current++
+    const timer = setInterval(reload, everyMs)
+    return () => {
+      clearInterval(timer)
+      seq.current++
+    }
+  }, deps)
+  return { ...state, reload }
+}
+
+/** A paged list: the pages read so far, and `more()` for the next; `each(page)` sees every page read. */
+export function usePaged(path, deps, everyMs, each = (page) => page) {
+  const [extra, setExtra] = useState({ rows: [], next: undefined })
+  const first = useLoad(async () => each(await get(path)), [path, ...deps], everyMs)
+  useEffect(() => setExtra({ rows: [], next: undefined }), [path, ...deps])
+  const next = extra.next === undefined ? first.data?.next_page : extra.next
+  const more = async () => {
+    const sep = path.includes('?') ? '&' : '?'
+    const page = each(await get(`${path}${sep}page=${encodeURIComponent(next)}`))
+    setExtra((e) => ({ rows: [...e.rows, ...page.data], next: page.next_page }))
+  }
+  return { rows: [...(first.data?.data || []), ...extra.rows], next, more, error: first.error, loaded: first.data !== null, reload: first.reload }
+}
+
+/** The query of the hash route (`#/runs?job=…`). */
+export const hashParams = () => new URLSearchParams(location.hash.split('?')[1] || '')

@@ -1,0 +1,86 @@
+// A run's crawl log, newest first, with the list's filters: steps, statuses, hosts and error
+// reasons (docs/api.md, "Crawl logs").
+import { html, useState } from './html.js'
+import { hashParams, qs, usePaged } from './api.js'
+import { problem, when } from './format.js'
+
+const STEPS = ['schedule', 'robots', 'fetch', 'parse', 'extract', 'store', 'discover']
+const STATUSES = ['ok', 'error', 'skipped', 'retried']
+const REASONS = [
+  'timeout',
+  'dns',
+  'connect',
+  'tls',
+  'http_status',
+  'too_large',
+  'redirect_limit',
+  'robots_disallowed',
+  'out_of_scope',
+  'unsupported_content_type',
+  'blocked_address',
+  'parse_error',
+  'store_error',
+  'host_unreachable',
+  'interrupted',
+]
+
+function Choices({ name, values, chosen, onChange }) {
+  const toggle = (v) => onChange(chosen.includes(v) ? chosen.filter((x) => x !== v) : [...chosen, v])
+  return html`<fieldset class="choices" data-filter=${name}>
+    <legend>${name}</legend>
+    ${values.map((v) => html`<label class="check"><input type="checkbox" name=${`${name}:${v}`} checked=${chosen.includes(v)} onChange=${() => toggle(v)} />${v}</label>`)}
+  </fieldset>`
+}
+
+export function RunLogs({ run }) {
+  const initial = hashParams()
+  const [steps, setSteps] = useState(initial.getAll('steps'))
+  const [statuses, setStatuses] = useState(initial.getAll('statuses'))
+  const [reasons, setReasons] = useState(initial.getAll('error_reasons'))
+  const [hosts, setHosts] = useState(initial.get('hosts') || '')
+  const filters = { steps, statuses, error_reasons: reasons, hosts: hosts.split(/[\s,]+/).filter(Boolean) }
+  const logs = usePaged(`/v1/runs/${run.id}/logs${qs({ per_page: 50, ...filters })}`, [], run.status === 'running' ? 3000 : 0)
+  return html`<div class="run-logs">
+    <form class="filters" onSubmit=${(e) => e.preventDefault()}>
+      <${Choices} name="steps" values=${STEPS} chosen=${steps} onChange=${setSteps} />
+      <${Choices} name="statuses" values=${STATUSES} chosen=${statuses} onChange=${setStatuses} />
+      <label class="field inline"
+        ><span class="label">Error reason</span>
+        <select name="error_reason" onChange=${(e) => setReasons(e.target.value ? [e.target.value] : [])} value=${reasons[0] || ''}>
+          <option value="">any</option>
+          ${REASONS.map((r) => html`<option value=${r}>${r}</option>`)}
+        </select>
+      </label>
+      <label class="field inline"><span class="label">Hosts</span><input name="hosts" value=${hosts} onChange=${(e) => setHosts(e.target.value)} placeholder="all hosts" /></label>
+    </form>
+    ${problem(logs.error)}
+    <table class="list logs">
+      <thead>
+        <tr>
+          <th>When</th>
+          <th>Step</th>
+          <th>Status</th>
+          <th>URL</th>
+          <th>HTTP</th>
+          <th>Reason</th>
+          <th>ms</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${logs.rows.map(
+          (e) =>
+            html`<tr data-step=${e.step} data-status=${e.status}>
+              <td data-label="When">${when(e.occurred_at)}</td>
+              <td data-label="Step">${e.step}${e.pipeline_id ? ` (${e.pipeline_id})` : ''}</td>
+              <td data-label="Status"><span class=${`pill pill-${e.status}`}>${e.status}</span></td>
+              <td data-label="URL" class="url">${e.url}</td>
+              <td data-label="HTTP" class="num">${e.http_status ?? ''}</td>
+              <td data-label="Reason" title=${e.error_detail || ''}>${e.error_reason ?? ''}${e.error_detail ? html`<small> ${e.error_detail}</small>` : ''}</td>
+              <td data-label="ms" class="num">${e.latency_ms ?? ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${logs.loaded && !logs.rows.length && html`<p class="empty">No entry matches.</p>`} ${logs.next && html`<button onClick=${logs.more}>More</button>`}
+  </div>`
+}

@@ -1,0 +1,130 @@
+// Triggers: the list (enable, disable, delete) and a create form that shows a schedule's next
+// five firing times before it is saved (POST /v1/triggers/preview, create's checks).
+import { html, useEffect, useState } from './html.js'
+import { ApiError, del, get, post, put, useLoad } from './api.js'
+import { Field, OtherErrors } from './form.js'
+import { problem, short, when } from './format.js'
+
+const describe = (c) => (c.kind === 'schedule' ? `${c.params.expression}${c.params.timezone ? ` (${c.params.timezone})` : ' (UTC)'}` : `on finish${c.params.delay ? `, after ${c.params.delay}` : ''}`)
+
+function conditionOf(f) {
+  if (f.kind === 'on_finish') return { kind: 'on_finish', params: f.delay ? { delay: f.delay } : {} }
+  return { kind: 'schedule', params: { expression: f.expression, ...(f.timezone ? { timezone: f.timezone } : {}) } }
+}
+
+function TriggerForm({ jobs, onCreated }) {
+  const [f, setF] = useState({ job: '', name: '', kind: 'schedule', expression: '0 * * * *', timezone: '', delay: '' })
+  const [preview, setPreview] = useState({ next: null, errors: null })
+  const [errors, setErrors] = useState(null)
+  const [failure, setFailure] = useState(null)
+  const set = (k) => (e) => setF({ ...f, [k]: e.target.value })
+  const condition = conditionOf(f)
+  const key = JSON.stringify(condition)
+  useEffect(() => {
+    let live = true
+    const timer = setTimeout(async () => {
+      try {
+        const r = await post('/v1/triggers/preview', { condition })
+        if (live) setPreview({ next: r.next_at, errors: null })
+      } catch (err) {
+        if (live) setPreview({ next: null, errors: err instanceof ApiError ? err.fields : { condition: [err.message] } })
+      }
+    }, 250)
+    return () => {
+      live = false
+      clearTimeout(timer)
+    }
+  }, [key])
+  const job = f.job || jobs[0]?.id || ''
+  const submit = async (e) => {
+    e.preventDefault()
+    setFailure(null)
+    try {
+      await post(`/v1/jobs/${job}/triggers`, { name: f.name, condition })
+      setErrors(null)
+      onCreated()
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 422) setErrors(err.fields)
+      else setFailure(err)
+    }
+  }
+  const shown = errors || preview.errors
+  return html`<form class="trigger-form card" onSubmit=${submit} novalidate>
+    <h3>New trigger</h3>
+    <div class="grid">
+      <${Field} label="Job" path="job_id" errors=${errors}>
+        <select name="job" value=${job} onChange=${set('job')}>
+          ${jobs.map((j) => html`<option value=${j.id}>${j.name}</option>`)}
+        </select>
+      <//>
+      <${Field} label="Name" path="name" errors=${errors}><input name="name" value=${f.name} onInput=${set('name')} /><//>
+      <${Field} label="Kind" path="condition.kind" errors=${shown}>
+        <select name="kind" value=${f.kind} onChange=${set('kind')}>
+          <option value="schedule">schedule (cron)</option>
+          <option value="on_finish">on finish of a run</option>
+        </select>
+      <//>
+      ${
+        f.kind === 'schedule'
+          ? html`<${Field} label="Cron expression" path="condition.params.expression" errors=${shown} hint="5 fields (minute first) or 6 (seconds first); @hourly, @daily…"
+                ><input name="expression" class="code" value=${f.expression} onInput=${set('expression')}
+              /><//>
+              <${Field} label="Time zone" path="condition.params.timezone" errors=${shown}><input name="timezone" value=${f.timezone} onInput=${set('timezone')} placeholder="UTC" /><//>`
+          : html`<${Field} label="Delay" path="condition.params.delay" errors=${shown}><input name="delay" value=${f.delay} onInput=${set('delay')} placeholder="0s" /><//>`
+      }
+    </div>
+    ${
+      f.kind === 'schedule' &&
+      preview.next &&
+      html`<div class="preview">
+        <span class="label">Next firings</span>
+        <ol class="next-at">
+          ${preview.next.map((t) => html`<li data-at=${t}>${when(t)}</li>`)}
+        </ol>
+      </div>`
+    }
+    <${OtherErrors} errors=${errors} shown=${['name', 'job_id', 'condition']} />
+    ${problem(failure)}
+    <button type="submit" disabled=${!jobs.length}>Create trigger</button>
+  </form>`
+}
+
+export function Triggers() {
+  const triggers = useLoad(() => get('/v1/triggers?per_page=100'), [])
+  const jobs = useLoad(() => get('/v1/jobs?per_page=100'), [])
+  const names = Object.fromEntries((jobs.data?.data || []).map((j) => [j.id, j.name]))
+  const act = (f) => f().then(triggers.reload, (err) => alert(err.message))
+  return html`<section>
+    <div class="bar"><h2>Triggers</h2></div>
+    ${problem(triggers.error)}
+    <table class="list triggers">
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Job</th>
+          <th>Condition</th>
+          <th>Enabled</th>
+          <th>Last fired</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(triggers.data?.data || []).map(
+          (t) =>
+            html`<tr data-id=${t.id}>
+              <td data-label="Name">${t.name}</td>
+              <td data-label="Job">${names[t.job_id] ?? short(t.job_id)}</td>
+              <td data-label="Condition" class="code">${describe(t.condition)}</td>
+              <td data-label="Enabled">${t.enabled ? 'yes' : 'no'}</td>
+              <td data-label="Last fired">${when(t.last_executed_at)}</td>
+              <td class="actions">
+                <button onClick=${() => act(() => put(`/v1/triggers/${t.id}/${t.enabled ? 'disable' : 'enable'}`))}>${t.enabled ? 'Disable' : 'Enable'}</button>
+                <button class="danger" onClick=${() => confirm(`Delete trigger ${t.name}?`) && act(() => del(`/v1/triggers/${t.id}`))}>Delete</button>
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${triggers.data && !triggers.data.data.length && html`<p class="empty">No triggers.</p>`} ${jobs.data && html`<${TriggerForm} jobs=${jobs.data.data} onCreated=${triggers.reload} />`}
+  </section>`
+}

@@ -1,0 +1,36 @@
+import type { Elysia } from 'elysia'
+import { INDEX_HTML, UI_ASSETS, UI_BUILD } from '../dashboard/assets'
+import { ApiError } from './errors'
+
+/** The import map, the page's one inline script, allowed by its digest and nothing else inline. */
+const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(INDEX_HTML)?.[1] ?? ''
+const importMapHash = new Bun.CryptoHasher('sha256').update(importMap).digest('base64')
+
+/**
+ * The page shows what crawled sites wrote (titles, URLs, markdown, HTML source): the policy keeps
+ * anything in it from running script, loading from elsewhere or framing the page.
+ */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': `default-src 'self'; script-src 'self' 'sha256-${importMapHash}'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'`,
+}
+
+/**
+ * The dashboard's routes on the management surface (docs/dashboard.md): `/` is its page and
+ * `/ui/{build}/…` its files. They need no tenant: the page asks for one and sends it with every
+ * API call. The page is never cached (it names the build); the files are, for good.
+ */
+export function mountDashboard(app: Elysia, answer: (error: ApiError) => Response) {
+  app.get('/', () => new Response(INDEX_HTML, { headers: PAGE_HEADERS }), { detail: { hide: true } } as never)
+  app.get(
+    '/ui/:build/*',
+    ({ params }: { params: Record<string, string> }) => {
+      const asset = params.build === UI_BUILD ? UI_ASSETS[params['*'] ?? ''] : undefined
+      if (!asset) return answer(new ApiError(404, 'not_found', 'no such dashboard file'))
+      return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' } })
+    },
+    { detail: { hide: true } } as never,
+  )
+}
