@@ -16,6 +16,8 @@ let tenantLabels = false
 /** TRAWL_METRICS_TENANTS: whether the pages and runs metrics name their tenant (set once, at start). */
 export function labelTenants(on: boolean): void {
   tenantLabels = on
+  // Without tenants the page counters are one set, shown at 0 before the first crawl.
+  if (!on) pageCounters('')
 }
 
 /** The value of a `tenant` label: the tenant, or `''` (left out of the exposition) unless TRAWL_METRICS_TENANTS is on. */

@@ -1,12 +1,13 @@
 import { getAddress, isAddress } from 'viem'
 import { ConfigError, type Config } from '../config'
 import type { Logger } from '../log'
+import { paymentRefusals, payments } from '../metrics'
 import type { PaymentStore } from '../store/types'
 import { challengeResponse, networkName, receiptHeader, requirementsFor, type Terms } from './challenge'
 import { FacilitatorError, facilitatorClient, type FacilitatorClient, type FacilitatorRequest } from './facilitator'
 import { atomicToUsd, usdToAtomic } from './money'
 import { payNetwork } from './networks'
-import { foreignRefusal, refusal } from './reasons'
+import { foreignRefusal, refusal, type Reason } from './reasons'
 import { AuthorizationVerifier } from './signature'
 import { verifyPayment, type Verified } from './verify'
 import { HEADERS, paymentHeader, type Version } from './wire'
@@ -99,11 +100,11 @@ class Gate implements PaymentGate {
 
   async check(request: Request, resource: string) {
     const header = paymentHeader(request.headers)
-    if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
+    if (!header) return { ok: false as const, response: this.refuse(resource, 'payment_required') }
     const checked = verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
     if (!checked.ok) {
       this.log.debug('payment refused', { reason: checked.reason, header: HEADERS[header.version].payment })
-      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }
+      return { ok: false as const, response: this.refuse(resource, checked.reason) }
     }
     return { ok: true as const, checked: { payer: checked.payment.payer, resource, verified: checked.payment } }
   }
@@ -123,14 +124,21 @@ class Gate implements PaymentGate {
     })
     if (!accepted) {
       this.log.info('payment replayed', { payer: v.payer, key: v.key })
-      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('duplicate_settlement')) }
+      return { ok: false as const, response: this.refuse(resource, 'duplicate_settlement') }
     }
     const payment: Admitted = { key: v.key, version: v.version, payer: v.payer, amount: v.value, resource, payload: v.payload, requirements }
     if (this.facilitator) {
       const refused = await this.verifyWithFacilitator(payment)
       if (refused) return { ok: false as const, response: refused }
     }
+    payments.labels('accepted').inc()
     return { ok: true as const, payment }
+  }
+
+  /** A 402 for one of our reasons, counted by it. */
+  private refuse(resource: string, reason: Reason): Response {
+    paymentRefusals.labels(reason).inc()
+    return challengeResponse(this.terms, resource, refusal(reason))
   }
 
   /**
@@ -139,6 +147,7 @@ class Gate implements PaymentGate {
    * logged, and the row stays `accepted`, which an operator reads as unknown.
    */
   private async mark(payment: Admitted, to: 'served' | 'handler_failed' | 'settled' | 'settle_failed', extra?: { tx?: string; error?: string }) {
+    payments.labels(to).inc()
     try {
       await this.ledger.mark(payment.key, 'accepted', to, extra)
     } catch (err) {
@@ -149,6 +158,8 @@ class Gate implements PaymentGate {
   /** Local checks passed; the facilitator also knows balances and on-chain nonces. A refusal releases the ledger row. */
   private async verifyWithFacilitator(payment: Admitted): Promise<Response | null> {
     let why
+    // The facilitator's own reason is passed on to the payer; the metric keeps ours, a bounded set.
+    let reason: Reason = 'invalid_payment'
     try {
       const answer = await this.facilitator!.verify(facilitatorRequest(payment))
       if (answer.isValid) return null
@@ -156,9 +167,11 @@ class Gate implements PaymentGate {
       this.log.info('payment refused by the facilitator', { payer: payment.payer, reason: why.v1 })
     } catch (err) {
       why = refusal('unexpected_verify_error')
+      reason = 'unexpected_verify_error'
       this.log.warn('facilitator verify failed', { error: err instanceof FacilitatorError ? err.message : String(err) })
     }
     await this.ledger.release(payment.key)
+    paymentRefusals.labels(reason).inc()
     return challengeResponse(this.terms, payment.resource, why)
   }
 
