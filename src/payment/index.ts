@@ -34,9 +34,10 @@ export interface PaymentGate {
    * The local checks, with no side effect: a ready 402 (no payment, or an invalid one: `error`
    * holds the reason), or the checked payment with its (verified) payer. The scrape API applies
    * its per-payer rate limit between this and `record`, so a 429 never consumes a payment and a
-   * payer's bucket is only ever charged with that payer's own signatures.
+   * payer's bucket is only ever charged with that payer's own signatures. A refusal is counted
+   * (`countRefusal`) by whoever answers it: the 402 may yet give way to a 429.
    */
-  check(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; checked: Checked }>
+  check(request: Request, resource: string): Promise<{ ok: false; response: Response; reason: Reason } | { ok: true; checked: Checked }>
   /** Records a checked payment (the replay guard: a 402 when it was used already) and, with a facilitator, verifies it there. */
   record(checked: Checked): Promise<{ ok: false; response: Response } | { ok: true; payment: Admitted }>
   /** `check`, then `record`. */
@@ -95,16 +96,18 @@ class Gate implements PaymentGate {
 
   async admit(request: Request, resource: string) {
     const checked = await this.check(request, resource)
-    return checked.ok ? this.record(checked.checked) : checked
+    if (checked.ok) return this.record(checked.checked)
+    countRefusal(checked.reason)
+    return checked
   }
 
   async check(request: Request, resource: string) {
     const header = paymentHeader(request.headers)
-    if (!header) return { ok: false as const, response: this.refuse(resource, 'payment_required') }
+    if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')), reason: 'payment_required' as const }
     const checked = verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
     if (!checked.ok) {
       this.log.debug('payment refused', { reason: checked.reason, header: HEADERS[header.version].payment })
-      return { ok: false as const, response: this.refuse(resource, checked.reason) }
+      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)), reason: checked.reason }
     }
     return { ok: true as const, checked: { payer: checked.payment.payer, resource, verified: checked.payment } }
   }
@@ -124,7 +127,8 @@ class Gate implements PaymentGate {
     })
     if (!accepted) {
       this.log.info('payment replayed', { payer: v.payer, key: v.key })
-      return { ok: false as const, response: this.refuse(resource, 'duplicate_settlement') }
+      countRefusal('duplicate_settlement')
+      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('duplicate_settlement')) }
     }
     const payment: Admitted = { key: v.key, version: v.version, payer: v.payer, amount: v.value, resource, payload: v.payload, requirements }
     if (this.facilitator) {
@@ -133,12 +137,6 @@ class Gate implements PaymentGate {
     }
     payments.labels('accepted').inc()
     return { ok: true as const, payment }
-  }
-
-  /** A 402 for one of our reasons, counted by it. */
-  private refuse(resource: string, reason: Reason): Response {
-    paymentRefusals.labels(reason).inc()
-    return challengeResponse(this.terms, resource, refusal(reason))
   }
 
   /**
@@ -171,7 +169,7 @@ class Gate implements PaymentGate {
       this.log.warn('facilitator verify failed', { error: err instanceof FacilitatorError ? err.message : String(err) })
     }
     await this.ledger.release(payment.key)
-    paymentRefusals.labels(reason).inc()
+    countRefusal(reason)
     return challengeResponse(this.terms, payment.resource, why)
   }
 
@@ -210,6 +208,9 @@ class Gate implements PaymentGate {
     return `paid: ${atomicToUsd(t.amount)} per request on ${t.network.v1} to ${t.payTo}, ${mode}`
   }
 }
+
+/** Counts a 402 by our reason for it (trawl_payment_refusals_total). */
+export const countRefusal = (reason: Reason) => paymentRefusals.labels(reason).inc()
 
 const facilitatorRequest = (p: Admitted): FacilitatorRequest => ({ x402Version: p.version, paymentPayload: p.payload, paymentRequirements: p.requirements })
 

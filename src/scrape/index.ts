@@ -4,7 +4,7 @@ import { ApiError, FieldErrors } from '../http/errors'
 import { json, route, type Route } from '../http/route'
 import type { Logger } from '../log'
 import { scrapes } from '../metrics'
-import type { PaymentGate } from '../payment'
+import { countRefusal, type PaymentGate } from '../payment'
 import type { TokenBuckets } from './rate-limit'
 import { localeProblem, proxyProblem, refineBody, ScrapeBody, ScrapeResponse, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type ScrapeRequest } from './schema'
 import { toAnswer, type Scraped, type Scraper } from './scraper'
@@ -173,7 +173,10 @@ async function scrape(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeR
     if (wait > 0) return ['rate_limited', errorResponse(new ApiError(429, 'rate_limited', `too many scrapes; retry in ${wait} s (TRAWL_SCRAPE_RATE)`), { 'retry-after': String(wait) })]
   }
   if (!payments || !checked) return ['ok', answer(await deps.scraper.scrape(req), {})]
-  if (!checked.ok) return ['payment_refused', checked.response]
+  if (!checked.ok) {
+    countRefusal(checked.reason)
+    return ['payment_refused', checked.response]
+  }
   const recorded = await payments.record(checked.checked)
   if (!recorded.ok) return ['payment_refused', recorded.response]
   let result: Scraped
