@@ -15,6 +15,10 @@ export type Config = {
   host: string
   port: number
   scrapePort: number
+  /** The port /metrics is served on by itself; null: on the management port. */
+  metricsPort: number | null
+  /** Whether the pages and runs metrics carry a `tenant` label. */
+  metricsTenants: boolean
   maxActiveRuns: number
   hostCeiling: number
   allowPrivateNetworks: boolean
@@ -63,6 +67,7 @@ const port = (raw: string, name: string) => {
   const n = Number(raw)
   return /^\d+$/.test(raw) && n <= 65535 ? n : fail(name, `must be a port number 0..65535, got "${raw}"`)
 }
+const optionalPort = (raw: string, name: string) => (raw === '' ? null : port(raw, name))
 const positiveInt = (max: number) => (raw: string, name: string) => {
   const n = Number(raw)
   return /^\d+$/.test(raw) && n >= 1 && n <= max ? n : fail(name, `must be a whole number 1..${max}, got "${raw}"`)
@@ -173,6 +178,23 @@ const SETTINGS: Setting[] = [
   },
   { flag: 'port', value: 'N', env: 'TRAWL_PORT', fallback: '8080', parse: port, key: 'port', says: 'Port of the management API; 0 picks a free one.' },
   { flag: 'scrape-port', value: 'N', env: 'TRAWL_SCRAPE_PORT', fallback: '8081', parse: port, key: 'scrapePort', says: 'Port of the scrape API; 0 picks a free one.' },
+  {
+    flag: 'metrics-port',
+    value: 'N',
+    env: 'TRAWL_METRICS_PORT',
+    fallback: '',
+    parse: optionalPort,
+    key: 'metricsPort',
+    says: 'Serve the Prometheus /metrics on this port (same host) instead of the management port, which then answers 404 there; 0 picks a free one.',
+  },
+  {
+    flag: null,
+    env: 'TRAWL_METRICS_TENANTS',
+    fallback: 'false',
+    parse: bool,
+    key: 'metricsTenants',
+    says: 'Label the pages and runs metrics of /metrics with their tenant (off: tenant names never reach the metrics).',
+  },
   { flag: null, env: 'TRAWL_MAX_ACTIVE_RUNS', fallback: '4', parse: positiveInt(1000), key: 'maxActiveRuns', says: 'How many runs one server crawls at once; the others wait their turn.' },
   {
     flag: null,

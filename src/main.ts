@@ -83,7 +83,7 @@ async function serve(argv: string[]): Promise<number> {
   const { startServer } = await import('./server')
   const server = await startServer(config, log)
   process.stdout.write(
-    `trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`,
+    `trawl ${VERSION} listening: management ${server.managementUrl}, scrape ${server.scrapeUrl}${server.metricsUrl ? `, metrics ${server.metricsUrl}` : ''} (${config.payTo ? `paid, ${config.price} USD per request to ${config.payTo} on ${config.payNetwork}` : 'free: TRAWL_PAY_TO is not set'})\n`,
   )
   return new Promise((resolve) => {
     const shutdown = (signal: string) => {

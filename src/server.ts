@@ -5,6 +5,9 @@ import { openCrawlResources } from './crawl/resources'
 import type { EngineDeps } from './crawl/execution'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
+import { metricsResponse, serveMetrics } from './http/metrics'
+import { labelTenants, metrics } from './metrics'
+import { runGauges } from './runs/gauges'
 import { mcpRoutes } from './mcp/http'
 import { Scheduler } from './schedule/scheduler'
 import type { Logger } from './log'
@@ -27,6 +30,9 @@ export const managementApp = (deps: Deps) =>
     maxRequestBytes: deps.config.maxRequestBytes,
     tenant: true,
     dashboard: true,
+    surface: 'management',
+    // With TRAWL_METRICS_PORT set, /metrics is there and nowhere else (serveMetrics).
+    ...(deps.config.metricsPort === null ? { metrics: () => metricsResponse(deps.log) } : {}),
   })
 
 export const scrapeApp = (deps: ScrapeDeps) =>
@@ -37,6 +43,7 @@ export const scrapeApp = (deps: ScrapeDeps) =>
     log: deps.log,
     maxRequestBytes: SCRAPE_MAX_REQUEST_BYTES,
     tenant: false,
+    surface: 'scrape',
     cors: SCRAPE_CORS,
   })
 
@@ -86,10 +93,11 @@ export function createEngines(deps: EngineDeps, maxActiveRuns: number) {
   }
 }
 
-export type Server = { managementUrl: string; scrapeUrl: string; stop: () => Promise<void> }
+export type Server = { managementUrl: string; scrapeUrl: string; metricsUrl: string | null; stop: () => Promise<void> }
 
 /** Opens the store and starts both HTTP surfaces (`trawl serve`). */
 export async function startServer(config: Config, log: Logger): Promise<Server> {
+  labelTenants(config.metricsTenants)
   const resources = await openCrawlResources(config, log)
   const { store, parser, fetcher, blobs } = resources
   const engine = createEngines(resources, config.maxActiveRuns)
@@ -113,21 +121,27 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
     idleTimeout,
     maxRequestBodySize: maxRequestBytes + 1024 * 1024,
   })
+  let metricsServer: ReturnType<typeof serveMetrics> | null = null
   try {
     management.listen(serveOpts(config.port, config.maxRequestBytes, 0))
     scrape.listen(serveOpts(config.scrapePort, SCRAPE_MAX_REQUEST_BYTES, 255))
+    if (config.metricsPort !== null) metricsServer = serveMetrics(config.host, config.metricsPort, log)
   } catch (err) {
     for (const app of [management, scrape]) if (app.server) await Promise.resolve(app.stop()).catch(() => {})
     await resources.close()
-    throw new ListenError(`cannot listen on ${config.host} (ports ${config.port}, ${config.scrapePort}): ${(err as Error).message}`, { cause: err })
+    const ports = [config.port, config.scrapePort, ...(config.metricsPort === null ? [] : [config.metricsPort])].join(', ')
+    throw new ListenError(`cannot listen on ${config.host} (ports ${ports}): ${(err as Error).message}`, { cause: err })
   }
-  const url = (s: typeof management) => `http://${formatHost(config.host)}:${s.server!.port}`
-  const managementUrl = url(management)
-  const scrapeUrl = url(scrape)
+  const stopGauges = metrics.collect(runGauges(store))
+  const url = (port: number) => `http://${formatHost(config.host)}:${port}`
+  const managementUrl = url(management.server!.port!)
+  const scrapeUrl = url(scrape.server!.port!)
+  const metricsUrl = metricsServer ? `${url(metricsServer.port!)}/metrics` : null
   engine.start()
   log.info(`trawl ${VERSION} serving`, {
     management: managementUrl,
     scrape: scrapeUrl,
+    ...(metricsUrl ? { metrics: metricsUrl } : {}),
     scrape_payment: payments ? payments.describe() : 'free',
     ...(payments ? { payment_signatures: nativeSignerStatus() } : {}),
     data_dir: config.dataDir,
@@ -137,11 +151,13 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   return {
     managementUrl,
     scrapeUrl,
+    metricsUrl,
     stop: () =>
       (stopped ??= (async () => {
         // Finish the requests in flight, checkpoint the runs being crawled (their in-flight URLs
         // go back to the queue), then close the store (SQLite's WAL is checkpointed).
-        await Promise.all([management.stop(), scrape.stop(), engine.stop()])
+        await Promise.all([management.stop(), scrape.stop(), metricsServer?.stop(), engine.stop()])
+        stopGauges()
         await resources.close()
       })()),
   }

@@ -35,7 +35,7 @@ const COMMANDS: Command[] = [
     about:
       'Serves the management API (jobs, runs, links, artifacts, parse, fetch, /mcp, and the dashboard at /) and the scrape API on their two ports, and crawls the runs the API creates. Ctrl-C or SIGTERM stops it cleanly.',
     flags: [],
-    settings: ['data-dir', 'database-url', 'host', 'port', 'scrape-port'],
+    settings: ['data-dir', 'database-url', 'host', 'port', 'scrape-port', 'metrics-port'],
     examples: ['trawl serve', 'trawl serve --data-dir /var/lib/trawl --host 0.0.0.0 --port 8080 --scrape-port 8081'],
     exits: [
       [0, 'stopped by SIGINT or SIGTERM'],

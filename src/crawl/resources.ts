@@ -2,6 +2,9 @@ import { openBlobStore } from '../blob'
 import type { Config } from '../config'
 import { createFetcher } from '../fetch'
 import type { Logger } from '../log'
+import { blobErrors, storeErrors } from '../metrics'
+import { countingFailures } from '../metrics/failures'
+import { DomainError } from '../core/errors'
 import { ParsePool } from '../parse/pool'
 import { Checkpointer } from '../store/checkpointer'
 import { openStore, type OpenedStore } from '../store/open'
@@ -21,7 +24,7 @@ export async function openCrawlResources(config: Config, log: Logger): Promise<C
   const opened = await openStore(config)
   let blobs: ReturnType<typeof openBlobStore>
   try {
-    blobs = openBlobStore(config, { s3Index: opened.s3Index })
+    blobs = countingFailures(openBlobStore(config, { s3Index: opened.s3Index }), (operation) => blobErrors.labels(operation).inc())
   } catch (err) {
     await opened.close()
     throw err
@@ -36,8 +39,11 @@ export async function openCrawlResources(config: Config, log: Logger): Promise<C
         onFailure: (message) => log.warn('the checkpoint thread stopped; SQLite checkpoints on the writing thread instead', { error: message }),
       })
     : null
+  // Failures are counted where the stores are opened, for every caller (docs/metrics.md); a
+  // domain error (not found, conflict, validation) is an answer, not a failure.
+  const store = countingFailures(opened.store, (operation, err) => err instanceof DomainError || storeErrors.labels(operation).inc())
   return {
-    store: opened.store,
+    store,
     engine: opened.engine,
     where: opened.where,
     parser,

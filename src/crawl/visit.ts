@@ -11,12 +11,19 @@ import { bodyRead, pageFinished } from './gc'
 import type { Host } from './host-slots'
 import { interruptedEntry } from './interrupted'
 import type { EngineLog } from './page-batch'
+import { pageCounters, stepSeconds, type PageCounters } from '../metrics'
+import type { LogStep } from '../store/crawl-log-types'
 import { hostHash, hostOf, hostPortOf, linkHash, normalizeUrl } from '../core/url'
 
 const MAX_HOST_FAILURES = 5
 const MAX_ATTEMPTS = 3
 const UTF8 = new TextEncoder()
 const NETWORK = new Set(['dns', 'connect', 'tls', 'timeout', 'proxy'])
+/** The steps a visit times, as its log entries' latency_ms measures them (docs/metrics.md). */
+const stepTimer = (step: LogStep) => stepSeconds.labels(step)
+const FETCH_SECONDS = stepTimer('fetch')
+const PARSE_SECONDS = stepTimer('parse')
+const STORE_SECONDS = stepTimer('store')
 /** Bits of PageRecord.logged: the successful entries a visit row stands for (migration 013). */
 const { fetch: FETCH_OK, parse: PARSE_OK, store: STORE_OK, discover: DISCOVER_OK } = PAGE_STEP_BIT
 
@@ -29,11 +36,14 @@ export class PageVisitor {
   /** Pipelines light enough to run on this thread (links and metadata only). */
   private readonly inThread: boolean
   private lastVisitedAt = 0
+  /** The process's page counters of this run's tenant (/metrics), beside the run's own. */
+  private readonly counted: PageCounters
 
   constructor(
     private readonly x: RunExecution,
     private readonly journal: RunJournal,
   ) {
+    this.counted = pageCounters(x.run.tenant)
     this.inThread = x.pipelines.every(
       (p) => (p.steps ?? []).every((st) => st.kind === 'metadata' || st.kind === 'links') && (p.guards ?? []).every((g) => g.kind !== 'category') && (p.steps ?? []).length > 0,
     )
@@ -58,6 +68,7 @@ export class PageVisitor {
         x.batch.log({ ...where(c), step: 'robots', status: 'skipped', error_reason: 'robots_disallowed', error_detail: 'robots.txt disallows this URL' })
         x.batch.mark({ seq: c.seq, to: 'done' })
         x.counters.queued--
+        this.counted.disallowed.inc()
         return
       }
     }
@@ -74,6 +85,7 @@ export class PageVisitor {
     }
     const fetchedAt = Date.now()
     const latency = fetchedAt - started
+    FETCH_SECONDS.observe(latency / 1000)
     if (x.leavingPromptly()) return this.interrupted(sent, c, started, result.status)
     if (host.failures > 0) this.setFailures(host, 0)
     if ((result.status === 429 || result.status === 503) && c.attempts + 1 < MAX_ATTEMPTS) {
@@ -100,6 +112,7 @@ export class PageVisitor {
     host.throttled = 0
     x.counters.fetched++
     x.counters.bytes += result.body.byteLength
+    this.counted.bytes.inc(result.body.byteLength)
     bodyRead(result.body.byteLength)
     const ok = result.status >= 200 && result.status < 300
     const record = this.record(host, c, result.status)
@@ -139,6 +152,7 @@ export class PageVisitor {
     this.finish(record, (record.logged & FETCH_OK) !== 0 ? sent : undefined)
     x.batch.mark({ seq: c.seq, to: 'done' })
     x.counters.visited++
+    this.counted.visited.inc()
     x.counters.queued--
   }
 
@@ -169,6 +183,7 @@ export class PageVisitor {
     x.batch.mark({ seq: c.seq, to: 'failed' })
     x.counters.failed++
     x.counters.queued--
+    this.counted.failed.inc()
     x.countError(reason)
   }
 
@@ -193,6 +208,7 @@ export class PageVisitor {
   private failed(sent: number, host: Host, c: Claimed, err: unknown, latency: number) {
     const x = this.x
     const reason = reasonOf(err)
+    FETCH_SECONDS.observe(latency / 1000)
     if (err instanceof FetchError && NETWORK.has(err.code)) this.setFailures(host, host.failures + 1)
     x.batch.log({ ...where(c), step: 'fetch', status: 'error', ...reason, latency_ms: latency }, Date.now(), sent)
     this.failPage(host, c, reason.error_reason)
@@ -205,6 +221,7 @@ export class PageVisitor {
         x.counters.failed++
         x.counters.queued--
       }
+      this.counted.failed.inc(given.length)
       x.countError('host_unreachable', given.length)
     }
   }
@@ -220,6 +237,7 @@ export class PageVisitor {
       // and their time limit.
       const result = this.inThread ? await parseDocument(input, x.ctx) : await x.deps.parser.parse(input, x.ctx, x.run.tenant)
       const latency = Date.now() - started
+      PARSE_SECONDS.observe(latency / 1000)
       const only = result.pipelines.length === 1 ? result.pipelines[0]! : null
       if (only && only.status === 'ran' && !only.skipped_reason) {
         record.logged |= PARSE_OK
@@ -263,13 +281,15 @@ export class PageVisitor {
       return result
     } catch (err) {
       const unsupported = err instanceof ParseFailure && err.code === 'unsupported_content_type'
+      const latency = Date.now() - started
+      PARSE_SECONDS.observe(latency / 1000)
       x.batch.log({
         ...where(c),
         step: 'parse',
         status: unsupported ? 'skipped' : 'error',
         error_reason: unsupported ? 'unsupported_content_type' : 'parse_error',
         error_detail: (err as Error).message,
-        latency_ms: Date.now() - started,
+        latency_ms: latency,
       })
       return null
     }
@@ -316,6 +336,7 @@ export class PageVisitor {
       if (s.status === 'rejected') refused.push(`${wanted[i]!.kind}${wanted[i]!.pipeline ? ` (${wanted[i]!.pipeline})` : ''}: ${(s.reason as Error)?.message ?? String(s.reason)}`)
     })
     const latency = Date.now() - started
+    STORE_SECONDS.observe(latency / 1000)
     if (!refused.length) {
       record.logged |= STORE_OK
       record.store_ms = latency

@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import type { Logger } from '../log'
+import { httpRequests, httpSeconds } from '../metrics'
 import { VERSION } from '../version'
 import { DOCS_ASSETS } from './docs-assets'
 import { mountDashboard } from './dashboard'
@@ -18,6 +19,10 @@ export type AppOptions = {
   maxRequestBytes: number
   /** Whether routes under /v1 need X-Tenant-Id (the management surface). */
   tenant: boolean
+  /** The `surface` label of the HTTP metrics. */
+  surface: 'management' | 'scrape'
+  /** Serve GET /metrics (docs/metrics.md) with this answer; outside the OpenAPI document. */
+  metrics?: () => Promise<Response>
   /** Answer browsers from any origin (the scrape surface): preflights, and these headers allowed and exposed. */
   cors?: { allowHeaders: readonly string[]; exposeHeaders: readonly string[] }
   /** Serve the dashboard at `/` (the management surface; docs/dashboard.md). */
@@ -54,28 +59,32 @@ export function createApp(opts: AppOptions) {
   }
   const app = new Elysia()
     .onRequest(({ request, set }) => {
+      starts.set(request, performance.now())
       if (cors) {
         // Set here, the headers go on every answer: routes', errors' and 404s alike.
         set.headers['access-control-allow-origin'] = '*'
         set.headers['access-control-expose-headers'] = cors.expose
         if (request.method === 'OPTIONS') {
-          return new Response(null, {
-            status: 204,
-            headers: {
-              'access-control-allow-origin': '*',
-              'access-control-allow-methods': 'GET, POST, OPTIONS',
-              'access-control-allow-headers': cors.allow,
-              'access-control-max-age': '86400',
-            },
-          })
+          return counted(
+            request,
+            new Response(null, {
+              status: 204,
+              headers: {
+                'access-control-allow-origin': '*',
+                'access-control-allow-methods': 'GET, POST, OPTIONS',
+                'access-control-allow-headers': cors.allow,
+                'access-control-max-age': '86400',
+              },
+            }),
+          )
         }
       }
       // Bun leaves request.url relative, or unparsable, when the Host header names no host
       // (`a/b`, `bad host`): a malformed request (RFC 9112 §3.2 asks for a 400), which no route
       // could read its URL from.
-      if (URL.parse(request.url) === null) return errorResponse(new ApiError(400, 'invalid_host', 'the Host header does not name a host'))
+      if (URL.parse(request.url) === null) return counted(request, errorResponse(new ApiError(400, 'invalid_host', 'the Host header does not name a host')))
       const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > opts.maxRequestBytes) return errorResponse(payloadTooLarge(opts.maxRequestBytes))
+      if (length > opts.maxRequestBytes) return counted(request, errorResponse(payloadTooLarge(opts.maxRequestBytes)))
     })
     // Bodies are read as text and parsed here whatever the Content-Type, so a malformed body
     // is our 422 on `body`, never a plain-text 400.
@@ -124,28 +133,43 @@ export function createApp(opts: AppOptions) {
       },
       { detail: { hide: true } },
     )
-  // An access line per request at debug level; the hook is not even installed otherwise.
-  if (opts.log.debugEnabled) {
-    app.onRequest(({ request }) => void starts.set(request, performance.now()))
-    app.onAfterResponse({ as: 'global' }, (ctx) => {
-      const { request } = ctx
-      const started = starts.get(request)
-      const url = urlOf(request)
-      // Our replies are Response objects; an error reply has no response here, only its code.
-      const { response, code } = ctx as { response?: unknown; code?: string }
-      const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? unrouted(request, allowed).status : (ctx.set.status ?? 200)
-      opts.log.debug('request', {
-        method: request.method,
-        path: url ? url.pathname + url.search : request.url,
-        status,
-        ms: started === undefined ? null : Math.round((performance.now() - started) * 10) / 10,
-      })
-    })
+  /**
+   * The HTTP metrics of one answer, and its access line at debug level. A request is labelled with
+   * the template of the route that took it, never its path (one series a route, whatever the ids),
+   * or UNMATCHED: no route (404, 405), or answered before routing (a preflight, 400, 413).
+   */
+  const observe = (request: Request, route: string | undefined, status: number) => {
+    const started = starts.get(request)
+    const seconds = started === undefined ? 0 : (performance.now() - started) / 1000
+    const template = route || UNMATCHED
+    httpRequests.labels(opts.surface, request.method, template, String(status)).inc()
+    httpSeconds.labels(opts.surface, request.method, template).observe(seconds)
+    if (!opts.log.debugEnabled) return
+    const url = urlOf(request)
+    opts.log.debug('request', { method: request.method, path: url ? url.pathname + url.search : request.url, status, ms: started === undefined ? null : Math.round(seconds * 10_000) / 10 })
+  }
+  // onAfterResponse never sees what onRequest answered itself.
+  const counted = (request: Request, response: Response) => {
+    observe(request, undefined, response.status)
+    return response
+  }
+  app.onAfterResponse({ as: 'global' }, (ctx) => {
+    // Our replies are Response objects; an error reply has no response here, only its code.
+    const { response, code, route } = ctx as { response?: unknown; code?: string; route?: string }
+    const status = response instanceof Response ? response.status : code === 'NOT_FOUND' ? unrouted(ctx.request, allowed).status : Number(ctx.set.status ?? 200)
+    observe(ctx.request, code === 'NOT_FOUND' ? undefined : route, status)
+  })
+  if (opts.metrics) {
+    const answer = opts.metrics
+    app.get('/metrics', () => answer(), { detail: { hide: true } })
   }
   if (opts.dashboard) mountDashboard(app as unknown as Elysia, errorResponse)
   mount(app as unknown as Elysia, opts.routes, refs)
   return app
 }
+
+/** The `route` label of a request no route took. */
+export const UNMATCHED = 'unmatched'
 
 /** Wildcard routes under the names and parameters their `doc` gives (idempotent, like the others). */
 function renameDocumentedPaths(doc: unknown, routes: Route[]) {

@@ -1,12 +1,13 @@
 import { getAddress, isAddress } from 'viem'
 import { ConfigError, type Config } from '../config'
 import type { Logger } from '../log'
+import { paymentRefusals, payments } from '../metrics'
 import type { PaymentStore } from '../store/types'
 import { challengeResponse, networkName, receiptHeader, requirementsFor, type Terms } from './challenge'
 import { FacilitatorError, facilitatorClient, type FacilitatorClient, type FacilitatorRequest } from './facilitator'
 import { atomicToUsd, usdToAtomic } from './money'
 import { payNetwork } from './networks'
-import { foreignRefusal, refusal } from './reasons'
+import { foreignRefusal, refusal, type Reason } from './reasons'
 import { AuthorizationVerifier } from './signature'
 import { verifyPayment, type Verified } from './verify'
 import { HEADERS, paymentHeader, type Version } from './wire'
@@ -33,9 +34,10 @@ export interface PaymentGate {
    * The local checks, with no side effect: a ready 402 (no payment, or an invalid one: `error`
    * holds the reason), or the checked payment with its (verified) payer. The scrape API applies
    * its per-payer rate limit between this and `record`, so a 429 never consumes a payment and a
-   * payer's bucket is only ever charged with that payer's own signatures.
+   * payer's bucket is only ever charged with that payer's own signatures. A refusal is counted
+   * (`countRefusal`) by whoever answers it: the 402 may yet give way to a 429.
    */
-  check(request: Request, resource: string): Promise<{ ok: false; response: Response } | { ok: true; checked: Checked }>
+  check(request: Request, resource: string): Promise<{ ok: false; response: Response; reason: Reason } | { ok: true; checked: Checked }>
   /** Records a checked payment (the replay guard: a 402 when it was used already) and, with a facilitator, verifies it there. */
   record(checked: Checked): Promise<{ ok: false; response: Response } | { ok: true; payment: Admitted }>
   /** `check`, then `record`. */
@@ -94,16 +96,18 @@ class Gate implements PaymentGate {
 
   async admit(request: Request, resource: string) {
     const checked = await this.check(request, resource)
-    return checked.ok ? this.record(checked.checked) : checked
+    if (checked.ok) return this.record(checked.checked)
+    countRefusal(checked.reason)
+    return checked
   }
 
   async check(request: Request, resource: string) {
     const header = paymentHeader(request.headers)
-    if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')) }
+    if (!header) return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('payment_required')), reason: 'payment_required' as const }
     const checked = verifyPayment(header.version, header.text, this.terms, this.now(), this.verifier)
     if (!checked.ok) {
       this.log.debug('payment refused', { reason: checked.reason, header: HEADERS[header.version].payment })
-      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)) }
+      return { ok: false as const, response: challengeResponse(this.terms, resource, refusal(checked.reason)), reason: checked.reason }
     }
     return { ok: true as const, checked: { payer: checked.payment.payer, resource, verified: checked.payment } }
   }
@@ -123,6 +127,7 @@ class Gate implements PaymentGate {
     })
     if (!accepted) {
       this.log.info('payment replayed', { payer: v.payer, key: v.key })
+      countRefusal('duplicate_settlement')
       return { ok: false as const, response: challengeResponse(this.terms, resource, refusal('duplicate_settlement')) }
     }
     const payment: Admitted = { key: v.key, version: v.version, payer: v.payer, amount: v.value, resource, payload: v.payload, requirements }
@@ -130,6 +135,7 @@ class Gate implements PaymentGate {
       const refused = await this.verifyWithFacilitator(payment)
       if (refused) return { ok: false as const, response: refused }
     }
+    payments.labels('accepted').inc()
     return { ok: true as const, payment }
   }
 
@@ -139,6 +145,7 @@ class Gate implements PaymentGate {
    * logged, and the row stays `accepted`, which an operator reads as unknown.
    */
   private async mark(payment: Admitted, to: 'served' | 'handler_failed' | 'settled' | 'settle_failed', extra?: { tx?: string; error?: string }) {
+    payments.labels(to).inc()
     try {
       await this.ledger.mark(payment.key, 'accepted', to, extra)
     } catch (err) {
@@ -149,6 +156,8 @@ class Gate implements PaymentGate {
   /** Local checks passed; the facilitator also knows balances and on-chain nonces. A refusal releases the ledger row. */
   private async verifyWithFacilitator(payment: Admitted): Promise<Response | null> {
     let why
+    // The facilitator's own reason is passed on to the payer; the metric keeps ours, a bounded set.
+    let reason: Reason = 'invalid_payment'
     try {
       const answer = await this.facilitator!.verify(facilitatorRequest(payment))
       if (answer.isValid) return null
@@ -156,9 +165,11 @@ class Gate implements PaymentGate {
       this.log.info('payment refused by the facilitator', { payer: payment.payer, reason: why.v1 })
     } catch (err) {
       why = refusal('unexpected_verify_error')
+      reason = 'unexpected_verify_error'
       this.log.warn('facilitator verify failed', { error: err instanceof FacilitatorError ? err.message : String(err) })
     }
     await this.ledger.release(payment.key)
+    countRefusal(reason)
     return challengeResponse(this.terms, payment.resource, why)
   }
 
@@ -197,6 +208,9 @@ class Gate implements PaymentGate {
     return `paid: ${atomicToUsd(t.amount)} per request on ${t.network.v1} to ${t.payTo}, ${mode}`
   }
 }
+
+/** Counts a 402 by our reason for it (trawl_payment_refusals_total). */
+export const countRefusal = (reason: Reason) => paymentRefusals.labels(reason).inc()
 
 const facilitatorRequest = (p: Admitted): FacilitatorRequest => ({ x402Version: p.version, paymentPayload: p.payload, paymentRequirements: p.requirements })
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../log'
+import { triggerFirings } from '../metrics'
 import { fireTrigger } from '../runs/create'
 import type { Store } from '../store'
 import type { DueFiring, Execution, ScheduleParams } from '../store/triggers'
@@ -97,16 +98,19 @@ export class Scheduler {
     const nextAt = d.schedule ? this.next(d.schedule, now) : null
     try {
       const execution = await fireTrigger(this.store, d, now, nextAt)
+      if (execution) triggerFirings.labels(d.kind, execution.outcome).inc()
       if (execution) this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
       return execution
     } catch (err) {
       if (transient(err)) {
+        triggerFirings.labels(d.kind, 'deferred').inc()
         this.log.warn('trigger firing deferred: the database is not available', { trigger_seq: d.trigger_seq, error: String(err), retry_ms: RETRY_MS })
         return 'retry'
       }
       // A failure of the firing itself would recur at every try: a schedule moves on to its next
       // tick and a delayed firing is dropped, both logged.
       this.log.error('trigger firing failed', { trigger_seq: d.trigger_seq, error: String(err) })
+      triggerFirings.labels(d.kind, 'failed').inc()
       try {
         await this.store.triggers.discard(d, nextAt)
       } catch (discardError) {

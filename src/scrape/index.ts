@@ -3,7 +3,8 @@ import { errorResponse } from '../http/app'
 import { ApiError, FieldErrors } from '../http/errors'
 import { json, route, type Route } from '../http/route'
 import type { Logger } from '../log'
-import type { PaymentGate } from '../payment'
+import { scrapes } from '../metrics'
+import { countRefusal, type PaymentGate } from '../payment'
 import type { TokenBuckets } from './rate-limit'
 import { localeProblem, proxyProblem, refineBody, ScrapeBody, ScrapeResponse, TIMEOUT_SECONDS, timeoutProblem, urlProblem, type ScrapeRequest } from './schema'
 import { toAnswer, type Scraped, type Scraper } from './scraper'
@@ -145,7 +146,22 @@ function markdownAnswer(result: Scraped, headers: Record<string, string>): Respo
   return new Response((first as { content: string }).content, { status: 200, headers: { ...meta, 'content-type': 'text/markdown; charset=utf-8' } })
 }
 
-async function serve(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRequest, answer: (result: Scraped, headers: Record<string, string>) => Response): Promise<Response> {
+type Answer = (result: Scraped, headers: Record<string, string>) => Response
+
+/** A scrape, counted by payment and result (docs/metrics.md). */
+async function serve(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRequest, answer: Answer): Promise<Response> {
+  const payment = deps.payments ? 'paid' : 'free'
+  try {
+    const [result, response] = await scrape(deps, request, url, req, answer)
+    scrapes.labels(payment, result).inc()
+    return response
+  } catch (err) {
+    scrapes.labels(payment, 'failed').inc()
+    throw err
+  }
+}
+
+async function scrape(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRequest, answer: Answer): Promise<[ScrapeResult, Response]> {
   const { payments } = deps
   // The payment is checked first, without side effects, so that the rate limit can count a
   // verified payer's requests in the payer's bucket; anything unpaid or invalid counts against
@@ -154,12 +170,15 @@ async function serve(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRe
   const payer = checked?.ok ? checked.checked.payer : null
   if (deps.limiter) {
     const wait = deps.limiter.take(payer ? `payer:${payer.toLowerCase()}` : `ip:${addressKey(deps.clientIp(request))}`)
-    if (wait > 0) return errorResponse(new ApiError(429, 'rate_limited', `too many scrapes; retry in ${wait} s (TRAWL_SCRAPE_RATE)`), { 'retry-after': String(wait) })
+    if (wait > 0) return ['rate_limited', errorResponse(new ApiError(429, 'rate_limited', `too many scrapes; retry in ${wait} s (TRAWL_SCRAPE_RATE)`), { 'retry-after': String(wait) })]
   }
-  if (!payments || !checked) return answer(await deps.scraper.scrape(req), {})
-  if (!checked.ok) return checked.response
+  if (!payments || !checked) return ['ok', answer(await deps.scraper.scrape(req), {})]
+  if (!checked.ok) {
+    countRefusal(checked.reason)
+    return ['payment_refused', checked.response]
+  }
   const recorded = await payments.record(checked.checked)
-  if (!recorded.ok) return recorded.response
+  if (!recorded.ok) return ['payment_refused', recorded.response]
   let result: Scraped
   try {
     result = await deps.scraper.scrape(req, checked.checked.payer)
@@ -170,8 +189,11 @@ async function serve(deps: ScrapeDeps, request: Request, url: URL, req: ScrapeRe
   }
   // A client that hung up gets nothing, so it is not charged.
   const settled = await payments.settle(recorded.payment, !request.signal.aborted)
-  return 'response' in settled ? settled.response : answer(result, settled.headers)
+  return 'response' in settled ? ['settle_failed', settled.response] : ['ok', answer(result, settled.headers)]
 }
+
+/** What became of a scrape past validation; `failed` when the scrape itself threw (a 500, not charged). */
+type ScrapeResult = 'ok' | 'rate_limited' | 'payment_refused' | 'settle_failed'
 
 /**
  * The rate limit's key for a client address: IPv4 as it is, IPv6 by its /64 (one host is

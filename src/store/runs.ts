@@ -90,6 +90,9 @@ const MOVES: Record<RunMove, { sql: string; verb: string }> = {
   },
 }
 
+/** The runs census of both engines (RunStore.census): a scan of runs, which are few beside their pages. */
+export const CENSUS_SQL = "SELECT tenant, status, count(*) AS runs, sum(CASE WHEN status = 'finished' THEN 0 ELSE queued END) AS queued FROM runs GROUP BY tenant, status ORDER BY tenant, status"
+
 /** Runs of jobs: status, stop reason, resolved config and counters. */
 export function runRepository(db: Database) {
   const insert = db.query("INSERT INTO runs (tenant, id, job_seq, job_id, status, labels, config, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING")
@@ -97,6 +100,8 @@ export function runRepository(db: Database) {
   const remove = db.query('DELETE FROM runs WHERE seq = ?')
   const idsOfJob = db.query('SELECT r.id FROM runs r JOIN jobs j ON j.seq = r.job_seq WHERE j.tenant = ? AND j.id = ?')
   const moves = Object.fromEntries(Object.entries(MOVES).map(([move, { sql }]) => [move, db.query(`UPDATE runs SET ${sql}`)])) as Record<RunMove, ReturnType<Database['query']>>
+
+  const census = db.query(CENSUS_SQL)
 
   const getRow = (tenant: string, id: string) => byId.get(tenant, id) as (RunRow & { seq: number }) | null
 
@@ -142,6 +147,7 @@ export function runRepository(db: Database) {
         })
         .immediate()
     },
+    census: () => census.all() as { tenant: string; status: RunStatus; runs: number; queued: number }[],
     /** Runs of this tenant; `jobSeqs` (resolved for this tenant) narrows to those jobs' runs. */
     list(tenant: string, f: RunFilter, after: number | undefined, perPage: number, jobSeqs?: number[]): Page<Run> {
       if (jobSeqs?.length === 0) return emptyPage()

@@ -113,6 +113,7 @@ export function sqliteStore(r: SqliteRepositories): Store {
         const job = r.jobs.get(tenant, jobId)
         return job ? r.runs.list(tenant, f, after, perPage, [job.seq]) : null
       },
+      census: async () => r.runs.census(),
     },
 
     triggers: {

@@ -11,7 +11,7 @@ import type { Page } from './list'
 import type { NewPatternSet, PatternFilter, PatternSet } from './patterns'
 import type { NewPayment, Payment, PaymentStatus } from './payments'
 import type { Edge, EdgeFilter, VisitedLink, VisitFilter } from './run-graph'
-import type { Run, RunFilter, RunMove } from './runs'
+import type { Run, RunFilter, RunMove, RunStatus } from './runs'
 import type { DueFiring, Execution, ExecutionFilter, NewTrigger, Trigger, TriggerFilter } from './triggers'
 
 /**
@@ -105,7 +105,16 @@ export interface RunStore {
   list(tenant: string, f: RunListFilter, after: number | undefined, perPage: number): Promise<Page<Run>>
   /** Runs of one job; null when the tenant has no such job. */
   listOfJob(tenant: string, jobId: string, f: RunFilter, after: number | undefined, perPage: number): Promise<Page<Run> | null>
+  /**
+   * Runs counted by tenant and status over every tenant, with the URLs still queued in them (0 for
+   * finished runs, whose leftover count is no frontier): what /metrics shows. Only combinations
+   * that have runs are answered.
+   */
+  census(): Promise<RunCensus[]>
 }
+
+/** Runs of one tenant in one status, and the URLs queued in them. */
+export type RunCensus = { tenant: string; status: RunStatus; runs: number; queued: number }
 
 export type TriggerListFilter = TriggerFilter & { job_ids?: string[] }
 

@@ -32,6 +32,7 @@ const BELOW_ROUTES = in_(
   'src/util/',
   'src/sqlite/',
   'src/catalogue/',
+  'src/metrics/',
 )
 const SQLITE_HOMES = in_('src/store/', 'src/blob/', 'src/sqlite/')
 
@@ -46,6 +47,7 @@ const RULES: Rule[] = [
   { name: 'parse and extract import nothing of the store', from: in_('src/parse/', 'src/extract/'), to: in_('src/store/') },
   { name: 'the blob store imports nothing of the main store', from: in_('src/blob/'), to: in_('src/store/') },
   { name: 'src/core imports only src/core and src/util', from: in_('src/core/'), to: both(in_('src/'), not(in_('src/core/', 'src/util/'))) },
+  { name: 'src/metrics imports nothing of src/ but itself', from: in_('src/metrics/'), to: both(in_('src/'), not(in_('src/metrics/'))) },
   { name: 'bun:sqlite is imported only by the store, the blob store and src/sqlite', from: not(SQLITE_HOMES), to: (target) => target === 'bun:sqlite' },
 ]
 

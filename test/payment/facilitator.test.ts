@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { SettleResponseSchema } from 'x402/types'
+import { paymentRefusals, payments } from '../../src/metrics'
 import { loopbackFacilitator, PAY_TO, payer, RESOURCE, testGate, TX, unb64, v1Payload, v1Request, v2Payload, v2Request } from './helpers'
 
 const f = loopbackFacilitator()
@@ -67,8 +68,11 @@ describe('facilitator mode', () => {
 
   test('a reason that is not a reason code is not passed on', async () => {
     f.answers.verify = () => Response.json({ isValid: false, invalidReason: '<html>Oops</html>' })
+    const before = paymentRefusals.labels('invalid_payment').value
     const result = await t.gate.admit(v1Request(await v1Payload()), RESOURCE)
     expect(!result.ok && ((await result.response.json()) as any).error).toBe('invalid_payment')
+    // The facilitator's words never become a label value.
+    expect(paymentRefusals.labels('invalid_payment').value - before).toBe(1)
   })
 
   test('local checks run first: a replay or a bad signature never reaches the facilitator', async () => {
@@ -85,7 +89,9 @@ describe('facilitator mode', () => {
   test('settle answers success:false: the body is withheld with a 402, row settle_failed, the failure in the receipt header', async () => {
     f.answers.settle = () => Response.json({ success: false, errorReason: 'invalid_transaction_state', transaction: '', network: 'base-sepolia', payer: payer.address })
     const payment = await admitted(v1Request(await v1Payload()))
+    const before = payments.labels('settle_failed').value
     const settled = await t.gate.settle(payment, true)
+    expect(payments.labels('settle_failed').value - before).toBe(1)
     if (!('response' in settled)) throw new Error('released')
     const { response } = settled
     expect(response.status).toBe(402)

@@ -4,6 +4,7 @@ import { PaymentRequirementsSchema, x402ResponseSchema } from 'x402/types'
 import { PaymentRequiredV1Schema, PaymentRequiredV2Schema } from '@x402/core/schemas'
 import { ConfigError, loadConfig } from '../../src/config'
 import { createLogger } from '../../src/log'
+import { paymentRefusals, payments } from '../../src/metrics'
 import { createPaymentGate, type PaymentGate } from '../../src/payment'
 import { atomicToUsd, usdToAtomic } from '../../src/payment/money'
 import { createStore } from '../../src/store'
@@ -29,6 +30,19 @@ async function refused(request: Request) {
   return { body, response }
 }
 
+/** The process's payment counters (tests compare their moves): outcomes, and refusals by reason. */
+const counted = () => ({
+  accepted: payments.labels('accepted').value,
+  served: payments.labels('served').value,
+  handler_failed: payments.labels('handler_failed').value,
+  payment_required: paymentRefusals.labels('payment_required').value,
+  duplicate_settlement: paymentRefusals.labels('duplicate_settlement').value,
+})
+const movedSince = (before: ReturnType<typeof counted>) => {
+  const now = counted()
+  return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof typeof before]]))
+}
+
 async function expectRefusal(request: Request, reason: string) {
   const { body } = await refused(request)
   expect(body.error).toBe(reason)
@@ -38,7 +52,9 @@ async function expectRefusal(request: Request, reason: string) {
 
 describe('the challenge', () => {
   test('an unpaid request gets 402 with the v1 body and the v2 PAYMENT-REQUIRED header', async () => {
+    const before = counted()
     const { body, response } = await refused(new Request(RESOURCE))
+    expect(movedSince(before)).toEqual({ accepted: 0, served: 0, handler_failed: 0, payment_required: 1, duplicate_settlement: 0 })
     expect(body).toEqual({
       x402Version: 1,
       error: 'X-PAYMENT header is required',
@@ -176,8 +192,10 @@ describe('accepted payments', () => {
 describe('refused payments: 402, the reason in `error`, the ledger untouched', () => {
   test('replayed', async () => {
     const payload = await v1Payload()
+    const before = counted()
     expect((await gate.admit(v1Request(payload), RESOURCE)).ok).toBe(true)
     await expectRefusal(v1Request(payload), 'duplicate_settlement')
+    expect(movedSince(before)).toEqual({ accepted: 1, served: 0, handler_failed: 0, payment_required: 0, duplicate_settlement: 1 })
   })
 
   test('replayed with the nonce re-cased, or in the other version', async () => {
@@ -340,6 +358,7 @@ describe('replay under concurrency', () => {
 
   test('16 different payments at once: each admitted, each its own row, each served', async () => {
     const payloads = await Promise.all(Array.from({ length: 16 }, () => v1Payload()))
+    const before = counted()
     const admitted = await Promise.all(payloads.map((p) => gate.admit(v1Request(p), RESOURCE)))
     expect(admitted.map((r) => r.ok)).toEqual(payloads.map(() => true))
     const keys = admitted.map((r) => (r.ok ? r.payment.key : ''))
@@ -347,6 +366,7 @@ describe('replay under concurrency', () => {
     for (const key of keys) expect(t.ledger.get(key)!.status).toBe('accepted')
     await Promise.all(admitted.map((r, i) => (r.ok ? gate.settle(r.payment, i % 2 === 0) : null)))
     expect(keys.map((key) => t.ledger.get(key)!.status)).toEqual(keys.map((_, i) => (i % 2 === 0 ? 'served' : 'handler_failed')))
+    expect(movedSince(before)).toEqual({ accepted: 16, served: 8, handler_failed: 8, payment_required: 0, duplicate_settlement: 0 })
   })
 
   test('a ledger write that fails fails only its own request, not the others committed with it', async () => {

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createLogger } from '../../src/log'
+import { triggerFirings } from '../../src/metrics'
 import { Scheduler } from '../../src/schedule/scheduler'
 import { job, testApi, type TestApi } from '../helpers/api'
 
@@ -49,6 +50,9 @@ const executionsOf = async (triggerId: string) =>
 const firings = () => api.db.query('SELECT trigger_seq, run_seq, due_at FROM trigger_firings').all() as { due_at: number }[]
 const stop = async (runId: string) => expect((await api.put(`/v1/runs/${runId}/stop`)).status).toBe(200)
 const HOUR = 3_600_000
+/** The process's trigger_firings_total of a kind, by outcome (tests compare its moves: the counter is the process's). */
+const fired = (kind: string) => Object.fromEntries(['created_run', 'skipped', 'deferred', 'failed'].map((o) => [o, triggerFirings.labels(kind, o).value]))
+const moved = (before: Record<string, number>, after: Record<string, number>) => Object.fromEntries(Object.entries(after).map(([o, n]) => [o, n - before[o]!]))
 
 describe('schedule', () => {
   test('fires at its tick, not before: a pending run of the job and a created_run execution', async () => {
@@ -92,6 +96,7 @@ describe('schedule', () => {
     const j = await newJob()
     const t = await newTrigger(j.id, { kind: 'schedule', params: { expression: '0 * * * *' } })
     const manual = (await api.post(`/v1/jobs/${j.id}/runs`)).body
+    const before = fired('schedule')
     for (const status of ['pending', 'running', 'paused']) {
       api.db.query('UPDATE runs SET status = ? WHERE id = ?').run(status, manual.id)
       clock = nextAt(t.id)!
@@ -110,6 +115,7 @@ describe('schedule', () => {
     clock = nextAt(t.id)!
     expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await runsOf(j.id)).toHaveLength(2)
+    expect(moved(before, fired('schedule'))).toEqual({ created_run: 1, skipped: 3, deferred: 0, failed: 0 })
   })
 
   test('ticks missed while nothing ran fire once, and the next tick counts from now', async () => {
@@ -323,6 +329,7 @@ describe('failures', () => {
     const t = await newTrigger(j.id, { kind: 'on_finish', params: { delay: '1m' } })
     await stop((await api.post(`/v1/jobs/${j.id}/runs`)).body.id)
     clock = Date.now() + 61_000
+    const before = fired('on_finish')
     // A second connection takes the write lock and keeps it past the busy timeout.
     const { Database } = await import('bun:sqlite')
     const other = new Database(join(api.dir, 'trawl.db'))
@@ -343,6 +350,7 @@ describe('failures', () => {
     clock += 1_000
     expect((await scheduler.tick()).made.map((e) => e.outcome)).toEqual(['created_run'])
     expect(await executionsOf(t.id)).toHaveLength(1)
+    expect(moved(before, fired('on_finish'))).toEqual({ created_run: 1, skipped: 0, deferred: 1, failed: 0 })
   })
 
   test("a finish of a run that reuses a deleted run's seq still records its own firing", async () => {
@@ -366,8 +374,10 @@ describe('failures', () => {
     // A job config the run creation cannot resolve (stored by hand: the API never lets one in).
     api.db.query("UPDATE jobs SET config = 'not json' WHERE id = ?").run(j.id)
     clock = tick
+    const before = fired('schedule')
     expect((await scheduler.tick()).made).toEqual([])
     expect(logs.some((l) => l.includes('trigger firing failed'))).toBe(true)
+    expect(moved(before, fired('schedule'))).toEqual({ created_run: 0, skipped: 0, deferred: 0, failed: 1 })
     expect(nextAt(t.id)).toBe(tick + HOUR)
     expect(await executionsOf(t.id)).toEqual([])
     api.db.query('UPDATE jobs SET config = ? WHERE id = ?').run(JSON.stringify(job().config), j.id)

@@ -2,6 +2,7 @@
 // bucket; anything unpaid or invalid (a forged payer included) counts against the client
 // address; a 429 comes before the 402 and never consumes a payment.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { paymentRefusals, scrapes } from '../../src/metrics'
 import { addressKey } from '../../src/scrape'
 import { b64, otherPayer, payer, testGate, v1Payload } from '../payment/helpers'
 import { testScrape, type TestScrape } from '../helpers/scrape'
@@ -25,6 +26,13 @@ afterAll(async () => {
 
 const paid = (header: string | null) => scrape.post('/v1/scrape', { url: page }, { tenant: null, headers: header ? { 'X-PAYMENT': header } : {} })
 const signed = async (account = payer) => b64(await v1Payload({ account }))
+/** The process's scrape results and 402 refusals (all reasons), for comparing their moves. */
+const counted = () => ({
+  ok: scrapes.labels('paid', 'ok').value,
+  refused: scrapes.labels('paid', 'payment_refused').value,
+  limited: scrapes.labels('paid', 'rate_limited').value,
+  refusals: paymentRefusals.entries().reduce((n, e) => n + e.child.value, 0),
+})
 
 describe('rate limit with payment', () => {
   test("a forged payer's requests count against the address, never the payer's bucket", async () => {
@@ -37,8 +45,17 @@ describe('rate limit with payment', () => {
       }),
     )
     const statuses = []
+    const before = counted()
     for (const f of forgeries) statuses.push((await paid(f)).status)
     expect(statuses).toEqual([402, 402, 429])
+    // The 429 was no refusal of the payment, though its check failed too.
+    const after = counted()
+    expect({ ok: after.ok - before.ok, refused: after.refused - before.refused, limited: after.limited - before.limited, refusals: after.refusals - before.refusals }).toEqual({
+      ok: 0,
+      refused: 2,
+      limited: 1,
+      refusals: 2,
+    })
     // The real payer's bucket is untouched: two paid scrapes at once pass.
     ip = '198.51.100.12'
     expect([(await paid(await signed())).status, (await paid(await signed())).status]).toEqual([200, 200])

@@ -257,6 +257,33 @@ export function storeContract(name: string, make: () => Promise<Store>) {
       })
     })
 
+    describe('runs census', () => {
+      test('runs by tenant and status over every tenant, with the URLs queued in unfinished runs only', async () => {
+        expect(await store.runs.census()).toEqual([])
+        /** A run leased to OWNER whose crawl committed `queued` URLs still to visit. */
+        const crawling = async (queued: number) => {
+          const { run, runSeq } = await store.jobs.create(A, newJob(), { id: uuid(), config: {}, lease: { owner: OWNER, ms: 60_000 } })
+          const counters = { queued, visited: 1, failed: 0, bytes: 0, fetched: 1, depth_cut: 0 }
+          const batch = { links: [], enqueued: [], marks: [], hostFailures: new Map(), pages: [], logs: [], artifacts: [], counters, errorCounts: null }
+          expect((await store.crawl.commit(runSeq!, OWNER, batch)).held).toBe(true)
+          return run!.id
+        }
+        await crawling(3)
+        await crawling(2)
+        const stopped = await crawling(7)
+        await store.runs.move(A, stopped, 'stop')
+        await jobWithRun(A)
+        await jobWithRun(B)
+        await jobWithRun(B)
+        expect(await store.runs.census()).toEqual([
+          { tenant: A, status: 'finished', runs: 1, queued: 0 },
+          { tenant: A, status: 'pending', runs: 1, queued: 0 },
+          { tenant: A, status: 'running', runs: 2, queued: 5 },
+          { tenant: B, status: 'pending', runs: 2, queued: 0 },
+        ])
+      })
+    })
+
     describe('triggers', () => {
       const hourly = { kind: 'schedule' as const, params: { expression: '0 * * * *' } }
 

@@ -1,11 +1,11 @@
 import { conflict } from '../../core/errors'
 import { parseLabels, type Labels } from '../labels'
 import { emptyPage } from '../list'
-import { RUN_COLUMNS, toRun, type Run, type RunMove, type RunRow, type RunStatus } from '../runs'
-import type { NewRun, RunStore } from '../types'
+import { CENSUS_SQL, RUN_COLUMNS, toRun, type Run, type RunMove, type RunRow, type RunStatus } from '../runs'
+import type { NewRun, RunCensus, RunStore } from '../types'
 import { indexLabels, unindexLabels } from './labels'
 import { PgListQuery } from './list'
-import { first, type Pg } from './pg'
+import { first, numeric, type Pg } from './pg'
 import { requestBodyDeletion } from './artifacts'
 
 /** The job a run is created for: its seq and id, and the labels its runs copy. */
@@ -131,5 +131,6 @@ export function pgRunStore(sql: Pg): RunStore {
       const job = first<{ seq: number }>(await sql`SELECT seq FROM jobs WHERE tenant = ${tenant} AND id = ${jobId}`)
       return job ? list(tenant, f, after, perPage, [job.seq]) : null
     },
+    census: async () => numeric<RunCensus>(await sql.unsafe(CENSUS_SQL)),
   }
 }
