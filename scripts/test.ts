@@ -80,7 +80,11 @@ function run(pass: Pass): Outcome {
   console.log(`\n== ${pass.name}: bun test ${pass.args.join(' ')}`)
   const t0 = performance.now()
   // bunfig's [test] timeout did not take effect in Bun 1.4.5; the flag does.
-  const r = Bun.spawnSync([bun, 'test', '--timeout=30000', '--reporter=junit', `--reporter-outfile=${pass.report}`, ...pass.args], {
+  // Two worker processes share the files: most of a file's time is waiting (on the binary, the
+  // fixture sites, Chromium, PostgreSQL), so two at once take about 0.75 of one's time on two
+  // cores. --no-isolate keeps what a sequential `bun test` had: one global per worker, so one
+  // PostgreSQL cluster per worker, not one per file. More workers were no faster here.
+  const r = Bun.spawnSync([bun, 'test', '--parallel=2', '--no-isolate', '--timeout=30000', '--reporter=junit', `--reporter-outfile=${pass.report}`, ...pass.args], {
     stdout: 'inherit',
     stderr: 'inherit',
     env: { ...process.env, TRAWL_BINARY: `${process.cwd()}/dist/trawl`, ...pass.env },
