@@ -186,6 +186,24 @@ describe('the dashboard, driven in Chromium', () => {
     expect(listed.map((t: { name: string; condition: unknown }) => [t.name, t.condition])).toEqual([['every ten minutes', { kind: 'schedule', params: { expression: '*/10 * * * *' } }]])
   })
 
+  test('an on_finish trigger for some finishes only: the ticked stop reasons and outcomes are what is saved', async () => {
+    await go('#/triggers')
+    await page.fill('input[name=name]', 'again when aged out')
+    await page.evaluate(`(() => { const s = document.querySelector('select[name=kind]'); s.value = 'on_finish'; s.dispatchEvent(new Event('change', { bubbles: true })) })()`)
+    await page.waitFor('the on_finish choices', `document.querySelectorAll('input[name=stop_reasons]').length === 7`)
+    await page.click('input[name=stop_reasons][value=max_age]')
+    await page.click('input[name=stop_reasons][value=max_urls]')
+    await page.click('input[name=outcomes][value=limited]')
+    await page.click('.trigger-form button[type=submit]')
+    await page.waitFor('the new trigger listed', `[...document.querySelectorAll('table.triggers td[data-label=Name]')].some((td) => td.textContent === 'again when aged out')`)
+    const row = `table.triggers tr:has(td[data-label=Name])`
+    const described = (await cells(row, 'Condition'))[(await cells(row, 'Name')).indexOf('again when aged out')]
+    expect(described).toBe('on finish, stopped for max_urls or max_age, outcome limited')
+    const saved = (await trawl.api.get('/v1/triggers', T)).body.data.find((t: { name: string }) => t.name === 'again when aged out')
+    // Ticked in another order, saved in the order of the list.
+    expect(saved.condition).toEqual({ kind: 'on_finish', params: { stop_reasons: ['max_urls', 'max_age'], outcomes: ['limited'] } })
+  })
+
   test('on a 390 px phone the runs page fits the width; the page logged no error', async () => {
     await page.size(390, 844, true)
     await go('#/runs')
