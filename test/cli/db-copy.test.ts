@@ -143,7 +143,7 @@ describe('trawl db copy', () => {
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines.slice(0, TABLES.length).map((l) => l.split(':')[0])).toEqual([...TABLES])
     expect(lines.at(-1)).toMatch(
-      /^copied .* to postgres:\/\/trawl@127\.0\.0\.1:\d+\/\w+: [\d,]+ rows in 17 tables; [\d,]+ bodies \(.*\) to s3:\/\/copy-dest\/moved\/; 1 NUL character in text replaced by U\+FFFD .*; [\d.]+ s$/,
+      /^copied .* to postgres:\/\/trawl@127\.0\.0\.1:\d+\/\w+: [\d,]+ rows in 20 tables; [\d,]+ bodies \(.*\) to s3:\/\/copy-dest\/moved\/; 1 NUL character in text replaced by U\+FFFD .*; [\d.]+ s$/,
     )
 
     const sql = client(copiedUrl)
