@@ -58,6 +58,9 @@ export function afterAttempt(d: Pick<DueDelivery, 'attempts' | 'created_at'>, r:
   return { status: 'pending', next_at: Math.min(now + delay, end), delivered_at: null }
 }
 
+/** A webhook with a patch's fields that are given (an absent or undefined one stays). */
+export const patched = (w: Webhook, patch: WebhookPatch): Webhook => ({ ...w, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) })
+
 // Rows and their shaping, shared by both engines (the same columns).
 export type WebhookRow = {
   id: string

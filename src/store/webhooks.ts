@@ -4,6 +4,7 @@ import { emptyPage, INT, ListQuery, TEXT, type Page } from './list'
 import {
   afterAttempt,
   DELIVERY_COLUMNS,
+  patched,
   toDeliveries,
   toWebhook,
   WEBHOOK_COLUMNS,
@@ -72,7 +73,7 @@ export function webhookRepository(db: Database) {
         .transaction(() => {
           const row = getRow(tenant, id)
           if (!row) return null
-          const w = { ...toWebhook(row), ...patch }
+          const w = patched(toWebhook(row), patch)
           write.run(row.seq, w.url, JSON.stringify(w.events), w.enabled ? 1 : 0, w.secret, w.description, Math.max(now, row.updated_at + 1))
           return toWebhook(getRow(tenant, id)!)
         })

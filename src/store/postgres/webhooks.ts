@@ -4,6 +4,7 @@ import type { WebhookStore } from '../types'
 import {
   afterAttempt,
   DELIVERY_COLUMNS,
+  patched,
   toDeliveries,
   toWebhook,
   WEBHOOK_COLUMNS,
@@ -67,7 +68,7 @@ export function pgWebhookStore(sql: Pg): WebhookStore {
       sql.begin(async (tx) => {
         const row = first<WebhookRow & { seq: number }>(await tx`SELECT t.seq, ${tx.unsafe(WEBHOOK_COLUMNS)} FROM webhooks t WHERE t.tenant = ${tenant} AND t.id = ${id} FOR NO KEY UPDATE`)
         if (!row) return null
-        const w = { ...toWebhook(row), ...patch }
+        const w = patched(toWebhook(row), patch)
         const updated = first<WebhookRow>(
           await tx`UPDATE webhooks AS t SET url = ${w.url}, events = ${JSON.stringify(w.events)}, enabled = ${w.enabled ? 1 : 0}, secret = ${w.secret},
                    description = ${w.description}, updated_at = ${Math.max(Date.now(), row.updated_at + 1)} WHERE t.seq = ${row.seq} RETURNING ${tx.unsafe(WEBHOOK_COLUMNS)}`,
