@@ -34,5 +34,7 @@ export function sqliteWebhookStore(r: SqliteRepositories): WebhookStore {
     },
     claim: async (owner, now, leaseMs, limit) => r.webhooks.claim(owner, now, leaseMs, limit),
     record: async (owner, d, result, now) => r.webhooks.record(owner, d, result, now),
+    leaseOwners: async (now) => r.webhooks.leaseOwners(now),
+    releaseLeases: async (owner) => r.webhooks.releaseLeases(owner),
   }
 }

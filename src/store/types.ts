@@ -246,6 +246,10 @@ export interface WebhookStore {
   claim(owner: string, now: number, leaseMs: number, limit: number): Promise<DueDelivery[]>
   /** Records an attempt and moves the delivery on (webhook-model's afterAttempt); false when `owner` no longer holds it. */
   record(owner: string, d: DueDelivery, r: AttemptResult, now: number): Promise<boolean>
+  /** Who holds leases on pending deliveries at `now`. */
+  leaseOwners(now: number): Promise<string[]>
+  /** Gives up the leases of an owner known to be gone (killed): its deliveries are due again at once. */
+  releaseLeases(owner: string): Promise<number>
 }
 
 /** The payment ledger (not per tenant: the scrape API has none). */

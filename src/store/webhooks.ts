@@ -53,6 +53,9 @@ export function webhookRepository(db: Database) {
      WHERE seq = ?1 AND lease_owner = ?2 AND status = 'pending'`,
   )
 
+  const owners = db.query(`SELECT DISTINCT lease_owner FROM webhook_deliveries WHERE status = 'pending' AND lease_until >= ${INT}`)
+  const release = db.query("UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ? AND status = 'pending'")
+
   type Stored = WebhookRow & { seq: number }
   const getRow = (tenant: string, id: string) => byId.get(tenant, id) as Stored | null
   const withAttempts = (rows: DeliveryRow[]): Delivery[] => toDeliveries(rows, rows.length ? (attemptsOf.all(JSON.stringify(rows.map((r) => r.seq))) as AttemptRow[]) : [])
@@ -135,6 +138,12 @@ export function webhookRepository(db: Database) {
           return settle.run(d.seq, owner, next.status, next.next_at, next.delivered_at).changes > 0
         })
         .immediate()
+    },
+    leaseOwners(now: number): string[] {
+      return (owners.all(now) as { lease_owner: string }[]).map((r) => r.lease_owner)
+    },
+    releaseLeases(owner: string): number {
+      return release.run(owner).changes
     },
   }
 }

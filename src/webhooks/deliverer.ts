@@ -2,14 +2,18 @@ import { postWebhook, type WebhookAnswer, type WebhookPost } from '../fetch/webh
 import type { Logger } from '../log'
 import type { WebhookStore } from '../store/types'
 import { afterAttempt, type DueDelivery } from '../store/webhook-model'
-import { processOwner } from '../util/process'
+import { hostname } from 'node:os'
+import { pidAlive, pidOnThisHost, processOwner } from '../util/process'
 import { signedHeaders } from './signature'
+
+/** How often leases of gone processes of this host are looked for (and at start). */
+const DEAD_CHECK_MS = 30_000
 
 /** What one attempt came to, for a counter (the deliverer keeps none itself). */
 export type AttemptOutcome = 'delivered' | 'failed_attempt' | 'gave_up'
 
 export type DelivererOptions = {
-  store: Pick<WebhookStore, 'claim' | 'record'>
+  store: Pick<WebhookStore, 'claim' | 'record' | 'leaseOwners' | 'releaseLeases'>
   log: Logger
   allowPrivate: boolean
   /** A delivery claimed is this process's for this long; a process killed meanwhile leaves it to lapse. */
@@ -41,6 +45,7 @@ export class Deliverer {
   private stopped = false
   private poked = false
   private wake: (() => void) | null = null
+  private deadCheckedAt = 0
 
   constructor(private readonly opts: DelivererOptions) {
     this.leaseMs = opts.leaseMs ?? 60_000
@@ -98,9 +103,26 @@ export class Deliverer {
   }
 
   private async round(): Promise<number> {
+    if (Date.now() - this.deadCheckedAt >= DEAD_CHECK_MS) await this.releaseDead()
     const due = await this.opts.store.claim(this.owner, Date.now(), this.leaseMs, this.batch)
     await Promise.all(due.map((d) => this.deliver(d)))
     return due.length
+  }
+
+  /**
+   * Leases of processes of this host that are gone (killed while sending): their deliveries need
+   * not wait for the lease to lapse. A holder with this process's pid but another name is an
+   * earlier process that had the same pid (a container's restart), gone too.
+   */
+  private async releaseDead() {
+    this.deadCheckedAt = Date.now()
+    const me = hostname()
+    for (const owner of await this.opts.store.leaseOwners(Date.now())) {
+      const pid = pidOnThisHost(owner, me)
+      if (pid === null || owner === this.owner || (pid !== process.pid && pidAlive(pid))) continue
+      const released = await this.opts.store.releaseLeases(owner)
+      if (released) this.opts.log.info('webhook deliveries of a process that is gone released', { owner, deliveries: released })
+    }
   }
 
   private async deliver(d: DueDelivery) {

@@ -149,7 +149,7 @@ export function webhookContract(name: string, make: () => Promise<Store>) {
       ])
     })
 
-    test('claims: two claimers never get the same delivery; a lease holds until it lapses; only its owner settles it', async () => {
+    test('claims: two claimers never get the same delivery; a lease holds until it lapses or is released; only its owner settles it', async () => {
       const { job } = await store.jobs.create(A, newJob())
       const w = (await store.webhooks.create(A, hook({ events: ['run.finished'] })))!
       for (let i = 0; i < 12; i++) {
@@ -162,6 +162,10 @@ export function webhookContract(name: string, make: () => Promise<Store>) {
       expect(ids).toHaveLength(12)
       expect(new Set(ids).size).toBe(12)
       expect(await store.webhooks.claim('p3', now + 1000, 60_000, 100)).toEqual([])
+      // A gone owner's leases released: its deliveries are claimable at once.
+      expect((await store.webhooks.leaseOwners(now)).sort()).toEqual(['p1', 'p2'])
+      expect(await store.webhooks.releaseLeases('p2')).toBe(two!.length)
+      expect((await store.webhooks.claim('p3', now, 60_000, 100)).map((x) => x.id).sort()).toEqual(two!.map((x) => x.id).sort())
 
       const d = one![0]!
       expect(d).toMatchObject({ url: w.url, secret: w.secret, attempts: 0 })

@@ -139,5 +139,10 @@ export function pgWebhookStore(sql: Pg): WebhookStore {
                                  lease_owner = NULL, lease_until = NULL WHERE seq = ${d.seq} AND lease_owner = ${owner} AND status = 'pending'`
         return settled.count > 0
       }),
+
+    leaseOwners: async (now) =>
+      ((await sql`SELECT DISTINCT lease_owner FROM webhook_deliveries WHERE status = 'pending' AND lease_until >= ${now}`) as { lease_owner: string }[]).map((r) => r.lease_owner),
+
+    releaseLeases: async (owner) => (await sql`UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ${owner} AND status = 'pending'`).count,
   }
 }
