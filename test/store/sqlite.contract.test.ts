@@ -7,7 +7,6 @@ import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { storeContract } from './contract'
 import { crawlStoreContract } from './crawl-contract'
-import { webhookContract } from './webhook-contract'
 
 const opened: { dir: string; db: Database }[] = []
 afterAll(() => {
@@ -26,13 +25,6 @@ storeContract('SQLite', async () => {
 
 crawlStoreContract('SQLite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-crawl-store-'))
-  const db = openDatabase(dir)
-  opened.push({ dir, db })
-  return createStore(db)
-})
-
-webhookContract('SQLite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-webhook-store-'))
   const db = openDatabase(dir)
   opened.push({ dir, db })
   return createStore(db)
