@@ -6,7 +6,7 @@ import type { EngineDeps } from './crawl/execution'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
 import { metricsResponse, serveMetrics } from './http/metrics'
-import { labelTenants, metrics } from './metrics'
+import { countWebhookDelivery, labelTenants, metrics } from './metrics'
 import { runGauges } from './runs/gauges'
 import { mcpRoutes } from './mcp/http'
 import { Scheduler } from './schedule/scheduler'
@@ -75,6 +75,7 @@ const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
 export function createEngines(deps: EngineDeps, maxActiveRuns: number, opts: { allowPrivateNetworks?: boolean } = {}) {
   const runner = new Runner(deps, maxActiveRuns)
   const deliverer = new Deliverer({ store: deps.store.webhooks, log: deps.log, allowPrivate: opts.allowPrivateNetworks ?? false })
+  deliverer.onAttempt = countWebhookDelivery
   const scheduler = new Scheduler(deps.store, deps.log, () => {
     runner.notify()
     deliverer.poke()

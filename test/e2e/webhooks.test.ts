@@ -54,6 +54,9 @@ describe('webhooks from trawl serve', () => {
     await Bun.sleep(300)
     expect(receiver.ofRun(runId)).toHaveLength(2)
     expect(receiver.rejected).toEqual([])
+    // Each attempt counted by outcome, once it is recorded (after the receiver's answer).
+    const counted = async () => (await trawl.api.get('/metrics', { tenant: null })).text.match(/^trawl_webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m)?.[1]
+    expect(await waitFor('the attempts counted', async () => ((await counted()) === '2' ? '2' : null), 5000, 50)).toBe('2')
   }, 60_000)
 
   test('a receiver down for a few seconds gets every event once it is back, each once', async () => {
