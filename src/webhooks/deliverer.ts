@@ -84,20 +84,20 @@ export class Deliverer {
     }
   }
 
+  /** Until the next poll, or a poke (one that came while a round ran ends it at once). */
   private sleep(): Promise<void> {
     if (this.poked) {
       this.poked = false
       return Promise.resolve()
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs)
-      const self = this
-      function done() {
+      const done = () => {
         clearTimeout(timer)
-        self.wake = null
-        self.poked = false
+        this.wake = null
+        this.poked = false
         resolve()
       }
+      const timer = setTimeout(done, this.pollMs)
       this.wake = done
     })
   }
