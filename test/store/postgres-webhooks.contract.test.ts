@@ -1,5 +1,4 @@
-// In a file of its own: the main contract file already holds a pool per test open to its end.
-import { afterAll } from 'bun:test'
+import { afterAll, beforeEach } from 'bun:test'
 import type { SQL } from 'bun'
 import { openPostgres } from '../../src/store/postgres/open'
 import { postgresStore } from '../../src/store/postgres/store'
@@ -7,9 +6,12 @@ import { freshDatabase } from '../helpers/postgres'
 import { webhookContract } from './webhook-contract'
 
 const opened: SQL[] = []
-afterAll(async () => {
-  await Promise.all(opened.map((sql) => sql.close()))
-})
+// A finished test's pool is closed before the next test opens one, as in postgres.contract.test.ts.
+const closeOpened = async () => {
+  await Promise.all(opened.splice(0).map((sql) => sql.close()))
+}
+beforeEach(closeOpened)
+afterAll(closeOpened)
 
 webhookContract('PostgreSQL', async () => {
   const sql = await openPostgres(freshDatabase())
