@@ -6,7 +6,7 @@ import type { EngineDeps } from './crawl/execution'
 import { Runner } from './crawl/runner'
 import { createApp } from './http/app'
 import { metricsResponse, serveMetrics } from './http/metrics'
-import { labelTenants, metrics } from './metrics'
+import { countWebhookDelivery, labelTenants, metrics } from './metrics'
 import { runGauges } from './runs/gauges'
 import { mcpRoutes } from './mcp/http'
 import { Scheduler } from './schedule/scheduler'
@@ -19,6 +19,7 @@ import { SCRAPE_CORS, scrapeRoutes, type Payments, type ScrapeDeps } from './scr
 import { TokenBuckets } from './scrape/rate-limit'
 import { Scraper } from './scrape/scraper'
 import { VERSION } from './version'
+import { Deliverer } from './webhooks/deliverer'
 
 /** The management surface over a store (also what API tests drive with app.handle). */
 export const managementApp = (deps: Deps) =>
@@ -66,29 +67,45 @@ export function scrapeDeps(config: Config, log: Logger, parts: { fetcher: Fetche
 const SCRAPE_MAX_REQUEST_BYTES = 1024 * 1024
 
 /**
- * The crawl runner and the trigger scheduler, wired as `trawl serve` runs them: a run a trigger
- * creates starts at once, and a run that ends (or is stopped through the API: `notify`) lets the
- * scheduler make the on_finish firings it recorded.
+ * The crawl runner, the trigger scheduler and the webhook deliverer, wired as `trawl serve` runs
+ * them: a run a trigger creates starts at once, and a run that ends (or is stopped through the
+ * API: `notify`) lets the scheduler make the on_finish firings it recorded and the deliverer send
+ * the deliveries the move wrote.
  */
-export function createEngines(deps: EngineDeps, maxActiveRuns: number) {
+export function createEngines(deps: EngineDeps, maxActiveRuns: number, opts: { allowPrivateNetworks?: boolean } = {}) {
   const runner = new Runner(deps, maxActiveRuns)
-  const scheduler = new Scheduler(deps.store, deps.log, () => runner.notify())
-  runner.onFinish = () => scheduler.notify()
+  const deliverer = new Deliverer({ store: deps.store.webhooks, log: deps.log, allowPrivate: opts.allowPrivateNetworks ?? false })
+  deliverer.onAttempt = countWebhookDelivery
+  const scheduler = new Scheduler(deps.store, deps.log, () => {
+    runner.notify()
+    deliverer.poke()
+  })
+  runner.onFinish = () => {
+    scheduler.notify()
+    deliverer.poke()
+  }
   return {
     runner,
     scheduler,
+    deliverer,
     notify() {
       runner.notify()
       scheduler.notify()
+      deliverer.poke()
     },
     start() {
       runner.start()
       scheduler.start()
+      deliverer.start()
     },
-    /** The scheduler first: nothing new is created while the runner checkpoints its runs. */
+    /**
+     * The scheduler first: nothing new is created while the runner checkpoints its runs. The
+     * deliverer's attempts in flight finish and are recorded; what it has not sent stays in the
+     * outbox for the next start (or another process).
+     */
     async stop() {
       scheduler.stop()
-      await runner.stop()
+      await Promise.all([runner.stop(), deliverer.stop()])
     },
   }
 }
@@ -100,7 +117,7 @@ export async function startServer(config: Config, log: Logger): Promise<Server> 
   labelTenants(config.metricsTenants)
   const resources = await openCrawlResources(config, log)
   const { store, parser, fetcher, blobs } = resources
-  const engine = createEngines(resources, config.maxActiveRuns)
+  const engine = createEngines(resources, config.maxActiveRuns, { allowPrivateNetworks: config.allowPrivateNetworks })
   const management = managementApp({ store, config, log, parser, fetcher, blobs, engine })
   const payments = createPaymentGate(config, store.payments, log)
   const scrape = scrapeApp(scrapeDeps(config, log, { fetcher, parser, payments }, (request) => scrape.server?.requestIP(request)?.address ?? 'unknown'))

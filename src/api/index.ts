@@ -14,12 +14,14 @@ import { exportRoutes } from './export'
 import { artifactRoutes } from './artifacts'
 import { triggerRoutes } from './triggers'
 import { paymentRoutes } from './payments'
+import { webhookRoutes } from './webhooks'
 
 /** Every management route, in the order the docs list them. */
 export const managementRoutes = (deps: Deps): Route[] => [
   ...jobRoutes(deps),
   ...runRoutes(deps),
   ...triggerRoutes(deps),
+  ...webhookRoutes(deps),
   ...hostRoutes(deps),
   ...linkRoutes(deps),
   ...crawlLogRoutes(deps),

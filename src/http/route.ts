@@ -16,7 +16,7 @@ export type Ctx<P, Q, B> = { tenant: string; params: P; query: Q; body: B; reque
  * schemas are handed to the OpenAPI document, so docs and validation cannot drift.
  */
 export type Route<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema> = {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   path: string
   summary: string
   /** Longer prose for the OpenAPI document. */

@@ -12,6 +12,7 @@ import { frontierRepository } from './frontier'
 import { triggerRepository } from './triggers'
 import { journalDir, journalRuns, RunJournal } from './fetch-journal'
 import { paymentRepository } from './payments'
+import { webhookRepository } from './webhooks'
 import { sqliteStore } from './sqlite-store'
 import type { Store } from './types'
 
@@ -35,6 +36,7 @@ export function createSqliteRepositories(db: Database) {
     frontier: frontierRepository(db),
     triggers: triggerRepository(db),
     payments: paymentRepository(db),
+    webhooks: webhookRepository(db),
     /** The fetch journal of a run (fetch-journal.ts): opened by the execution that holds the run. */
     journals: {
       open: (runSeq: number) => RunJournal.open(journalDir(db.filename), runSeq),

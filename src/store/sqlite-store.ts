@@ -1,5 +1,6 @@
 import { CommitBatcher } from '../util/commit-batcher'
 import { sqliteCrawlStore } from './sqlite-crawl-store'
+import { sqliteWebhookStore } from './sqlite-webhook-store'
 import type { SqliteRepositories } from './index'
 import type { labelRepository } from './labels'
 import type { LedgerWrite, Payment, PaymentStatus } from './payments'
@@ -203,6 +204,8 @@ export function sqliteStore(r: SqliteRepositories): Store {
         return seq === null ? null : r.runGraph.edges(tenant, seq, f, after, perPage)
       },
     },
+
+    webhooks: sqliteWebhookStore(r),
 
     payments: {
       accept: (payment) => ledger.submit({ kind: 'accept', payment }),

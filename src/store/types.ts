@@ -13,6 +13,7 @@ import type { NewPayment, Payment, PaymentStatus } from './payments'
 import type { Edge, EdgeFilter, VisitedLink, VisitFilter } from './run-graph'
 import type { Run, RunFilter, RunMove, RunStatus } from './runs'
 import type { DueFiring, Execution, ExecutionFilter, NewTrigger, Trigger, TriggerFilter } from './triggers'
+import type { AttemptResult, Delivery, DeliveryFilter, DueDelivery, NewWebhook, Webhook, WebhookFilter, WebhookPatch } from './webhook-model'
 
 /**
  * What the routes, the scheduler, the payment gate, the CLI, MCP and export persist, whatever
@@ -35,6 +36,7 @@ export interface Store {
   crawlLogs: CrawlLogStore
   runGraph: RunGraphStore
   payments: PaymentStore
+  webhooks: WebhookStore
   /** The crawl engine's part: async and batch-oriented (crawl-store.ts). */
   crawl: CrawlStore
 }
@@ -215,6 +217,39 @@ export interface CrawlLogStore {
 export interface RunGraphStore {
   visits(tenant: string, runId: string, f: VisitFilter, after: number | undefined, perPage: number): Promise<Page<VisitedLink> | null>
   edges(tenant: string, runId: string, f: EdgeFilter, after: number | undefined, perPage: number): Promise<Page<Edge> | null>
+}
+
+/**
+ * Webhooks and their deliveries (decision 116). Deliveries are written by the database when a
+ * run moves or a trigger fires, in that transaction; the deliverer claims and settles them.
+ */
+export interface WebhookStore {
+  /** A webhook of one job (`job_id`) or of all the tenant's; null when there is no such job; `conflict` when the id is taken. */
+  create(tenant: string, w: NewWebhook): Promise<Webhook | null>
+  get(tenant: string, id: string): Promise<Webhook | null>
+  /** Replaces the supplied fields; null when it does not exist. */
+  update(tenant: string, id: string, patch: WebhookPatch): Promise<Webhook | null>
+  /** Deletes it with its deliveries; false when it did not exist. */
+  delete(tenant: string, id: string): Promise<boolean>
+  list(tenant: string, f: WebhookFilter, after: number | undefined, perPage: number): Promise<Page<Webhook>>
+  /** Deliveries of one webhook, newest first, with their attempts; null when the tenant has no such webhook. */
+  deliveries(tenant: string, webhookId: string, f: DeliveryFilter, after: number | undefined, perPage: number): Promise<Page<Delivery> | null>
+  delivery(tenant: string, webhookId: string, deliveryId: string): Promise<Delivery | null>
+  /** A failed delivery back to pending, due at `now`; null when there is none; `conflict` when it is not failed. */
+  retry(tenant: string, webhookId: string, deliveryId: string, now: number): Promise<Delivery | null>
+
+  // The deliverer's side: every tenant's deliveries.
+  /**
+   * Due deliveries of enabled webhooks, at most `limit`, leased to `owner` until `now + leaseMs`:
+   * no other claimer gets them while the lease holds (PostgreSQL: FOR UPDATE SKIP LOCKED).
+   */
+  claim(owner: string, now: number, leaseMs: number, limit: number): Promise<DueDelivery[]>
+  /** Records an attempt and moves the delivery on (webhook-model's afterAttempt); false when `owner` no longer holds it. */
+  record(owner: string, d: DueDelivery, r: AttemptResult, now: number): Promise<boolean>
+  /** Who holds leases on pending deliveries at `now`. */
+  leaseOwners(now: number): Promise<string[]>
+  /** Gives up the leases of an owner known to be gone (killed): its deliveries are due again at once. */
+  releaseLeases(owner: string): Promise<number>
 }
 
 /** The payment ledger (not per tenant: the scrape API has none). */

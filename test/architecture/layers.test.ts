@@ -33,6 +33,7 @@ const BELOW_ROUTES = in_(
   'src/sqlite/',
   'src/catalogue/',
   'src/metrics/',
+  'src/webhooks/',
 )
 const SQLITE_HOMES = in_('src/store/', 'src/blob/', 'src/sqlite/')
 

@@ -79,6 +79,15 @@ function addEdgeRows(dataDir: string): void {
       ['a NUL\0inside'],
     )
     db.run("INSERT INTO body_deletions (run_id, requested_at) VALUES ('00000000-0000-4000-8000-000000000000', 12)")
+    // A webhook, and an execution after it: SQLite's trigger writes its delivery. Copied after the
+    // executions, PostgreSQL's writes none of its own (the copy would have one row too many).
+    db.run(
+      `INSERT INTO webhooks (tenant, id, job_seq, job_id, url, secret, events, enabled, description, created_at, updated_at) VALUES ('local', 'wh-1', NULL, NULL, 'https://hooks.example/in', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', '["trigger.fired"]', 1, 'tab\there', 13, 14)`,
+    )
+    db.run(
+      "INSERT INTO trigger_executions (tenant, id, trigger_seq, trigger_id, run_id, outcome, scheduled_at, executed_at, created_at) VALUES ('local', 'te-2', 1, 'tr-1', NULL, 'skipped', 15, 16, 17)",
+    )
+    db.run("INSERT INTO webhook_attempts (delivery_seq, at, duration_ms, status_code, error) SELECT seq, 18, 3, NULL, 'connection refused' FROM webhook_deliveries")
     db.run('UPDATE crawl_logs SET latency_ms = 0.1 + 0.2 WHERE seq = (SELECT min(seq) FROM crawl_logs)')
   } finally {
     db.close()
@@ -143,7 +152,7 @@ describe('trawl db copy', () => {
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines.slice(0, TABLES.length).map((l) => l.split(':')[0])).toEqual([...TABLES])
     expect(lines.at(-1)).toMatch(
-      /^copied .* to postgres:\/\/trawl@127\.0\.0\.1:\d+\/\w+: [\d,]+ rows in 17 tables; [\d,]+ bodies \(.*\) to s3:\/\/copy-dest\/moved\/; 1 NUL character in text replaced by U\+FFFD .*; [\d.]+ s$/,
+      /^copied .* to postgres:\/\/trawl@127\.0\.0\.1:\d+\/\w+: [\d,]+ rows in 20 tables; [\d,]+ bodies \(.*\) to s3:\/\/copy-dest\/moved\/; 1 NUL character in text replaced by U\+FFFD .*; [\d.]+ s$/,
     )
 
     const sql = client(copiedUrl)

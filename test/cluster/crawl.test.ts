@@ -3,23 +3,28 @@
 // politeness.delay and the cluster-wide per-host ceiling (TRAWL_HOST_CEILING) hold across the
 // processes. Everything is asserted from the fixture server's side (test/helpers/multi-host-site.ts):
 // which process sent each request (the owner of its socket), how many requests a host had in
-// flight, the gaps between them, how many times each page was fetched. Build the binary first
-// (`bun run build`).
+// flight, the gaps between them, how many times each page was fetched. Each process's webhook
+// deliverer shares the outbox (decision 116): every event of a run arrives once. Build the binary
+// first (`bun run build`).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cleanup } from '../helpers/binary'
 import { startCluster, wholeSite, type Cluster } from '../helpers/cluster'
 import { gapFloor, multiHostSite, untilSite, type MultiHostSite, type MultiHostSiteOptions } from '../helpers/multi-host-site'
 import { clusterPort } from '../helpers/postgres'
+import { waitFor } from '../helpers/wait'
+import { webhookReceiver } from '../helpers/webhook-receiver'
 
 const CEILING = 3
 let cluster: Cluster
 const sites: MultiHostSite[] = []
+const receiver = webhookReceiver()
 
 beforeAll(async () => {
   clusterPort() // PostgreSQL starts here, not inside a test's time
   cluster = await startCluster({ processes: 3, env: { TRAWL_HOST_CEILING: String(CEILING) } })
 }, 60_000)
 afterAll(async () => {
+  receiver.stop()
   for (const s of sites) await s.close()
   await cluster?.close()
   await cleanup()
@@ -106,4 +111,31 @@ describe('the per-host ceiling across runs and processes', () => {
     // The runs did overlap on a host: the ceiling, not per_host_concurrency, was what held them.
     expect({ perHost, reached: s.maxInFlight() }).toEqual({ perHost, reached: CEILING })
   }, 50_000)
+})
+
+describe('webhooks across processes', () => {
+  test('a run crawled by three processes, paused through one and resumed through another: each of its four events arrives once', async () => {
+    const hook = await cluster.api(0).post('/v1/webhooks', { url: receiver.url(), events: ['run.started', 'run.paused', 'run.resumed', 'run.finished'] })
+    expect(hook.status).toBe(201)
+    receiver.trust(hook.body.secret)
+    const s = site({ hosts: 8, pagesPerHost: 6, linksPerPage: 3, delayMs: 80 })
+    const { runId } = await cluster.createJob(wholeSite(s.seed, { concurrency: 4, per_host_concurrency: 1 }), { via: 1 })
+    await untilSite(s, 'all three fetching', () => Object.keys(s.byClient()).length === 3 && s.totalFetches() >= 10)
+    await cluster.pause(runId!, 1)
+    await cluster.resume(runId!, 2)
+    const run = await cluster.finished(runId!, 40_000)
+    expect(run.stats.visited).toBe(48)
+
+    const types = () => receiver.ofRun(runId!).map((r) => r.type)
+    await waitFor('the four events', () => types().length >= 4, 15_000, 50)
+    // Every process polls the outbox each second: a second sender would have sent by now.
+    await Bun.sleep(2500)
+    expect(types().sort()).toEqual(['run.finished', 'run.paused', 'run.resumed', 'run.started'])
+    expect(new Set(receiver.ofRun(runId!).map((r) => r.id)).size).toBe(4)
+    expect(receiver.rejected).toEqual([])
+    const finished = receiver.ofRun(runId!).find((r) => r.type === 'run.finished')!
+    expect(finished.data).toEqual({ run_id: runId, job_id: run.job_id, status: 'finished', stop_reason: run.stop_reason, outcome: run.outcome, stats: run.stats, error_counts: run.error_counts })
+    const rows = await cluster.sql()`SELECT status, count(*)::int AS n, sum(attempts)::int AS attempts FROM webhook_deliveries GROUP BY status`
+    expect([...rows]).toEqual([{ status: 'delivered', n: 4, attempts: 4 }])
+  }, 60_000)
 })

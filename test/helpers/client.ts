@@ -30,6 +30,7 @@ export function jsonClient(base: string, send: (request: Request) => Promise<Res
     get: (path: string, opts?: CallOptions) => call('GET', path, opts),
     post: (path: string, body?: unknown, opts?: CallOptions) => call('POST', path, { ...opts, body }),
     put: (path: string, body?: unknown, opts?: CallOptions) => call('PUT', path, { ...opts, body }),
+    patch: (path: string, body?: unknown, opts?: CallOptions) => call('PATCH', path, { ...opts, body }),
     del: (path: string, opts?: CallOptions) => call('DELETE', path, opts),
   }
 }

@@ -57,6 +57,11 @@ describe('OpenAPI document', () => {
         '/v1/triggers/{trigger_id}/disable',
         '/v1/triggers/{trigger_id}/enable',
         '/v1/triggers/{trigger_id}/executions',
+        '/v1/webhooks',
+        '/v1/webhooks/{webhook_id}',
+        '/v1/webhooks/{webhook_id}/deliveries',
+        '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}',
+        '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
       ].sort(),
     )
     const params = (path: string, method: string) => Object.fromEntries(doc.paths[path][method].parameters.map((p: any) => [`${p.in}:${p.name}`, p]))
@@ -75,6 +80,10 @@ describe('OpenAPI document', () => {
     for (const name of ['page', 'per_page', 'include_ids', 'exclude_ids', 'scheduled_before', 'scheduled_after', 'executed_before', 'executed_after', 'created_before', 'created_after']) {
       expect(executions[`query:${name}`]).toBeDefined()
     }
+    expect(Object.keys(doc.paths['/v1/webhooks/{webhook_id}']).sort()).toEqual(['delete', 'get', 'patch'])
+    const webhooks = params('/v1/webhooks', 'get')
+    for (const name of ['page', 'per_page', 'job_ids', 'enabled']) expect(webhooks[`query:${name}`]).toBeDefined()
+    expect(params('/v1/webhooks/{webhook_id}/deliveries', 'get')['query:statuses']).toMatchObject({ style: 'form', explode: true, schema: { type: 'array' } })
     const create = doc.paths['/v1/jobs/{job_id}/triggers'].post
     expect(JSON.stringify(create.requestBody)).toContain('on_finish')
     expect(JSON.stringify(create.requestBody)).toContain('timezone')

@@ -25,6 +25,11 @@ export const TABLES = [
   'trigger_firings',
   'payments',
   'body_deletions',
+  // Last: a trigger execution copied after them would write deliveries of its own (the AFTER
+  // INSERT trigger of PostgreSQL's migration 005), besides the ones copied.
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
 ] as const
 
 export type TableName = (typeof TABLES)[number]

@@ -14,6 +14,7 @@ import m013 from './013-page-records.sql' with { type: 'text' }
 import m014 from './014-derived-parsed.sql' with { type: 'text' }
 import m015 from './015-link-seq-keys.sql' with { type: 'text' }
 import m016 from './016-trigger-outcomes.sql' with { type: 'text' }
+import m017 from './017-webhooks.sql' with { type: 'text' }
 
 /** Migrations in order; embedded in the binary as text. Append, never edit a shipped one. */
-export const migrations: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016]
+export const migrations: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017]

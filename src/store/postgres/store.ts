@@ -7,6 +7,7 @@ import { pgDataMapStore } from './data-maps'
 import { pgJobStore, pgRunStore, pgTriggerStore } from './jobs'
 import { pgPatternStore } from './patterns'
 import type { Pg } from './pg'
+import { pgWebhookStore } from './webhooks'
 
 /**
  * The Store on PostgreSQL (decision 111): every method is a few statements over the pool, and a
@@ -27,6 +28,7 @@ export function postgresStore(sql: Pg, opts: { journalDir: string | null }): Sto
     crawlLogs: pgCrawlLogStore(sql),
     runGraph: pgRunGraphStore(sql),
     payments: pgPaymentStore(sql),
+    webhooks: pgWebhookStore(sql),
     crawl: pgCrawlStore(sql, opts.journalDir),
   }
 }
