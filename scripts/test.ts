@@ -41,7 +41,9 @@ const POSTGRES_E2E = [
   'test/e2e/export.test.ts',
   'test/e2e/extract.test.ts',
   'test/e2e/mcp.test.ts',
+  'test/e2e/metrics.test.ts',
   'test/e2e/parse.test.ts',
+  'test/e2e/webhooks.test.ts',
   'test/e2e/x402.test.ts',
 ]
 /** The PostgreSQL engine's own files, left out of the first pass when no path is given. */
