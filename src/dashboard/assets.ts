@@ -24,10 +24,33 @@ import triggersJs from './ui/triggers.js' with { type: 'text' }
 import preactMjs from '../../node_modules/preact/dist/preact.mjs' with { type: 'text' }
 import hooksMjs from '../../node_modules/preact/hooks/dist/hooks.mjs' with { type: 'text' }
 import htmMjs from '../../node_modules/htm/dist/htm.mjs' with { type: 'text' }
+import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS } from '../store/crawl-log-types'
+import { PAYMENT_STATUSES } from '../store/payments'
+import { RUN_OUTCOMES, STOP_REASONS } from '../store/runs'
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../store/webhook-model'
 
 export type Asset = { body: string; type: string }
 
 const JS = 'text/javascript; charset=utf-8'
+
+/**
+ * The API's names the pages offer as choices, written from the lists the API validates against,
+ * so that a reason or an event added there is offered here too, with no copy to forget.
+ */
+const VOCABULARY = {
+  LOG_STEPS,
+  LOG_STATUSES,
+  ERROR_REASONS,
+  STOP_REASONS,
+  RUN_OUTCOMES,
+  PAYMENT_STATUSES,
+  WEBHOOK_EVENTS,
+  DELIVERY_STATUSES,
+}
+const vocabularyJs = `// Written by src/dashboard/assets.ts from the API's own lists.\n${Object.entries(VOCABULARY)
+  .map(([name, values]) => `export const ${name} = ${JSON.stringify(values)}\n`)
+  .join('')}`
+
 const ui: Record<string, string> = {
   'api.js': apiJs,
   'app.js': appJs,
@@ -47,6 +70,7 @@ const ui: Record<string, string> = {
   'run.js': runJs,
   'runs.js': runsJs,
   'triggers.js': triggersJs,
+  'vocabulary.js': vocabularyJs,
   'vendor/preact.mjs': preactMjs,
   'vendor/hooks.mjs': hooksMjs,
   'vendor/htm.mjs': htmMjs,

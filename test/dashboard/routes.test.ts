@@ -6,6 +6,10 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { gzipSync } from 'node:zlib'
 import { testApi } from '../helpers/api'
 import { testScrape } from '../helpers/scrape'
+import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS } from '../../src/store/crawl-log-types'
+import { PAYMENT_STATUSES } from '../../src/store/payments'
+import { RUN_OUTCOMES, STOP_REASONS } from '../../src/store/runs'
+import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '../../src/store/webhook-model'
 
 const api = testApi()
 const scrape = testScrape()
@@ -43,6 +47,23 @@ async function reachable(): Promise<Map<string, Served>> {
 }
 
 describe('the dashboard', () => {
+  test("the names the pages offer as choices are the API's own lists, as the API validates them", async () => {
+    const vocabulary = [...(await reachable()).entries()].find(([path]) => path.endsWith('/vocabulary.js'))
+    expect(vocabulary).toBeDefined()
+    const lists = Object.fromEntries([...vocabulary![1].text.matchAll(/^export const (\w+) = (.+)$/gm)].map((m) => [m[1]!, JSON.parse(m[2]!)]))
+    expect(lists).toEqual({
+      LOG_STEPS: [...LOG_STEPS],
+      LOG_STATUSES: [...LOG_STATUSES],
+      ERROR_REASONS: [...ERROR_REASONS],
+      STOP_REASONS: [...STOP_REASONS],
+      RUN_OUTCOMES: [...RUN_OUTCOMES],
+      PAYMENT_STATUSES: [...PAYMENT_STATUSES],
+      WEBHOOK_EVENTS: [...WEBHOOK_EVENTS],
+      DELIVERY_STATUSES: [...DELIVERY_STATUSES],
+    })
+    expect(lists.ERROR_REASONS).toContain('interrupted')
+  })
+
   test('/ is the page, with no tenant header, never cached, behind a content security policy', async () => {
     for (const headers of [{}, { 'x-tenant-id': 'acme' }, { 'x-tenant-id': 'not a tenant!' }] as Record<string, string>[]) {
       const r = await get('/', headers)

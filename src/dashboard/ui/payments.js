@@ -2,8 +2,8 @@
 import { html, useState } from './html.js'
 import { qs, usePaged } from './api.js'
 import { problem, when } from './format.js'
+import { PAYMENT_STATUSES } from './vocabulary.js'
 
-const STATUSES = ['accepted', 'served', 'handler_failed', 'settled', 'settle_failed']
 /** USDC has 6 decimals; the ledger keeps atomic units. */
 const usd = (atomic) => `$${(Number(atomic) / 1e6).toFixed(6).replace(/0{1,4}$/, '')}`
 
@@ -15,7 +15,7 @@ export function Payments() {
       <h2>Payments</h2>
       <select name="status" value=${status} onChange=${(e) => setStatus(e.target.value)}>
         <option value="">every status</option>
-        ${STATUSES.map((s) => html`<option>${s}</option>`)}
+        ${PAYMENT_STATUSES.map((s) => html`<option>${s}</option>`)}
       </select>
     </div>
     <p class="hint">The ledger of paid scrapes is the service's, not a tenant's: every tenant sees the same rows.</p>

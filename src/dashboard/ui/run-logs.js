@@ -3,26 +3,8 @@
 import { html, useState } from './html.js'
 import { hashParams, qs, usePaged } from './api.js'
 import { problem, when } from './format.js'
+import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS } from './vocabulary.js'
 
-const STEPS = ['schedule', 'robots', 'fetch', 'parse', 'extract', 'store', 'discover']
-const STATUSES = ['ok', 'error', 'skipped', 'retried']
-const REASONS = [
-  'timeout',
-  'dns',
-  'connect',
-  'tls',
-  'http_status',
-  'too_large',
-  'redirect_limit',
-  'robots_disallowed',
-  'out_of_scope',
-  'unsupported_content_type',
-  'blocked_address',
-  'parse_error',
-  'store_error',
-  'host_unreachable',
-  'interrupted',
-]
 
 function Choices({ name, values, chosen, onChange }) {
   const toggle = (v) => onChange(chosen.includes(v) ? chosen.filter((x) => x !== v) : [...chosen, v])
@@ -42,13 +24,13 @@ export function RunLogs({ run }) {
   const logs = usePaged(`/v1/runs/${run.id}/logs${qs({ per_page: 50, ...filters })}`, [], run.status === 'running' ? 3000 : 0)
   return html`<div class="run-logs">
     <form class="filters" onSubmit=${(e) => e.preventDefault()}>
-      <${Choices} name="steps" values=${STEPS} chosen=${steps} onChange=${setSteps} />
-      <${Choices} name="statuses" values=${STATUSES} chosen=${statuses} onChange=${setStatuses} />
+      <${Choices} name="steps" values=${LOG_STEPS} chosen=${steps} onChange=${setSteps} />
+      <${Choices} name="statuses" values=${LOG_STATUSES} chosen=${statuses} onChange=${setStatuses} />
       <label class="field inline"
         ><span class="label">Error reason</span>
         <select name="error_reason" onChange=${(e) => setReasons(e.target.value ? [e.target.value] : [])} value=${reasons[0] || ''}>
           <option value="">any</option>
-          ${REASONS.map((r) => html`<option value=${r}>${r}</option>`)}
+          ${ERROR_REASONS.map((r) => html`<option value=${r}>${r}</option>`)}
         </select>
       </label>
       <label class="field inline"><span class="label">Hosts</span><input name="hosts" value=${hosts} onChange=${(e) => setHosts(e.target.value)} placeholder="all hosts" /></label>

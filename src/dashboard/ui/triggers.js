@@ -4,9 +4,8 @@ import { html, useEffect, useState } from './html.js'
 import { ApiError, del, get, post, put, useLoad } from './api.js'
 import { Field, messagesAt, OtherErrors } from './form.js'
 import { problem, short, when } from './format.js'
+import { RUN_OUTCOMES, STOP_REASONS } from './vocabulary.js'
 
-const STOP_REASONS = ['max_depth', 'max_urls', 'max_empty_evaluations', 'max_age', 'manual', 'empty_seed', 'unknown']
-const OUTCOMES = ['complete', 'stalled', 'limited', 'stopped', 'failed']
 
 const onFinishText = (p) =>
   [
@@ -98,7 +97,7 @@ function TriggerForm({ jobs, onCreated }) {
               <${Field} label="Time zone" path="condition.params.timezone" errors=${shown}><input name="timezone" value=${f.timezone} onInput=${set('timezone')} placeholder="UTC" /><//>`
           : html`<${Field} label="Delay" path="condition.params.delay" errors=${shown}><input name="delay" value=${f.delay} onInput=${set('delay')} placeholder="0s" /><//>
               <${Choices} legend="Only for stop reasons (none ticked: any)" name="stop_reasons" path="condition.params.stop_reasons" all=${STOP_REASONS} chosen=${f.stop_reasons} errors=${shown} onChange=${(v) => setF({ ...f, stop_reasons: v })} />
-              <${Choices} legend="Only for outcomes (none ticked: any)" name="outcomes" path="condition.params.outcomes" all=${OUTCOMES} chosen=${f.outcomes} errors=${shown} onChange=${(v) => setF({ ...f, outcomes: v })} />`
+              <${Choices} legend="Only for outcomes (none ticked: any)" name="outcomes" path="condition.params.outcomes" all=${RUN_OUTCOMES} chosen=${f.outcomes} errors=${shown} onChange=${(v) => setF({ ...f, outcomes: v })} />`
       }
     </div>
     ${
