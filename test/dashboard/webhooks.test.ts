@@ -96,6 +96,11 @@ describe('the webhooks page, driven in Chromium', () => {
     expect(await cells(rowOf(hook.id), 'Events')).toEqual(['run.started run.finished'])
     expect(await cells(rowOf(hook.id), 'Enabled')).toEqual(['yes'])
     expect(await cells(rowOf(gaveUp.webhook), 'Job')).toEqual(['gave up'])
+    // Copy selects the whole secret, and copies it where the browser lets a page write the clipboard.
+    await page.click('.new-secret button[name=copy]')
+    const said = await page.waitFor<string>('the copy hint', `document.querySelector('.new-secret .copied')?.textContent`)
+    expect(['copied', 'selected: press Ctrl+C']).toContain(said)
+    expect(await page.evaluate(`(() => { const i = document.querySelector('.new-secret input'); return i.value.slice(i.selectionStart, i.selectionEnd) })()`)).toBe(shown)
     // The form is empty again, and the secret goes when the user says it is copied.
     expect(await page.evaluate(`document.querySelector('input[name=url]').value`)).toBe('')
     await page.click('.new-secret button.link')

@@ -72,7 +72,7 @@ export function WebhookDeliveries({ id }) {
         <span class="url">${w.url}</span> · ${jobOf(w, names)} · <span class="code">${w.events.join(' ')}</span> · ${w.enabled ? 'enabled' : html`<b>disabled</b>: its deliveries wait`}
       </p>`
     }
-    ${problem(deliveries.error || failure)}
+    ${problem(webhook.error ? null : deliveries.error || failure)}
     <table class="list deliveries">
       <thead>
         <tr>

@@ -13,23 +13,26 @@ export const jobOf = (w, names) => (w.job_id ? (names[w.job_id] ?? short(w.job_i
 
 function NewSecret({ created, onDone }) {
   const input = useRef(null)
-  const [copied, setCopied] = useState(false)
+  const [copied, setCopied] = useState('')
   const copy = async () => {
     input.current.select()
-    // The clipboard API exists only in a secure context (https, or localhost); elsewhere the text is selected for Ctrl+C.
-    if (navigator.clipboard)
-      await navigator.clipboard.writeText(created.secret).then(
-        () => setCopied(true),
-        () => {},
-      )
+    // The clipboard API exists only in a secure context (https, or localhost); elsewhere the selected text is left for Ctrl+C.
+    const done = navigator.clipboard
+      ? await navigator.clipboard.writeText(created.secret).then(
+          () => true,
+          () => false,
+        )
+      : false
+    setCopied(done ? 'copied' : 'selected: press Ctrl+C')
   }
   return html`<div class="card new-secret" role="status">
     <h3>Webhook created: its signing secret</h3>
     <p>Copy it now and give it to the receiver at <span class="url">${created.url}</span>: it verifies every request's <code>webhook-signature</code> with it.</p>
     <div class="inline-form">
       <input class="code" name="secret-created" readonly value=${created.secret} ref=${input} onFocus=${(e) => e.target.select()} />
-      <button type="button" name="copy" onClick=${copy}>${copied ? 'Copied' : 'Copy'}</button>
+      <button type="button" name="copy" onClick=${copy}>Copy</button>
     </div>
+    ${copied && html`<small class="hint copied">${copied}</small>`}
     <button type="button" class="link" onClick=${onDone}>I have copied it</button>
   </div>`
 }
