@@ -7,12 +7,14 @@ import { join } from 'node:path'
 import { cleanup, startTrawl } from '../test/helpers/binary'
 import { openBrowser } from '../test/helpers/chromium'
 import { dashboardSite } from '../test/dashboard/site'
+import { webhookReceiver } from '../test/helpers/webhook-receiver'
 
 const OUT = join(import.meta.dir, '../docs/screenshots')
 mkdirSync(OUT, { recursive: true })
 const T = { tenant: 'acme' }
 
 const site = dashboardSite(400)
+const receiver = webhookReceiver()
 const trawl = await startTrawl({ env: { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true' } })
 const page = await openBrowser()
 try {
@@ -29,6 +31,15 @@ try {
   await page.fill('input[name=tenant]', 'acme')
   await shot('tenant')
   await page.click('.tenant-form button[type=submit]')
+
+  // A webhook for every job, made before the runs so their moves are delivered; the receiver
+  // verifies with the secret the page shows once.
+  await go('#/webhooks')
+  await page.fill('input[name=url]', receiver.url('/trawl'))
+  await page.click('input[name=events][value="run.started"]')
+  await page.click('.webhook-form button[type=submit]')
+  receiver.trust(await page.waitFor<string>('the secret', `document.querySelector('.new-secret input[name=secret-created]')?.value`))
+  const webhookId = (await trawl.api.get('/v1/webhooks', T)).body.data[0].id as string
 
   // The job form, first with what the API refuses.
   await go('#/jobs/new')
@@ -47,8 +58,13 @@ try {
   await page.waitFor('the charts', `document.querySelectorAll('figure.chart svg').length === 2`)
   await shot('run')
 
-  // A second run, on the slow pages, crawling while the list is shown.
+  // A second run, on the slow pages, crawling while the list is shown; its run.started finds the
+  // receiver down once, and is delivered on the next attempt.
+  receiver.down()
   const slow = await trawl.api.post('/v1/jobs?create_run=true', { name: 'slow pages', config: { seeds: [`${site.origin}/slow/0`], limits: { max_depth: 1000 }, politeness: { concurrency: 1 } } }, T)
+  const refused = async () => ((await trawl.api.get(`/v1/webhooks/${webhookId}/deliveries`, T)).body.data as { attempts: { error: string | null }[] }[]).some((d) => d.attempts.some((a) => a.error))
+  for (let i = 0; i < 100 && !(await refused()); i++) await Bun.sleep(50)
+  receiver.up()
   await go('#/runs')
   await page.waitFor('the slow run crawling', `[...document.querySelectorAll('table.runs td[data-label=Visited]')].some((td) => Number(td.textContent) >= 3)`, 20_000)
   await shot('runs')
@@ -80,6 +96,11 @@ try {
   await page.fill('input[name=timezone]', 'Europe/Paris')
   await page.waitFor('the preview', `document.querySelectorAll('.next-at li').length === 5`)
   await shot('triggers')
+
+  await go(`#/webhooks/${webhookId}`)
+  await page.waitFor('three deliveries delivered', `[...document.querySelectorAll('table.deliveries tbody tr')].filter((r) => r.dataset.status === 'delivered').length === 3`, 20_000)
+  await page.click('table.deliveries tbody tr:nth-child(2) details summary')
+  await shot('webhooks')
 
   // A pattern set and a data map on the fixture's host, made through the API.
   const host = (await trawl.api.put('/v1/hosts', { hosts: ['127.0.0.1'] }, T)).body.data[0]
@@ -124,6 +145,7 @@ try {
 } finally {
   await page.close()
   site.stop()
+  receiver.stop()
   await trawl.stop()
   await cleanup()
 }

@@ -21,6 +21,8 @@ import runPagesJs from './ui/run-pages.js' with { type: 'text' }
 import runJs from './ui/run.js' with { type: 'text' }
 import runsJs from './ui/runs.js' with { type: 'text' }
 import triggersJs from './ui/triggers.js' with { type: 'text' }
+import webhookDeliveriesJs from './ui/webhook-deliveries.js' with { type: 'text' }
+import webhooksJs from './ui/webhooks.js' with { type: 'text' }
 import preactMjs from '../../node_modules/preact/dist/preact.mjs' with { type: 'text' }
 import hooksMjs from '../../node_modules/preact/hooks/dist/hooks.mjs' with { type: 'text' }
 import htmMjs from '../../node_modules/htm/dist/htm.mjs' with { type: 'text' }
@@ -71,6 +73,8 @@ const ui: Record<string, string> = {
   'runs.js': runsJs,
   'triggers.js': triggersJs,
   'vocabulary.js': vocabularyJs,
+  'webhook-deliveries.js': webhookDeliveriesJs,
+  'webhooks.js': webhooksJs,
   'vendor/preact.mjs': preactMjs,
   'vendor/hooks.mjs': hooksMjs,
   'vendor/htm.mjs': htmMjs,

@@ -30,6 +30,7 @@ export async function call(method, path, body) {
 export const get = (path) => call('GET', path)
 export const post = (path, body) => call('POST', path, body ?? {})
 export const put = (path, body) => call('PUT', path, body)
+export const patch = (path, body) => call('PATCH', path, body)
 export const del = (path) => call('DELETE', path)
 
 /** A query string from pairs or an object; arrays are repeated keys, empty values left out. */

@@ -1,5 +1,5 @@
 // The dashboard's shell: the tenant (asked once, kept in localStorage), the header, and hash
-// routes (#/jobs, #/runs/ID/logs, …) to the pages.
+// routes (#/jobs, #/runs/ID/logs, #/webhooks/ID, …) to the pages.
 import { html, render, useEffect, useState } from './html.js'
 import { getTenant, setTenant } from './api.js'
 import { Jobs, JobEdit } from './jobs.js'
@@ -10,6 +10,8 @@ import { Triggers } from './triggers.js'
 import { Patterns } from './patterns.js'
 import { DataMaps } from './data-maps.js'
 import { Payments } from './payments.js'
+import { Webhooks } from './webhooks.js'
+import { WebhookDeliveries } from './webhook-deliveries.js'
 
 const TENANT = /^[A-Za-z0-9._:-]{1,128}$/
 const NAV = [
@@ -17,6 +19,7 @@ const NAV = [
   ['runs', 'Runs'],
   ['artifacts', 'Artifacts'],
   ['triggers', 'Triggers'],
+  ['webhooks', 'Webhooks'],
   ['patterns', 'Pattern sets'],
   ['data-maps', 'Data maps'],
   ['payments', 'Payments'],
@@ -65,6 +68,8 @@ function page(parts) {
       return html`<${Artifacts} />`
     case 'triggers':
       return html`<${Triggers} />`
+    case 'webhooks':
+      return id ? html`<${WebhookDeliveries} id=${id} />` : html`<${Webhooks} />`
     case 'patterns':
       return html`<${Patterns} />`
     case 'data-maps':

@@ -17,6 +17,16 @@ export function Field({ label, path, errors, children, hint }) {
   </label>`
 }
 
+/** Checkboxes for a set of names, the ticked kept in the order of `all`, with the API's messages at `path`. */
+export function Choices({ legend, name, path, all, chosen, onChange, errors }) {
+  const toggle = (v) => onChange(chosen.includes(v) ? chosen.filter((x) => x !== v) : all.filter((x) => x === v || chosen.includes(x)))
+  return html`<fieldset class="choices" data-field=${path}>
+    <legend>${legend}</legend>
+    ${all.map((v) => html`<label class="choice"><input type="checkbox" name=${name} value=${v} checked=${chosen.includes(v)} onChange=${() => toggle(v)} /> ${v}</label>`)}
+    ${messagesAt(errors, path).map((m) => html`<small class="error" data-error-for=${path}>${m}</small>`)}
+  </fieldset>`
+}
+
 /** Errors at paths no field of the form shows (the rest of a 422). */
 export function OtherErrors({ errors, shown }) {
   if (!errors) return null

@@ -2,20 +2,12 @@
 // five firing times before it is saved (POST /v1/triggers/preview, create's checks).
 import { html, useEffect, useState } from './html.js'
 import { ApiError, del, get, post, put, useLoad } from './api.js'
-import { Field, messagesAt, OtherErrors } from './form.js'
+import { Choices, Field, OtherErrors } from './form.js'
 import { problem, short, when } from './format.js'
 import { RUN_OUTCOMES, STOP_REASONS } from './vocabulary.js'
 
-
 const onFinishText = (p) =>
-  [
-    'on finish',
-    p.stop_reasons && `stopped for ${p.stop_reasons.join(' or ')}`,
-    p.outcomes && `outcome ${p.outcomes.join(' or ')}`,
-    p.delay && `after ${p.delay}`,
-  ]
-    .filter(Boolean)
-    .join(', ')
+  ['on finish', p.stop_reasons && `stopped for ${p.stop_reasons.join(' or ')}`, p.outcomes && `outcome ${p.outcomes.join(' or ')}`, p.delay && `after ${p.delay}`].filter(Boolean).join(', ')
 const describe = (c) => (c.kind === 'schedule' ? `${c.params.expression}${c.params.timezone ? ` (${c.params.timezone})` : ' (UTC)'}` : onFinishText(c.params))
 
 function conditionOf(f) {
@@ -25,16 +17,6 @@ function conditionOf(f) {
     return { kind: 'on_finish', params }
   }
   return { kind: 'schedule', params: { expression: f.expression, ...(f.timezone ? { timezone: f.timezone } : {}) } }
-}
-
-/** Checkboxes for a set of names, with the API's messages at `path`; none ticked means any. */
-function Choices({ legend, name, path, all, chosen, onChange, errors }) {
-  const toggle = (v) => onChange(chosen.includes(v) ? chosen.filter((x) => x !== v) : all.filter((x) => x === v || chosen.includes(x)))
-  return html`<fieldset class="choices" data-field=${path}>
-    <legend>${legend}</legend>
-    ${all.map((v) => html`<label class="choice"><input type="checkbox" name=${name} value=${v} checked=${chosen.includes(v)} onChange=${() => toggle(v)} /> ${v}</label>`)}
-    ${messagesAt(errors, path).map((m) => html`<small class="error" data-error-for=${path}>${m}</small>`)}
-  </fieldset>`
 }
 
 function TriggerForm({ jobs, onCreated }) {
@@ -96,8 +78,24 @@ function TriggerForm({ jobs, onCreated }) {
               /><//>
               <${Field} label="Time zone" path="condition.params.timezone" errors=${shown}><input name="timezone" value=${f.timezone} onInput=${set('timezone')} placeholder="UTC" /><//>`
           : html`<${Field} label="Delay" path="condition.params.delay" errors=${shown}><input name="delay" value=${f.delay} onInput=${set('delay')} placeholder="0s" /><//>
-              <${Choices} legend="Only for stop reasons (none ticked: any)" name="stop_reasons" path="condition.params.stop_reasons" all=${STOP_REASONS} chosen=${f.stop_reasons} errors=${shown} onChange=${(v) => setF({ ...f, stop_reasons: v })} />
-              <${Choices} legend="Only for outcomes (none ticked: any)" name="outcomes" path="condition.params.outcomes" all=${RUN_OUTCOMES} chosen=${f.outcomes} errors=${shown} onChange=${(v) => setF({ ...f, outcomes: v })} />`
+              <${Choices}
+                legend="Only for stop reasons (none ticked: any)"
+                name="stop_reasons"
+                path="condition.params.stop_reasons"
+                all=${STOP_REASONS}
+                chosen=${f.stop_reasons}
+                errors=${shown}
+                onChange=${(v) => setF({ ...f, stop_reasons: v })}
+              />
+              <${Choices}
+                legend="Only for outcomes (none ticked: any)"
+                name="outcomes"
+                path="condition.params.outcomes"
+                all=${RUN_OUTCOMES}
+                chosen=${f.outcomes}
+                errors=${shown}
+                onChange=${(v) => setF({ ...f, outcomes: v })}
+              />`
       }
     </div>
     ${
