@@ -18,6 +18,13 @@ const PAGE_HEADERS = {
 }
 
 /**
+ * Each file gzipped once, at start: a phone on a slow link loads 39 KB instead of 97 KB. A client
+ * that does not say it accepts gzip gets the bytes as they are.
+ */
+const GZIPPED = new Map(Object.entries(UI_ASSETS).map(([path, a]) => [path, Bun.gzipSync(a.body)]))
+const acceptsGzip = (request: Request) => /\bgzip\b/i.test(request.headers.get('accept-encoding') ?? '')
+
+/**
  * The dashboard's routes on the management surface (docs/dashboard.md): `/` is its page and
  * `/ui/{build}/…` its files. They need no tenant: the page asks for one and sends it with every
  * API call. The page is never cached (it names the build); the files are, for good.
@@ -26,10 +33,13 @@ export function mountDashboard(app: Elysia, answer: (error: ApiError) => Respons
   app.get('/', () => new Response(INDEX_HTML, { headers: PAGE_HEADERS }), { detail: { hide: true } } as never)
   app.get(
     '/ui/:build/*',
-    ({ params }: { params: Record<string, string> }) => {
-      const asset = params.build === UI_BUILD ? UI_ASSETS[params['*'] ?? ''] : undefined
+    ({ params, request }: { params: Record<string, string>; request: Request }) => {
+      const path = params['*'] ?? ''
+      const asset = params.build === UI_BUILD ? UI_ASSETS[path] : undefined
       if (!asset) return answer(new ApiError(404, 'not_found', 'no such dashboard file'))
-      return new Response(asset.body, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' } })
+      const headers = { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' }
+      if (acceptsGzip(request)) return new Response(GZIPPED.get(path)!, { headers: { ...headers, 'content-encoding': 'gzip' } })
+      return new Response(asset.body, { headers })
     },
     { detail: { hide: true } } as never,
   )

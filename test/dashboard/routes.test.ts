@@ -3,7 +3,7 @@
 // good under the build's prefix, and nothing in them refers to another host. The scrape port has
 // no dashboard.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { gzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { testApi } from '../helpers/api'
 import { testScrape } from '../helpers/scrape'
 import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS } from '../../src/store/crawl-log-types'
@@ -102,6 +102,22 @@ describe('the dashboard', () => {
     const raw = [...files.values()].reduce((s, r) => s + Buffer.byteLength(r.text), 0)
     const gzip = [...files.values()].reduce((s, r) => s + gzipSync(r.text).length, 0)
     console.log(`dashboard: ${files.size} files, ${raw} bytes, ${gzip} gzipped one by one`)
+  })
+
+  test('a client that accepts gzip gets every file gzipped, the same bytes once unzipped; one that does not, the bytes as they are', async () => {
+    const files = await reachable()
+    let sent = 0
+    for (const [path, { text }] of files) {
+      const r = await get(path, { 'accept-encoding': 'gzip, deflate, br' })
+      expect([path, r.headers.get('content-encoding'), r.headers.get('vary')]).toEqual([path, 'gzip', 'accept-encoding'])
+      const zipped = new Uint8Array(await r.arrayBuffer())
+      sent += zipped.byteLength
+      expect([path, new TextDecoder().decode(gunzipSync(zipped))]).toEqual([path, text])
+      const plain = await get(path, { 'accept-encoding': 'identity' })
+      expect([path, plain.headers.get('content-encoding'), await plain.text()]).toEqual([path, null, text])
+    }
+    const raw = [...files.values()].reduce((s, r) => s + Buffer.byteLength(r.text), 0)
+    expect(sent).toBeLessThan(raw / 2)
   })
 
   test('nothing served refers to another host (XML namespace names are names, never fetched)', async () => {
