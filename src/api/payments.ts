@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox'
-import { encodeCursor } from '../http/cursor'
 import { route, type Route } from '../http/route'
 import { DateTime, PageQuery, PER_PAGE_DEFAULT, StringEnum } from '../http/schemas'
 import { PAYMENT_STATUSES } from '../store/payments'
 import type { Deps } from './deps'
-import { afterOf } from './paging'
+import { afterOf, pageBody } from './paging'
 import { PageOf } from './shapes'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
@@ -28,9 +27,8 @@ export const PaymentShape = Type.Object({
 
 /**
  * The x402 ledger, read-only (docs/payments.md), as `trawl payments` prints it. The ledger is the
- * process's, not a tenant's: every tenant reads the same rows. Its store answers the rows newest
- * first as an iterator, so a page skips to its position: a cursor is an offset, and a payment
- * recorded while paging shows the row before it again on the next page.
+ * process's, not a tenant's: every tenant reads the same rows, paged by the ledger's seq as every
+ * list is, so a payment recorded while paging repeats no row.
  */
 export const paymentRoutes = ({ store }: Deps): Route[] => [
   route({
@@ -41,21 +39,6 @@ export const paymentRoutes = ({ store }: Deps): Route[] => [
     tag: 'payments',
     query: Type.Object({ ...PageQuery, status: Type.Optional(StringEnum(PAYMENT_STATUSES)) }, { additionalProperties: false }),
     response: { status: 200, schema: PageOf(PaymentShape) },
-    handle: async ({ query }) => {
-      const skip = (afterOf(query.page) ?? 1) - 1
-      const perPage = query.per_page ?? PER_PAGE_DEFAULT
-      const data = []
-      let seen = 0
-      let more = false
-      for await (const payment of store.payments.list(query.status)) {
-        if (seen++ < skip) continue
-        if (data.length === perPage) {
-          more = true
-          break
-        }
-        data.push(payment)
-      }
-      return { status: 200, body: { data, next_page: more ? encodeCursor(skip + perPage + 1) : null } }
-    },
+    handle: async ({ query }) => ({ status: 200, body: pageBody(await store.payments.page(query.status, afterOf(query.page), query.per_page ?? PER_PAGE_DEFAULT)) }),
   }),
 ]

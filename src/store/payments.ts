@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { keysetPage, type Page } from './list'
 import { iso } from './time'
 
 /**
@@ -90,6 +91,7 @@ export function paymentRepository(db: Database) {
   const byKey = db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE key = ?`)
   const all = db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments ORDER BY seq DESC`)
   const byStatus = db.query(`SELECT ${PAYMENT_COLUMNS} FROM payments WHERE status = ? ORDER BY seq DESC`)
+  const pageSql = (status: boolean) => `SELECT seq AS _seq, ${PAYMENT_COLUMNS} FROM payments WHERE ${status ? 'status = ? AND ' : ''}seq < ? ORDER BY seq DESC LIMIT ?`
 
   /** Records an authorization as `accepted`; false when the key was there already (a replay), whoever inserted it and however recently. */
   const accept = (p: NewPayment): boolean => {
@@ -120,6 +122,12 @@ export function paymentRepository(db: Database) {
     /** Rows newest first, optionally of one status; an iterator, so a long ledger is never held whole. */
     *list(status?: PaymentStatus): Generator<Payment> {
       for (const row of (status ? byStatus.iterate(status) : all.iterate()) as IterableIterator<PaymentRow>) yield toPayment(row)
+    },
+    /** A page of those rows before the seq `after`. */
+    page(status: PaymentStatus | undefined, after: number | undefined, perPage: number): Page<Payment> {
+      const before = after ?? Number.MAX_SAFE_INTEGER
+      const params = status ? [status, before, perPage + 1] : [before, perPage + 1]
+      return keysetPage(db, { sql: pageSql(status !== undefined), params }, perPage, ({ _seq, ...row }: PaymentRow & { _seq: number }) => toPayment(row))
     },
   }
 }

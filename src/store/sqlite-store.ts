@@ -217,6 +217,7 @@ export function sqliteStore(r: SqliteRepositories): Store {
           yield* r.payments.list(status)
         },
       }),
+      page: async (status, after, perPage) => r.payments.page(status, after, perPage),
     },
   }
 }

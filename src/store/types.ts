@@ -263,4 +263,6 @@ export interface PaymentStore {
   get(key: string): Promise<Payment | null>
   /** Rows newest first, optionally of one status, read as they are iterated. */
   list(status?: PaymentStatus): AsyncIterable<Payment>
+  /** One page of those rows, keyed by the ledger's seq (GET /v1/payments). */
+  page(status: PaymentStatus | undefined, after: number | undefined, perPage: number): Promise<Page<Payment>>
 }

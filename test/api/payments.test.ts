@@ -73,4 +73,17 @@ describe('GET /v1/payments', () => {
     expect((await api.get('/v1/payments?page=nope')).body.fields).toEqual([{ field: 'page', errors: ['is not a cursor this service issued'] }])
     expect((await api.get('/v1/payments?tenant=x')).body.fields).toEqual([{ field: 'tenant', errors: ['is not a known query parameter'] }])
   })
+
+  test('a payment recorded while paging repeats no row: it comes before the first page', async () => {
+    const first = await api.get('/v1/payments?per_page=2')
+    expect(await api.store.payments.accept(payment('0xkey-new'))).toBe(true)
+    const seen: string[] = first.body.data.map((p: { key: string }) => p.key)
+    for (let page = first.body.next_page; page;) {
+      const r = await api.get(`/v1/payments?per_page=2&page=${page}`)
+      seen.push(...r.body.data.map((p: { key: string }) => p.key))
+      page = r.body.next_page
+    }
+    expect(seen).toEqual([...KEYS].reverse())
+    expect((await api.get('/v1/payments?per_page=1')).body.data[0].key).toBe('0xkey-new')
+  })
 })

@@ -25,6 +25,20 @@ export function pgPaymentStore(sql: Pg): PaymentStore {
     return result
   }
 
+  /** A page of the ledger newest first, before the seq `after`. */
+  const page: PaymentStore['page'] = async (status, after, perPage) => {
+    const before = after ?? Number.MAX_SAFE_INTEGER
+    const rows = numeric<PaymentRow & { seq: number }>(
+      status === undefined
+        ? await sql`SELECT seq, ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE seq < ${before} ORDER BY seq DESC LIMIT ${perPage + 1}`
+        : await sql`SELECT seq, ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE status = ${status} AND seq < ${before} ORDER BY seq DESC LIMIT ${perPage + 1}`,
+    )
+    const more = rows.length > perPage
+    if (more) rows.length = perPage
+    // seq is read for the keyset only: the ledger row as the API shows it has none.
+    return { data: rows.map(({ seq: _, ...row }) => toPayment(row)), next: more ? rows[rows.length - 1]!.seq : null }
+  }
+
   return {
     accept: (p: NewPayment) =>
       inOrder(p.key, async () => {
@@ -53,18 +67,14 @@ export function pgPaymentStore(sql: Pg): PaymentStore {
     /** Newest first, read a page at a time by seq (keyset), so rows added meanwhile never repeat one. */
     list: (status?: PaymentStatus): AsyncIterable<Payment> => ({
       async *[Symbol.asyncIterator]() {
-        for (let after = Number.MAX_SAFE_INTEGER; ;) {
-          const rows = numeric<PaymentRow & { seq: number }>(
-            status === undefined
-              ? await sql`SELECT seq, ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE seq < ${after} ORDER BY seq DESC LIMIT ${LIST_PAGE}`
-              : await sql`SELECT seq, ${sql.unsafe(PAYMENT_COLUMNS)} FROM payments WHERE status = ${status} AND seq < ${after} ORDER BY seq DESC LIMIT ${LIST_PAGE}`,
-          )
-          // seq is read for the keyset only: the ledger row as the API shows it has none.
-          for (const { seq: _, ...row } of rows) yield toPayment(row)
-          if (rows.length < LIST_PAGE) return
-          after = rows[rows.length - 1]!.seq
+        for (let after: number | null | undefined = undefined; after !== null;) {
+          const p = await page(status, after, LIST_PAGE)
+          yield* p.data
+          after = p.next
         }
       },
     }),
+
+    page,
   }
 }
