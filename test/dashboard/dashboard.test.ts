@@ -63,6 +63,16 @@ describe('the dashboard, driven in Chromium', () => {
     expect(Object.keys(byField).sort()).toEqual(['config.limits.max_depth', 'config.seeds[0]', 'name'])
     expect((await trawl.api.get('/v1/jobs', T)).body.data).toEqual([]) // nothing stored
 
+    // The JSON editor's own check, shown at the editor as the API's are at their fields.
+    await page.fill('input[name=name]', 'fixture')
+    await page.fill('textarea[name=seeds]', `${site.origin}/`)
+    await page.fill('input[name=max_depth]', '2')
+    await page.fill('textarea[name=rest]', '{"scope":')
+    await page.click('button[value=save]')
+    const jsonError = await page.waitFor<string>('the JSON error', `document.querySelector('textarea[name=rest]')?.parentElement.querySelector('.error')?.textContent`)
+    expect(jsonError).toStartWith('is not a JSON object: ')
+    expect((await trawl.api.get('/v1/jobs', T)).body.data).toEqual([])
+
     await page.fill('input[name=name]', 'fixture')
     await page.fill('textarea[name=seeds]', `${site.origin}/`)
     await page.fill('input[name=max_depth]', '2')
@@ -202,6 +212,33 @@ describe('the dashboard, driven in Chromium', () => {
     const saved = (await trawl.api.get('/v1/triggers', T)).body.data.find((t: { name: string }) => t.name === 'again when aged out')
     // Ticked in another order, saved in the order of the list.
     expect(saved.condition).toEqual({ kind: 'on_finish', params: { stop_reasons: ['max_urls', 'max_age'], outcomes: ['limited'] } })
+  })
+
+  test('a pattern set made through the form (a 422 at its field first), then paths matched as they are typed', async () => {
+    await go('#/patterns')
+    await page.fill('input[name=domain]', 'shop.example')
+    await page.fill('textarea[name=patterns]', '/p/(')
+    await page.click('form.card button[type=submit]', 'Create')
+    const problem = await page.waitFor<string>('the 422 at the patterns', `document.querySelector('[data-error-for="patterns.patterns"]')?.textContent`)
+    const refused = await trawl.api.post(
+      '/v1/hosts/' + (await trawl.api.put('/v1/hosts', { hosts: ['shop.example'] }, T)).body.data[0].hash + '/patterns',
+      { category: 'articles', patterns: { format: 'url_pattern', patterns: ['/p/('] } },
+      T,
+    )
+    expect(refused.status).toBe(422)
+    expect(problem).toBe(`[0]: ${refused.body.fields[0].errors[0]}`)
+    expect((await trawl.api.get('/v1/patterns', T)).body.data).toEqual([])
+
+    await page.fill('textarea[name=patterns]', '/p/:id')
+    await page.click('form.card button[type=submit]', 'Create')
+    await page.waitFor('the new set opened', `!!document.querySelector('.matcher textarea[name=paths]')`)
+    const [set] = (await trawl.api.get('/v1/patterns', T)).body.data
+    expect(set).toMatchObject({ category: 'articles', host: { domain: 'shop.example' }, patterns: { format: 'url_pattern', patterns: ['/p/:id'] } })
+    await page.fill('.matcher textarea[name=paths]', '/p/42\n/about')
+    await page.waitFor('both paths', `document.querySelectorAll('table.matches tbody tr').length === 2`)
+    const api = (await trawl.api.post(`/v1/patterns/${set.id}/match`, { paths: ['/p/42', '/about'] }, T)).body.results as { matched: boolean }[]
+    expect(await cells('table.matches tbody tr', 'Matched')).toEqual(api.map((r) => (r.matched ? 'yes' : 'no')))
+    expect(await cells('table.matches tbody tr', 'Matched')).toEqual(['yes', 'no'])
   })
 
   test('on a 390 px phone the runs page fits the width; the page logged no error', async () => {

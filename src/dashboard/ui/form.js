@@ -1,5 +1,6 @@
 // Form pieces: a labelled field with the 422 messages the API gave at its path.
-import { html } from './html.js'
+import { html, useState } from './html.js'
+import { ApiError } from './api.js'
 
 /** Messages of `errors` (path → messages) at `path`, or under it (`config.seeds` shows `config.seeds[0]`'s). */
 export function messagesAt(errors, path) {
@@ -44,3 +45,27 @@ export const lines = (text) =>
     .split('\n')
     .map((s) => s.trim())
     .filter(Boolean)
+
+/**
+ * A form's sending, for every form of the dashboard: `send(call, then)` runs the API call and
+ * hands `then` its answer; a 422's field errors go to `errors` (shown at their fields), any other
+ * failure to `failure`.
+ */
+export function useSubmit() {
+  const [errors, setErrors] = useState(null)
+  const [failure, setFailure] = useState(null)
+  const send = async (call, then) => {
+    setFailure(null)
+    let answer
+    try {
+      answer = await call()
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 422) setErrors(err.fields)
+      else setFailure(err)
+      return
+    }
+    setErrors(null)
+    then(answer)
+  }
+  return { errors, failure, send }
+}

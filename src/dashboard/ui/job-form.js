@@ -2,7 +2,7 @@
 // as raw JSON. A 422 is shown at the field whose path it names.
 import { html, useState } from './html.js'
 import { ApiError, post, put } from './api.js'
-import { Field, OtherErrors, lines } from './form.js'
+import { Field, OtherErrors, lines, useSubmit } from './form.js'
 
 const NUMBERS = [
   ['limits', 'max_depth', 'Max depth'],
@@ -41,39 +41,40 @@ function join(form, rest) {
   return config
 }
 
+/** The JSON editor's object; when it is not one, a 422 at its own path, shown as the API's are. */
+function extraOf(rest) {
+  try {
+    const extra = rest.trim() ? JSON.parse(rest) : {}
+    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new Error('must be a JSON object')
+    return extra
+  } catch (err) {
+    throw new ApiError(422, { fields: [{ field: 'config (JSON)', errors: [`is not a JSON object: ${err.message}`] }] })
+  }
+}
+
 /** Create (job null) or edit a job; `onSaved(job, run?)` after the API took it. */
 export function JobForm({ job, onSaved }) {
   const initial = split(job?.config ?? { limits: { max_depth: 2, max_urls: 100 } })
   const [name, setName] = useState(job?.name ?? '')
   const [form, setForm] = useState(initial.form)
   const [rest, setRest] = useState(initial.rest)
-  const [errors, setErrors] = useState(null)
-  const [failure, setFailure] = useState(null)
+  const { errors, failure, send } = useSubmit()
   const [busy, setBusy] = useState(false)
   const set = (k) => (e) => setForm({ ...form, [k]: e.target.value })
 
-  const save = async (withRun) => {
-    setFailure(null)
-    let extra
-    try {
-      extra = rest.trim() ? JSON.parse(rest) : {}
-      if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new Error('must be a JSON object')
-    } catch (err) {
-      return setErrors({ 'config (JSON)': [`is not a JSON object: ${err.message}`] })
-    }
-    const body = { name, config: join(form, extra) }
-    setBusy(true)
-    try {
-      const saved = job ? await put(`/v1/jobs/${job.id}`, body) : await post(`/v1/jobs${withRun ? '?create_run=true' : ''}`, body)
-      setErrors(null)
-      onSaved(saved, saved.run)
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setErrors(err.fields)
-      else setFailure(err)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const save = (withRun) =>
+    send(
+      async () => {
+        const body = { name, config: join(form, extraOf(rest)) }
+        setBusy(true)
+        try {
+          return await (job ? put(`/v1/jobs/${job.id}`, body) : post(`/v1/jobs${withRun ? '?create_run=true' : ''}`, body))
+        } finally {
+          setBusy(false)
+        }
+      },
+      (saved) => onSaved(saved, saved.run),
+    )
   const submit = (e) => {
     e.preventDefault()
     void save(e.submitter?.value === 'run')

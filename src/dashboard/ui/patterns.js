@@ -1,8 +1,8 @@
 // Pattern sets: the list, a create form, and paths typed against a set with its matches shown
 // as they are typed (POST /v1/patterns/{id}/match).
 import { html, useEffect, useState } from './html.js'
-import { ApiError, get, post, put, useLoad } from './api.js'
-import { Field, OtherErrors, lines } from './form.js'
+import { get, post, put, useLoad } from './api.js'
+import { Field, OtherErrors, lines, useSubmit } from './form.js'
 import { problem } from './format.js'
 
 const CATEGORIES = ['articles', 'blogs', 'products', 'forums', 'sections', 'others']
@@ -56,21 +56,14 @@ function Matcher({ set }) {
 
 function PatternForm({ onCreated }) {
   const [f, setF] = useState({ domain: '', category: 'articles', format: 'url_pattern', patterns: '' })
-  const [errors, setErrors] = useState(null)
-  const [failure, setFailure] = useState(null)
+  const { errors, failure, send } = useSubmit()
   const set = (k) => (e) => setF({ ...f, [k]: e.target.value })
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault()
-    setFailure(null)
-    try {
+    void send(async () => {
       const host = (await put('/v1/hosts', { hosts: [f.domain] })).data[0]
-      const created = await post(`/v1/hosts/${host.hash}/patterns`, { category: f.category, patterns: { format: f.format, patterns: lines(f.patterns) } })
-      setErrors(null)
-      onCreated(created)
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setErrors(err.fields)
-      else setFailure(err)
-    }
+      return post(`/v1/hosts/${host.hash}/patterns`, { category: f.category, patterns: { format: f.format, patterns: lines(f.patterns) } })
+    }, onCreated)
   }
   return html`<form class="card" onSubmit=${submit} novalidate>
     <h3>New pattern set</h3>

@@ -2,7 +2,7 @@
 // five firing times before it is saved (POST /v1/triggers/preview, create's checks).
 import { html, useEffect, useState } from './html.js'
 import { ApiError, del, get, post, put, useLoad } from './api.js'
-import { Choices, Field, OtherErrors } from './form.js'
+import { Choices, Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short, when } from './format.js'
 import { RUN_OUTCOMES, STOP_REASONS } from './vocabulary.js'
 
@@ -22,8 +22,7 @@ function conditionOf(f) {
 function TriggerForm({ jobs, onCreated }) {
   const [f, setF] = useState({ job: '', name: '', kind: 'schedule', expression: '0 * * * *', timezone: '', delay: '', stop_reasons: [], outcomes: [] })
   const [preview, setPreview] = useState({ next: null, errors: null })
-  const [errors, setErrors] = useState(null)
-  const [failure, setFailure] = useState(null)
+  const { errors, failure, send } = useSubmit()
   const set = (k) => (e) => setF({ ...f, [k]: e.target.value })
   const condition = conditionOf(f)
   const key = JSON.stringify(condition)
@@ -43,17 +42,12 @@ function TriggerForm({ jobs, onCreated }) {
     }
   }, [key])
   const job = f.job || jobs[0]?.id || ''
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault()
-    setFailure(null)
-    try {
-      await post(`/v1/jobs/${job}/triggers`, { name: f.name, condition })
-      setErrors(null)
-      onCreated()
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setErrors(err.fields)
-      else setFailure(err)
-    }
+    void send(
+      () => post(`/v1/jobs/${job}/triggers`, { name: f.name, condition }),
+      () => onCreated(),
+    )
   }
   const shown = errors || preview.errors
   return html`<form class="trigger-form card" onSubmit=${submit} novalidate>

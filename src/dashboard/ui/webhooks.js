@@ -2,8 +2,8 @@
 // a create form. The secret the API answers a create with is shown at once, prominently: the
 // receiver cannot verify a request without it.
 import { html, useRef, useState } from './html.js'
-import { ApiError, del, get, patch, post, useLoad } from './api.js'
-import { Choices, Field, OtherErrors } from './form.js'
+import { del, get, patch, post, useLoad } from './api.js'
+import { Choices, Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short } from './format.js'
 import { WEBHOOK_EVENTS } from './vocabulary.js'
 
@@ -39,21 +39,17 @@ function NewSecret({ created, onDone }) {
 function WebhookForm({ jobs, onCreated }) {
   const empty = { url: '', job: '', events: ['run.finished'], secret: '' }
   const [f, setF] = useState(empty)
-  const [errors, setErrors] = useState(null)
-  const [failure, setFailure] = useState(null)
+  const { errors, failure, send } = useSubmit()
   const set = (k) => (e) => setF({ ...f, [k]: e.target.value })
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault()
-    setFailure(null)
-    try {
-      const created = await post('/v1/webhooks', { url: f.url, events: f.events, ...(f.job ? { job_id: f.job } : {}), ...(f.secret ? { secret: f.secret } : {}) })
-      setErrors(null)
-      setF(empty)
-      onCreated(created)
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setErrors(err.fields)
-      else setFailure(err)
-    }
+    void send(
+      () => post('/v1/webhooks', { url: f.url, events: f.events, ...(f.job ? { job_id: f.job } : {}), ...(f.secret ? { secret: f.secret } : {}) }),
+      (created) => {
+        setF(empty)
+        onCreated(created)
+      },
+    )
   }
   return html`<form class="webhook-form card" onSubmit=${submit} novalidate>
     <h3>New webhook</h3>
