@@ -1,4 +1,5 @@
 import { fetchableScheme, literalChecked } from './address-guard'
+import { readCapped } from './body'
 import { FetchError } from './errors'
 import { exchange } from './standard'
 
@@ -26,7 +27,8 @@ export async function postWebhook(p: WebhookPost): Promise<WebhookAnswer> {
   }
   try {
     const { response } = await exchange({ url, method: 'POST', headers: new Headers(p.headers), body: new TextEncoder().encode(p.body), proxy: null, allowPrivate: p.allowPrivate, signal })
-    await drain(response)
+    // Read (up to the bound) and dropped: the status is what counts, and a body cut short changes nothing.
+    await readCapped(response, MAX_ANSWER_BYTES, signal).catch(() => {})
     const status = response.status
     if (status >= 200 && status < 300) return { status_code: status, error: null }
     if (status >= 300 && status < 400)
@@ -35,23 +37,6 @@ export async function postWebhook(p: WebhookPost): Promise<WebhookAnswer> {
   } catch (err) {
     if (signal.aborted) return { status_code: null, error: `no answer within ${(p.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000} s` }
     return { status_code: null, error: err instanceof FetchError ? err.message : String((err as Error)?.message ?? err) }
-  }
-}
-
-/** Reads and drops at most MAX_ANSWER_BYTES of the body; the rest is cancelled. */
-async function drain(response: Response): Promise<void> {
-  const reader = response.body?.getReader()
-  if (!reader) return
-  let read = 0
-  try {
-    while (read <= MAX_ANSWER_BYTES) {
-      const { done, value } = await reader.read()
-      if (done) return
-      read += value.byteLength
-    }
-    await reader.cancel()
-  } catch {
-    // The status is what counts; a body cut short changes nothing.
   }
 }
 
