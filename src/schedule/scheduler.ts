@@ -98,8 +98,10 @@ export class Scheduler {
     const nextAt = d.schedule ? this.next(d.schedule, now) : null
     try {
       const execution = await fireTrigger(this.store, d, now, nextAt)
-      if (execution) triggerFirings.labels(d.kind, execution.outcome).inc()
-      if (execution) this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
+      if (execution) {
+        triggerFirings.labels(d.kind, execution.outcome).inc()
+        this.log.info('trigger fired', { trigger: execution.trigger_id, outcome: execution.outcome, run: execution.run_id })
+      }
       return execution
     } catch (err) {
       if (transient(err)) {

@@ -6,6 +6,12 @@ import { Choices, Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short, when } from './format.js'
 import { RUN_OUTCOMES, STOP_REASONS } from './vocabulary.js'
 
+/** The lists an on_finish condition may narrow its finishes by: param, what it is, its values. */
+const FINISH_FILTERS = [
+  ['stop_reasons', 'stop reasons', STOP_REASONS],
+  ['outcomes', 'outcomes', RUN_OUTCOMES],
+]
+
 const onFinishText = (p) =>
   ['on finish', p.stop_reasons && `stopped for ${p.stop_reasons.join(' or ')}`, p.outcomes && `outcome ${p.outcomes.join(' or ')}`, p.delay && `after ${p.delay}`].filter(Boolean).join(', ')
 const describe = (c) => (c.kind === 'schedule' ? `${c.params.expression}${c.params.timezone ? ` (${c.params.timezone})` : ' (UTC)'}` : onFinishText(c.params))
@@ -71,25 +77,18 @@ function TriggerForm({ jobs, onCreated }) {
                 ><input name="expression" class="code" value=${f.expression} onInput=${set('expression')}
               /><//>
               <${Field} label="Time zone" path="condition.params.timezone" errors=${shown}><input name="timezone" value=${f.timezone} onInput=${set('timezone')} placeholder="UTC" /><//>`
-          : html`<${Field} label="Delay" path="condition.params.delay" errors=${shown}><input name="delay" value=${f.delay} onInput=${set('delay')} placeholder="0s" /><//>
-              <${Choices}
-                legend="Only for stop reasons (none ticked: any)"
-                name="stop_reasons"
-                path="condition.params.stop_reasons"
-                all=${STOP_REASONS}
-                chosen=${f.stop_reasons}
-                errors=${shown}
-                onChange=${(v) => setF({ ...f, stop_reasons: v })}
-              />
-              <${Choices}
-                legend="Only for outcomes (none ticked: any)"
-                name="outcomes"
-                path="condition.params.outcomes"
-                all=${RUN_OUTCOMES}
-                chosen=${f.outcomes}
-                errors=${shown}
-                onChange=${(v) => setF({ ...f, outcomes: v })}
-              />`
+          : html`<${Field} label="Delay" path="condition.params.delay" errors=${shown}><input name="delay" value=${f.delay} onInput=${set('delay')} placeholder="0s" /><//> ${FINISH_FILTERS.map(
+                ([name, what, all]) =>
+                  html`<${Choices}
+                    legend=${`Only for ${what} (none ticked: any)`}
+                    name=${name}
+                    path=${`condition.params.${name}`}
+                    all=${all}
+                    chosen=${f[name]}
+                    errors=${shown}
+                    onChange=${(v) => setF({ ...f, [name]: v })}
+                  />`,
+              )}`
       }
     </div>
     ${
