@@ -1,8 +1,8 @@
 // GET /v1/payments: the x402 ledger, read-only, newest first, paged; the same rows for every
 // tenant (the ledger is the scrape surface's, which has none).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { NewPayment } from '../../src/store/payments'
 import { testApi, type TestApi } from '../helpers/api'
+import { ledgerPayment } from '../helpers/payment'
 
 let api: TestApi
 const KEYS = Array.from({ length: 7 }, (_, i) => `0xkey${i}`)
@@ -17,17 +17,7 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 
-const payment = (key: string): NewPayment => ({
-  key,
-  payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  amount: '1000',
-  network: 'base-sepolia',
-  version: 2,
-  payload: { nonce: key },
-  requirements: { amount: '1000' },
-  validBefore: 2_000_000_000n,
-  resource: 'http://127.0.0.1:8081/v1/scrape',
-})
+const payment = (key: string) => ledgerPayment(key, { version: 2, requirements: { amount: '1000' } })
 
 describe('GET /v1/payments', () => {
   test('every row newest first, as the ledger holds it', async () => {

@@ -5,9 +5,9 @@ import type { Store } from '../../src/store'
 import type { NewArtifact } from '../../src/store/artifacts'
 import type { LogEntry } from '../../src/store/crawl-store'
 import type { NewJob } from '../../src/store/jobs'
-import type { NewPayment } from '../../src/store/payments'
 import type { Page } from '../../src/store/types'
 import { pageRecord } from '../helpers/page-record'
+import { ledgerPayment } from '../helpers/payment'
 
 /** Expects `p` to reject with a DomainError of `code`. */
 export async function expectDomainError(p: Promise<unknown>, code: DomainCode) {
@@ -540,17 +540,7 @@ export function storeContract(name: string, make: () => Promise<Store>) {
     })
 
     describe('payments', () => {
-      const payment = (key: string): NewPayment => ({
-        key,
-        payer: '0x0000000000000000000000000000000000000001',
-        amount: '1000',
-        network: 'base-sepolia',
-        version: 2,
-        payload: { signed: key },
-        requirements: { scheme: 'exact' },
-        validBefore: 2_000_000_000n,
-        resource: 'http://127.0.0.1/v1/scrape',
-      })
+      const payment = (key: string) => ledgerPayment(key, { version: 2, payload: { signed: key } })
 
       test('accept once (a replay is false), mark from the state it is in, release only an accepted one, list newest first', async () => {
         // A replay at once is accepted once; 'b' after, so the list's order is defined on every engine.

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/store/db'
-import { paymentRepository, type NewPayment, type PaymentStatus } from '../../src/store/payments'
+import { paymentRepository, type PaymentStatus } from '../../src/store/payments'
+import { ledgerPayment } from '../helpers/payment'
 
 let dir: string
 let db: Database
@@ -22,17 +23,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const payment = (key: string): NewPayment => ({
-  key,
-  payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  amount: '1000',
-  network: 'base-sepolia',
-  version: 1,
-  payload: { nonce: key },
-  requirements: { maxAmountRequired: '1000' },
-  validBefore: 2_000_000_000n,
-  resource: 'http://127.0.0.1:8081/v1/scrape',
-})
+const payment = (key: string) => ledgerPayment(key)
 const statuses = () => Object.fromEntries([...ledger.list()].map((p) => [p.key, p.status]))
 
 describe('applyAll', () => {

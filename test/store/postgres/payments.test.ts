@@ -2,10 +2,10 @@
 // read in pages that shows every row once, newest first.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { SQL } from 'bun'
-import type { NewPayment } from '../../../src/store/payments'
 import { openPostgres } from '../../../src/store/postgres/open'
 import { pgPaymentStore } from '../../../src/store/postgres/payments'
 import { clusterPort, freshDatabase } from '../../helpers/postgres'
+import { ledgerPayment } from '../../helpers/payment'
 
 // The throwaway cluster starts before the tests, which are timed without it.
 beforeAll(() => void clusterPort(), 120_000)
@@ -23,18 +23,7 @@ async function processes(n: number): Promise<SQL[]> {
   return pools
 }
 
-const payment = (key: string, over: Partial<NewPayment> = {}): NewPayment => ({
-  key,
-  payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  amount: '1000',
-  network: 'base-sepolia',
-  version: 1,
-  payload: { nonce: key },
-  requirements: { maxAmountRequired: '1000' },
-  validBefore: 2_000_000_000n,
-  resource: 'http://127.0.0.1:8081/v1/scrape',
-  ...over,
-})
+const payment = ledgerPayment
 
 describe('payment ledger on PostgreSQL', () => {
   test('20 accepts of one key at once, from four processes: exactly one is accepted, the row written once', async () => {
