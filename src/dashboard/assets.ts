@@ -20,6 +20,7 @@ import runLogsJs from './ui/run-logs.js' with { type: 'text' }
 import runPagesJs from './ui/run-pages.js' with { type: 'text' }
 import runJs from './ui/run.js' with { type: 'text' }
 import runsJs from './ui/runs.js' with { type: 'text' }
+import tableJs from './ui/table.js' with { type: 'text' }
 import triggersJs from './ui/triggers.js' with { type: 'text' }
 import webhookDeliveriesJs from './ui/webhook-deliveries.js' with { type: 'text' }
 import webhooksJs from './ui/webhooks.js' with { type: 'text' }
@@ -71,6 +72,7 @@ const ui: Record<string, string> = {
   'run-pages.js': runPagesJs,
   'run.js': runJs,
   'runs.js': runsJs,
+  'table.js': tableJs,
   'triggers.js': triggersJs,
   'vocabulary.js': vocabularyJs,
   'webhook-deliveries.js': webhookDeliveriesJs,

@@ -3,6 +3,7 @@ import { html } from './html.js'
 import { del, get, post, useLoad, usePaged } from './api.js'
 import { problem, when } from './format.js'
 import { JobForm } from './job-form.js'
+import { Table } from './table.js'
 
 export function Jobs() {
   const jobs = usePaged('/v1/jobs?per_page=50', [])
@@ -25,31 +26,23 @@ export function Jobs() {
       <a class="button" href="#/jobs/new">New job</a>
     </div>
     ${problem(jobs.error)}
-    <table class="list jobs">
-      <thead>
-        <tr>
-          <th>Name</th>
-          <th>Seeds</th>
-          <th>Created</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${jobs.rows.map(
+    <${Table}
+      name="jobs"
+      rows=${jobs.rows}
+      attrs=${(j) => ({ 'data-id': j.id })}
+      columns=${[
+        ['Name', (j) => html`<a href=${`#/jobs/${j.id}`}>${j.name}</a>`],
+        ['Seeds', (j) => (j.config.seeds || []).join(' '), 'url'],
+        ['Created', (j) => when(j.created_at)],
+        [
+          null,
           (j) =>
-            html`<tr data-id=${j.id}>
-              <td data-label="Name"><a href=${`#/jobs/${j.id}`}>${j.name}</a></td>
-              <td data-label="Seeds" class="url">${(j.config.seeds || []).join(' ')}</td>
-              <td data-label="Created">${when(j.created_at)}</td>
-              <td class="actions">
-                <button onClick=${() => run(j)}>Run</button>
-                <a class="button" href=${`#/runs?job=${j.id}`}>Runs</a>
-                <button class="danger" onClick=${() => confirm(`Delete job ${j.name} and all its runs?`) && act(() => del(`/v1/jobs/${j.id}`))}>Delete</button>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+            html`<button onClick=${() => run(j)}>Run</button>
+              <a class="button" href=${`#/runs?job=${j.id}`}>Runs</a>
+              <button class="danger" onClick=${() => confirm(`Delete job ${j.name} and all its runs?`) && act(() => del(`/v1/jobs/${j.id}`))}>Delete</button>`,
+        ],
+      ]}
+    />
     ${jobs.loaded && !jobs.rows.length && html`<p class="empty">No jobs yet. <a href="#/jobs/new">Create one</a>.</p>`} ${jobs.next && html`<button onClick=${jobs.more}>More</button>`}
   </section>`
 }

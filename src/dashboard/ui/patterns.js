@@ -4,6 +4,7 @@ import { html, useEffect, useState } from './html.js'
 import { get, post, put, useLoad } from './api.js'
 import { Field, OtherErrors, lines, useSubmit } from './form.js'
 import { problem } from './format.js'
+import { Table } from './table.js'
 
 const CATEGORIES = ['articles', 'blogs', 'products', 'forums', 'sections', 'others']
 
@@ -32,25 +33,16 @@ function Matcher({ set }) {
     <p class="code">${set.patterns.format}: ${set.patterns.patterns.join('  ')}</p>
     <label class="field"><span class="label">Paths (one a line)</span><textarea name="paths" rows="4" value=${paths} onInput=${(e) => setPaths(e.target.value)} /></label>
     ${problem(answer.error)}
-    <table class="list matches">
-      <thead>
-        <tr>
-          <th>URL</th>
-          <th>Matched</th>
-          <th>Patterns</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${answer.results.map(
-          (r) =>
-            html`<tr class=${r.matched ? 'matched' : ''} data-path=${r.path}>
-              <td data-label="URL" class="url">${r.url}</td>
-              <td data-label="Matched">${r.matched ? 'yes' : 'no'}</td>
-              <td data-label="Patterns" class="code">${(r.patterns || []).join(' ')}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <${Table}
+      name="matches"
+      rows=${answer.results}
+      attrs=${(r) => ({ class: r.matched ? 'matched' : '', 'data-path': r.path })}
+      columns=${[
+        ['URL', (r) => r.url, 'url'],
+        ['Matched', (r) => (r.matched ? 'yes' : 'no')],
+        ['Patterns', (r) => (r.patterns || []).join(' '), 'code'],
+      ]}
+    />
   </div>`
 }
 

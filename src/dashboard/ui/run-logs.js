@@ -4,7 +4,7 @@ import { html, useState } from './html.js'
 import { hashParams, qs, usePaged } from './api.js'
 import { problem, when } from './format.js'
 import { ERROR_REASONS, LOG_STATUSES, LOG_STEPS } from './vocabulary.js'
-
+import { Table } from './table.js'
 
 function Choices({ name, values, chosen, onChange }) {
   const toggle = (v) => onChange(chosen.includes(v) ? chosen.filter((x) => x !== v) : [...chosen, v])
@@ -36,33 +36,20 @@ export function RunLogs({ run }) {
       <label class="field inline"><span class="label">Hosts</span><input name="hosts" value=${hosts} onChange=${(e) => setHosts(e.target.value)} placeholder="all hosts" /></label>
     </form>
     ${problem(logs.error)}
-    <table class="list logs">
-      <thead>
-        <tr>
-          <th>When</th>
-          <th>Step</th>
-          <th>Status</th>
-          <th>URL</th>
-          <th>HTTP</th>
-          <th>Reason</th>
-          <th>ms</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${logs.rows.map(
-          (e) =>
-            html`<tr data-step=${e.step} data-status=${e.status}>
-              <td data-label="When">${when(e.occurred_at)}</td>
-              <td data-label="Step">${e.step}${e.pipeline_id ? ` (${e.pipeline_id})` : ''}</td>
-              <td data-label="Status"><span class=${`pill pill-${e.status}`}>${e.status}</span></td>
-              <td data-label="URL" class="url">${e.url}</td>
-              <td data-label="HTTP" class="num">${e.http_status ?? ''}</td>
-              <td data-label="Reason" title=${e.error_detail || ''}>${e.error_reason ?? ''}${e.error_detail ? html`<small> ${e.error_detail}</small>` : ''}</td>
-              <td data-label="ms" class="num">${e.latency_ms ?? ''}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <${Table}
+      name="logs"
+      rows=${logs.rows}
+      attrs=${(e) => ({ 'data-step': e.step, 'data-status': e.status })}
+      columns=${[
+        ['When', (e) => when(e.occurred_at)],
+        ['Step', (e) => `${e.step}${e.pipeline_id ? ` (${e.pipeline_id})` : ''}`],
+        ['Status', (e) => html`<span class=${`pill pill-${e.status}`}>${e.status}</span>`],
+        ['URL', (e) => e.url, 'url'],
+        ['HTTP', (e) => e.http_status ?? '', 'num'],
+        ['Reason', (e) => html`<span title=${e.error_detail || ''}>${e.error_reason ?? ''}${e.error_detail ? html`<small> ${e.error_detail}</small>` : ''}</span>`],
+        ['ms', (e) => e.latency_ms ?? '', 'num'],
+      ]}
+    />
     ${logs.loaded && !logs.rows.length && html`<p class="empty">No entry matches.</p>`} ${logs.next && html`<button onClick=${logs.more}>More</button>`}
   </div>`
 }

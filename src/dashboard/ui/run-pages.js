@@ -4,6 +4,7 @@
 import { html, useState } from './html.js'
 import { download, get, qs, text, useLoad, usePaged } from './api.js'
 import { bytes, problem, when } from './format.js'
+import { Table } from './table.js'
 
 const VIEWS = [
   ['markdown', 'Markdown'],
@@ -44,31 +45,19 @@ function PageView({ run, link }) {
 
 export function ArtifactList({ rows }) {
   if (!rows.length) return html`<p class="empty">No artifacts.</p>`
-  return html`<table class="list artifacts">
-    <thead>
-      <tr>
-        <th>Kind</th>
-        <th>URL</th>
-        <th>Type</th>
-        <th>Size</th>
-        <th>Created</th>
-        <th></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (a) =>
-          html`<tr data-id=${a.id}>
-            <td data-label="Kind">${a.kind}${a.pipeline_id ? ` (${a.pipeline_id})` : ''}</td>
-            <td data-label="URL" class="url">${a.url}</td>
-            <td data-label="Type">${a.content_type}</td>
-            <td data-label="Size" class="num">${bytes(a.size)}</td>
-            <td data-label="Created">${when(a.created_at)}</td>
-            <td class="actions"><button onClick=${() => download(`/v1/artifacts/${a.id}/blob`, fileName(a)).catch((e) => alert(e.message))}>Download</button></td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`
+  return html`<${Table}
+    name="artifacts"
+    rows=${rows}
+    attrs=${(a) => ({ 'data-id': a.id })}
+    columns=${[
+      ['Kind', (a) => `${a.kind}${a.pipeline_id ? ` (${a.pipeline_id})` : ''}`],
+      ['URL', (a) => a.url, 'url'],
+      ['Type', (a) => a.content_type],
+      ['Size', (a) => bytes(a.size), 'num'],
+      ['Created', (a) => when(a.created_at)],
+      [null, (a) => html`<button onClick=${() => download(`/v1/artifacts/${a.id}/blob`, fileName(a)).catch((e) => alert(e.message))}>Download</button>`],
+    ]}
+  />`
 }
 
 const fileName = (a) => `${a.id}.${a.kind === 'parsed' ? 'json' : /html/.test(a.content_type) ? 'html' : 'bin'}`

@@ -8,6 +8,7 @@ import { endOf, POLL_MS, RunControls, useRates } from './runs.js'
 import { RunPages } from './run-pages.js'
 import { RunLogs } from './run-logs.js'
 import { RunGraph } from './run-graph.js'
+import { Table } from './table.js'
 
 const TABS = [
   ['overview', 'Overview'],
@@ -43,23 +44,15 @@ function Errors({ run }) {
   const reasons = Object.entries(run.error_counts || {})
   if (!reasons.length) return html`<p class="empty errors">No URL of this run failed.</p>`
   const reasonOf = (k) => (k.startsWith('http_') ? 'http_status' : k === 'left_queued' ? '' : k)
-  return html`<table class="list errors">
-    <thead>
-      <tr>
-        <th>Reason</th>
-        <th>URLs</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${reasons.map(
-        ([k, n]) =>
-          html`<tr data-reason=${k}>
-            <td data-label="Reason">${reasonOf(k) ? html`<a href=${`#/runs/${run.id}/logs?error_reasons=${reasonOf(k)}`}>${k}</a>` : k}</td>
-            <td data-label="URLs" class="num">${n}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`
+  return html`<${Table}
+    name="errors"
+    rows=${reasons}
+    attrs=${([k]) => ({ 'data-reason': k })}
+    columns=${[
+      ['Reason', ([k]) => (reasonOf(k) ? html`<a href=${`#/runs/${run.id}/logs?error_reasons=${reasonOf(k)}`}>${k}</a>` : k)],
+      ['URLs', ([, n]) => n, 'num'],
+    ]}
+  />`
 }
 
 function Stat({ label, value, name }) {

@@ -2,6 +2,7 @@
 import { html, useRef, useState } from './html.js'
 import { download, get, hashParams, put, qs, useLoad, usePaged } from './api.js'
 import { bytes, pill, problem, short, when } from './format.js'
+import { Table } from './table.js'
 
 export const POLL_MS = 1500
 
@@ -66,41 +67,24 @@ export function Runs() {
       ${job && html`<a href="#/runs">all runs</a>`}
     </div>
     ${problem(runs.error)}
-    <table class="list runs">
-      <thead>
-        <tr>
-          <th>Run</th>
-          <th>Job</th>
-          <th>Status</th>
-          <th>Pages/s</th>
-          <th>Queued</th>
-          <th>Visited</th>
-          <th>Failed</th>
-          <th>Bytes</th>
-          <th>Outcome</th>
-          <th>Created</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr data-id=${r.id}>
-              <td data-label="Run"><a href=${`#/runs/${r.id}`}>${short(r.id)}</a></td>
-              <td data-label="Job">${names[r.job_id] ?? short(r.job_id)}</td>
-              <td data-label="Status" class="status">${pill(r.status)}</td>
-              <td data-label="Pages/s" class="num">${r.rate.toFixed(1)}</td>
-              <td data-label="Queued" class="num queued">${r.stats.queued}</td>
-              <td data-label="Visited" class="num visited">${r.stats.visited}</td>
-              <td data-label="Failed" class="num failed">${r.stats.failed}</td>
-              <td data-label="Bytes" class="num">${bytes(r.stats.bytes)}</td>
-              <td data-label="Outcome" class="outcome">${endOf(r)}</td>
-              <td data-label="Created">${when(r.created_at)}</td>
-              <td class="actions"><${RunControls} run=${r} onChange=${runs.reload} /></td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <${Table}
+      name="runs"
+      rows=${rows}
+      attrs=${(r) => ({ 'data-id': r.id })}
+      columns=${[
+        ['Run', (r) => html`<a href=${`#/runs/${r.id}`}>${short(r.id)}</a>`],
+        ['Job', (r) => names[r.job_id] ?? short(r.job_id)],
+        ['Status', (r) => pill(r.status), 'status'],
+        ['Pages/s', (r) => r.rate.toFixed(1), 'num'],
+        ['Queued', (r) => r.stats.queued, 'num queued'],
+        ['Visited', (r) => r.stats.visited, 'num visited'],
+        ['Failed', (r) => r.stats.failed, 'num failed'],
+        ['Bytes', (r) => bytes(r.stats.bytes), 'num'],
+        ['Outcome', (r) => endOf(r), 'outcome'],
+        ['Created', (r) => when(r.created_at)],
+        [null, (r) => html`<${RunControls} run=${r} onChange=${runs.reload} />`],
+      ]}
+    />
     ${runs.loaded && !rows.length && html`<p class="empty">No runs. Start one from <a href="#/jobs">a job</a>.</p>`} ${runs.next && html`<button onClick=${runs.more}>More</button>`}
   </section>`
 }

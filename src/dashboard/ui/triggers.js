@@ -5,6 +5,7 @@ import { ApiError, del, get, post, put, useLoad } from './api.js'
 import { Choices, Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short, when } from './format.js'
 import { RUN_OUTCOMES, STOP_REASONS } from './vocabulary.js'
+import { Table } from './table.js'
 
 /** The lists an on_finish condition may narrow its finishes by: param, what it is, its values. */
 const FINISH_FILTERS = [
@@ -115,34 +116,24 @@ export function Triggers() {
   return html`<section>
     <div class="bar"><h2>Triggers</h2></div>
     ${problem(triggers.error)}
-    <table class="list triggers">
-      <thead>
-        <tr>
-          <th>Name</th>
-          <th>Job</th>
-          <th>Condition</th>
-          <th>Enabled</th>
-          <th>Last fired</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${(triggers.data?.data || []).map(
+    <${Table}
+      name="triggers"
+      rows=${triggers.data?.data || []}
+      attrs=${(t) => ({ 'data-id': t.id })}
+      columns=${[
+        ['Name', (t) => t.name],
+        ['Job', (t) => names[t.job_id] ?? short(t.job_id)],
+        ['Condition', (t) => describe(t.condition), 'code'],
+        ['Enabled', (t) => (t.enabled ? 'yes' : 'no')],
+        ['Last fired', (t) => when(t.last_executed_at)],
+        [
+          null,
           (t) =>
-            html`<tr data-id=${t.id}>
-              <td data-label="Name">${t.name}</td>
-              <td data-label="Job">${names[t.job_id] ?? short(t.job_id)}</td>
-              <td data-label="Condition" class="code">${describe(t.condition)}</td>
-              <td data-label="Enabled">${t.enabled ? 'yes' : 'no'}</td>
-              <td data-label="Last fired">${when(t.last_executed_at)}</td>
-              <td class="actions">
-                <button onClick=${() => act(() => put(`/v1/triggers/${t.id}/${t.enabled ? 'disable' : 'enable'}`))}>${t.enabled ? 'Disable' : 'Enable'}</button>
-                <button class="danger" onClick=${() => confirm(`Delete trigger ${t.name}?`) && act(() => del(`/v1/triggers/${t.id}`))}>Delete</button>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+            html`<button onClick=${() => act(() => put(`/v1/triggers/${t.id}/${t.enabled ? 'disable' : 'enable'}`))}>${t.enabled ? 'Disable' : 'Enable'}</button>
+              <button class="danger" onClick=${() => confirm(`Delete trigger ${t.name}?`) && act(() => del(`/v1/triggers/${t.id}`))}>Delete</button>`,
+        ],
+      ]}
+    />
     ${triggers.data && !triggers.data.data.length && html`<p class="empty">No triggers.</p>`} ${jobs.data && html`<${TriggerForm} jobs=${jobs.data.data} onCreated=${triggers.reload} />`}
   </section>`
 }

@@ -6,6 +6,7 @@ import { del, get, patch, post, useLoad } from './api.js'
 import { Choices, Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short } from './format.js'
 import { WEBHOOK_EVENTS } from './vocabulary.js'
+import { Table } from './table.js'
 
 /** The job a webhook is for, by name when the tenant still has it. */
 export const jobOf = (w, names) => (w.job_id ? (names[w.job_id] ?? short(w.job_id)) : 'all jobs')
@@ -85,33 +86,24 @@ export function Webhooks() {
   return html`<section>
     <div class="bar"><h2>Webhooks</h2></div>
     ${created && html`<${NewSecret} created=${created} onDone=${() => setCreated(null)} />`} ${problem(webhooks.error)}
-    <table class="list webhooks">
-      <thead>
-        <tr>
-          <th>URL</th>
-          <th>Job</th>
-          <th>Events</th>
-          <th>Enabled</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${(webhooks.data?.data || []).map(
+    <${Table}
+      name="webhooks"
+      rows=${webhooks.data?.data || []}
+      attrs=${(w) => ({ 'data-id': w.id })}
+      columns=${[
+        ['URL', (w) => html`<a href=${`#/webhooks/${w.id}`}>${w.url}</a>`, 'url'],
+        ['Job', (w) => jobOf(w, names)],
+        ['Events', (w) => w.events.join(' '), 'code'],
+        ['Enabled', (w) => (w.enabled ? 'yes' : 'no')],
+        [
+          null,
           (w) =>
-            html`<tr data-id=${w.id}>
-              <td data-label="URL" class="url"><a href=${`#/webhooks/${w.id}`}>${w.url}</a></td>
-              <td data-label="Job">${jobOf(w, names)}</td>
-              <td data-label="Events" class="code">${w.events.join(' ')}</td>
-              <td data-label="Enabled">${w.enabled ? 'yes' : 'no'}</td>
-              <td class="actions">
-                <a class="button" href=${`#/webhooks/${w.id}`}>Deliveries</a>
-                <button name="toggle" onClick=${() => act(() => patch(`/v1/webhooks/${w.id}`, { enabled: !w.enabled }))}>${w.enabled ? 'Disable' : 'Enable'}</button>
-                <button class="danger" onClick=${() => confirm(`Delete the webhook to ${w.url} and its deliveries?`) && act(() => del(`/v1/webhooks/${w.id}`))}>Delete</button>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+            html`<a class="button" href=${`#/webhooks/${w.id}`}>Deliveries</a>
+              <button name="toggle" onClick=${() => act(() => patch(`/v1/webhooks/${w.id}`, { enabled: !w.enabled }))}>${w.enabled ? 'Disable' : 'Enable'}</button>
+              <button class="danger" onClick=${() => confirm(`Delete the webhook to ${w.url} and its deliveries?`) && act(() => del(`/v1/webhooks/${w.id}`))}>Delete</button>`,
+        ],
+      ]}
+    />
     ${webhooks.data && !webhooks.data.data.length && html`<p class="empty">No webhooks.</p>`} ${jobs.data && html`<${WebhookForm} jobs=${jobs.data.data} onCreated=${onCreated} />`}
   </section>`
 }
