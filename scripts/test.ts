@@ -7,6 +7,8 @@
 //      bodies (test/helpers/binary-engine.ts).
 // Each pass writes its junit report; the script ends with the plain `N passed, N failed` line CI
 // reads (bun's own summary is not read there), the sum of both, and fails when either failed.
+// Above that line it lists each failed test with the start of its failure: with two workers a
+// failure is printed far up the log, and a CI record may keep only the log's end.
 //
 // Extra arguments go to `bun test` in both passes. Paths among them choose the files: the first
 // pass runs them as given, the second their share of test/api and POSTGRES_E2E (and none when
@@ -50,7 +52,7 @@ const POSTGRES_E2E = [
 const POSTGRES_IGNORED = ['**/*postgres*.test.ts', '**/postgres/**']
 
 type Pass = { name: string; report: string; args: string[]; env: Record<string, string> }
-type Outcome = { passed: number; failed: number; skipped: number; code: number; seconds: number }
+type Outcome = { passed: number; failed: number; skipped: number; code: number; seconds: number; failures: string[] }
 
 const args = process.argv.slice(2)
 const isPath = (a: string) => !a.startsWith('-') && existsSync(a)
@@ -95,23 +97,65 @@ function run(pass: Pass): Outcome {
   let passed = 0
   let failed = 0
   let skipped = 0
+  const failures: string[] = []
   try {
     const xml = readFileSync(pass.report, 'utf8')
-    for (const [, body] of xml.matchAll(/<testcase\b[^>]*?(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
-      if (body && /<(failure|error)\b/.test(body)) failed++
-      else if (body && /<skipped\b/.test(body)) skipped++
+    for (const [, head, body] of xml.matchAll(/<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
+      if (body && /<(failure|error)\b/.test(body)) {
+        failed++
+        failures.push(describeFailure(head ?? '', body))
+      } else if (body && /<skipped\b/.test(body)) skipped++
       else passed++
     }
   } catch {
     failed = Math.max(failed, 1) // no report means the run itself broke
+    failures.push(`no report at ${pass.report}: bun test itself broke (see above)`)
   }
   const code = r.exitCode ?? 1
-  if (code !== 0 && failed === 0) failed = 1 // e.g. an error outside any test
-  return { passed, failed, skipped, code, seconds }
+  if (code !== 0 && failed === 0) {
+    failed = 1 // e.g. an error outside any test
+    failures.push(`bun test exited ${code} with no failed test in its report: an error outside any test (see above)`)
+  }
+  return { passed, failed, skipped, code, seconds, failures }
+}
+
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))
+    .replace(/&amp;/g, '&')
+const attr = (head: string, name: string) => unescape(head.match(new RegExp(`\\b${name}="([^"]*)"`))?.[1] ?? '')
+
+/**
+ * One failed test as CI's log tail shows it: file, line, describe > name, then the first lines of
+ * its failure. Bun's own report of a failure is far up a log of thousands of lines, and a CI
+ * record may keep only the end of it.
+ */
+function describeFailure(head: string, body: string): string {
+  const where = `${attr(head, 'file')}:${attr(head, 'line')}`
+  const name = [attr(head, 'classname'), attr(head, 'name')].filter(Boolean).join(' > ')
+  const failure = body.match(/<(?:failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:failure|error)>)/)
+  // The element's text is the message and then the stack; the attribute is the message alone.
+  const text = unescape(failure?.[2] || attr(failure?.[1] ?? '', 'message'))
+  const lines = text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter(Boolean)
+    .slice(0, 16)
+  return [`${where} ${name}`, ...lines.map((l) => `    ${l}`)].join('\n')
 }
 
 const outcomes = passes.map((pass) => ({ pass, ...run(pass) }))
 console.log('')
+for (const o of outcomes) {
+  if (o.failures.length === 0) continue
+  console.log(`${o.pass.name} pass, the failed tests:`)
+  for (const f of o.failures) console.log(f)
+  console.log('')
+}
 // Not in the `N passed, N failed` form, so the total below is the only line CI can take.
 for (const o of outcomes) console.log(`${o.pass.name} pass: ${o.passed} passed (${o.failed} failed${o.skipped ? `, ${o.skipped} skipped` : ''}) in ${o.seconds.toFixed(1)} s`)
 const sum = (k: 'passed' | 'failed' | 'skipped') => outcomes.reduce((n, o) => n + o[k], 0)
