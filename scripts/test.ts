@@ -51,7 +51,8 @@ const POSTGRES_E2E = [
 /** The PostgreSQL engine's own files, left out of the first pass when no path is given. */
 const POSTGRES_IGNORED = ['**/*postgres*.test.ts', '**/postgres/**']
 
-type Pass = { name: string; report: string; args: string[]; env: Record<string, string> }
+/** `isolate`: each file in a fresh global (bun's default with --parallel), or one global a worker. */
+type Pass = { name: string; report: string; args: string[]; env: Record<string, string>; isolate: boolean }
 type Outcome = { passed: number; failed: number; skipped: number; code: number; seconds: number; failures: string[] }
 
 const args = process.argv.slice(2)
@@ -69,12 +70,12 @@ function secondPassPaths(given: string[]): string[] {
 const passes: Pass[] = []
 const postgresEnv = { TRAWL_TEST_ENGINE: 'postgres' }
 if (paths.length === 0) {
-  passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...POSTGRES_IGNORED.map((p) => `--path-ignore-patterns=${p}`), ...flags], env: {} })
-  passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, API, ...POSTGRES_E2E, POSTGRES_FILES], env: postgresEnv })
+  passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...POSTGRES_IGNORED.map((p) => `--path-ignore-patterns=${p}`), ...flags], env: {}, isolate: true })
+  passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, API, ...POSTGRES_E2E, POSTGRES_FILES], env: postgresEnv, isolate: false })
 } else {
-  passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...flags, ...paths], env: {} })
+  passes.push({ name: 'sqlite', report: '.test-results/junit.xml', args: [...flags, ...paths], env: {}, isolate: true })
   const second = secondPassPaths(paths)
-  if (second.length) passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, ...second], env: postgresEnv })
+  if (second.length) passes.push({ name: 'postgres', report: '.test-results/junit-postgres.xml', args: [...flags, ...second], env: postgresEnv, isolate: false })
 }
 
 mkdirSync('.test-results', { recursive: true })
@@ -86,9 +87,11 @@ function run(pass: Pass): Outcome {
   // bunfig's [test] timeout did not take effect in Bun 1.4.5; the flag does.
   // Two worker processes share the files: most of a file's time is waiting (on the binary, the
   // fixture sites, Chromium, PostgreSQL), so two at once take about 0.75 of one's time on two
-  // cores. --no-isolate keeps what a sequential `bun test` had: one global per worker, so one
-  // PostgreSQL cluster per worker, not one per file. More workers were no faster here.
-  const r = Bun.spawnSync([bun, 'test', '--parallel=2', '--no-isolate', '--timeout=30000', '--reporter=junit', `--reporter-outfile=${pass.report}`, ...pass.args], {
+  // cores. More workers were no faster here. The SQLite pass isolates its files, so none meets
+  // what an earlier one left running in its worker (a server, a timer, a grown heap), for about 15 s
+  // more; the PostgreSQL pass does not (--no-isolate), so a worker keeps one PostgreSQL cluster
+  // rather than starting one per file, which cost it 75 s.
+  const r = Bun.spawnSync([bun, 'test', '--parallel=2', ...(pass.isolate ? [] : ['--no-isolate']), '--timeout=30000', '--reporter=junit', `--reporter-outfile=${pass.report}`, ...pass.args], {
     stdout: 'inherit',
     stderr: 'inherit',
     env: { ...process.env, TRAWL_BINARY: `${process.cwd()}/dist/trawl`, ...pass.env },
