@@ -272,8 +272,8 @@ describe('DiskBlobStore batching and durability', () => {
       expect(s1.commits - s0.commits).toBeLessThan(40)
       const t0 = performance.now()
       for (let i = 0; i < 20; i++) await store.put(`t/seq/${i}`, bodyOf(i, 100), 'a/b')
-      // No fixed wait per commit: 20 sequential puts take far less than 20 × batchWaitMs.
-      expect(performance.now() - t0).toBeLessThan(200)
+      // No fixed wait per commit: 20 sequential puts take far less than 20 × batchWaitMs (1 s).
+      expect(performance.now() - t0).toBeLessThan(500)
       expect(store.stats.commits - s1.commits).toBe(20)
     })
   })

@@ -5,7 +5,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { cleanup } from '../helpers/binary'
 import { startCluster } from '../helpers/cluster'
-import { gapFloor, multiHostSite, socketOwner } from '../helpers/multi-host-site'
+import { gapFloor } from '../helpers/arrivals'
+import { multiHostSite, socketOwner } from '../helpers/multi-host-site'
 
 afterAll(cleanup)
 

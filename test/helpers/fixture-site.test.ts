@@ -63,7 +63,8 @@ describe('fixtureSite', () => {
     const reader = r.body!.getReader()
     const first = await reader.read()
     expect(new TextDecoder().decode(first.value)).toBe('abc')
-    expect(performance.now() - t).toBeLessThan(300)
+    // Well before the stalled rest (600 ms), with room for a loaded machine.
+    expect(performance.now() - t).toBeLessThan(450)
     let rest = ''
     for (;;) {
       const c = await reader.read()

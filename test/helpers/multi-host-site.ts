@@ -60,17 +60,6 @@ export type SiteRequest = {
   status: number
 }
 
-/**
- * The least gap between two requests to one host that the site's measure confirms a politeness
- * delay by: half of it. The site sees when a request arrives, not when the crawler started it, and
- * on a loaded 2-core machine either side can be descheduled for tens of ms: one process on SQLite
- * (no cluster involved), delay 200 ms, load average 5, gave gaps down to 168 ms at the site, and
- * 117 ms with the suite's two workers running other files beside it. A request sent late arrives
- * close to the next one, sent on time. Two holders of one host at once, or a delay not kept,
- * show gaps near 0, far below this.
- */
-export const gapFloor = (delayMs: number) => delayMs * 0.5
-
 export type Identify = (peer: { address: string; port: number }, host: string, port: number) => string | null | Promise<string | null>
 
 export type HostStats = {
