@@ -1,5 +1,5 @@
-import { afterAll } from 'bun:test'
-import type { Database } from 'bun:sqlite'
+import { afterAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,4 +20,23 @@ webhookContract('SQLite', async () => {
   const db = openDatabase(dir)
   opened.push({ dir, db })
   return createStore(db)
+})
+
+test("with nothing due, the deliverer's claim does not take the write lock: it answers at once while another connection holds it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-webhook-store-'))
+  const db = openDatabase(dir)
+  opened.push({ dir, db })
+  const store = createStore(db)
+  // A crawl's commit in progress, as another connection of the file (the busy timeout is 5 s).
+  const writer = new Database(join(dir, 'trawl.db'))
+  try {
+    writer.exec('BEGIN IMMEDIATE')
+    const started = performance.now()
+    expect(await store.webhooks.claim('idle', Date.now(), 60_000, 100)).toEqual([])
+    // Waiting for the lock would take the busy timeout, then fail.
+    expect(performance.now() - started).toBeLessThan(2_500)
+    writer.exec('ROLLBACK')
+  } finally {
+    writer.close()
+  }
 })
