@@ -241,6 +241,49 @@ describe('the dashboard, driven in Chromium', () => {
     expect(await cells('table.matches tbody tr', 'Matched')).toEqual(['yes', 'no'])
   })
 
+  test('a data map made through the form (422s at its fields first), applied to a page as the API applies it, then deleted', async () => {
+    await go('#/data-maps')
+    await page.fill('.data-map-form input[name=domain]', 'shop.example')
+    await page.fill('.data-map-form textarea[name=fields]', '[{"name": "title",')
+    await page.click('.data-map-form button[type=submit]', 'Create')
+    const notJson = await page.waitFor<string>('the JSON error', `document.querySelector('[data-error-for="map.fields"]')?.textContent`)
+    expect(notJson).toStartWith('is not a JSON array: ')
+
+    // A field without its selector: the API's 422, shown at the fields editor.
+    await page.fill('.data-map-form textarea[name=fields]', '[{"name": "title"}]')
+    await page.click('.data-map-form button[type=submit]', 'Create')
+    await page.waitFor('the API 422', `document.querySelector('[data-error-for="map.fields"]')?.textContent.startsWith('[0]')`)
+    const host = (await trawl.api.put('/v1/hosts', { hosts: ['shop.example'] }, T)).body.data[0]
+    const refused = await trawl.api.post(`/v1/hosts/${host.hash}/data_maps`, { schema_id: crypto.randomUUID(), map: { fields: [{ name: 'title' }] } }, T)
+    expect(refused.status).toBe(422)
+    const shown = await page.texts('[data-error-for="map.fields"]')
+    expect(shown).toEqual((refused.body.fields as { field: string; errors: string[] }[]).flatMap((f) => f.errors.map((e) => `${f.field.slice('map.fields'.length)}: ${e}`)))
+    expect((await trawl.api.get('/v1/data_maps', T)).body.data).toEqual([])
+
+    const fields = [
+      { name: 'title', selector: 'h1' },
+      { name: 'cells', selector: 'td', multiple: true },
+    ]
+    await page.fill('.data-map-form textarea[name=fields]', JSON.stringify(fields))
+    await page.click('.data-map-form button[type=submit]', 'Create')
+    await page.waitFor('the new map opened', `!!document.querySelector('.apply input[name=url]')`)
+    const [map] = (await trawl.api.get('/v1/data_maps', T)).body.data
+    expect(map).toMatchObject({ host: { domain: 'shop.example' }, map: { fields } })
+    expect(map.schema_id).toMatch(new RegExp(`^${UUID}$`))
+
+    await page.fill('.apply input[name=url]', `${site.origin}/beta`)
+    await page.click('.apply button[type=submit]', 'Apply')
+    const applied = JSON.parse(await page.waitFor<string>('the extracted JSON', `document.querySelector('pre[data-view=apply]')?.textContent`))
+    const api = (await trawl.api.post(`/v1/data_maps/${map.id}/apply`, { url: `${site.origin}/beta` }, T)).body
+    expect(applied).toEqual(api)
+    expect(applied).toEqual({ data: { title: 'Beta', cells: ['one', '1'] }, errors: [] })
+
+    await page.evaluate('window.confirm = () => true')
+    await page.click('.apply button.danger', 'Delete')
+    await page.waitFor('the map gone', `!document.querySelector('.apply') && document.querySelector('ul.pages li.empty')?.textContent === 'No data maps.'`)
+    expect((await trawl.api.get('/v1/data_maps', T)).body.data).toEqual([])
+  })
+
   test('on a 390 px phone the runs page fits the width; the page logged no error', async () => {
     await page.size(390, 844, true)
     await go('#/runs')

@@ -1,10 +1,61 @@
-// Data maps: the list, and one applied to a URL (POST /v1/data_maps/{id}/apply) with the JSON
-// it extracted and the errors of its fields.
+// Data maps: the list, a create form, and one applied to a URL (POST /v1/data_maps/{id}/apply)
+// with the JSON it extracted and the errors of its fields.
 import { html, useState } from './html.js'
-import { get, post, useLoad } from './api.js'
+import { ApiError, del, get, post, put, useLoad } from './api.js'
+import { Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short } from './format.js'
 
-function Apply({ map }) {
+const FIELDS_EXAMPLE = `[
+  { "name": "title", "selector": "h1" },
+  { "name": "price", "selector": ".price", "type": "number" }
+]`
+
+/** The fields editor's list; when it is not one, a 422 at its own path, shown as the API's are. */
+function fieldsOf(text) {
+  try {
+    const fields = JSON.parse(text)
+    if (!Array.isArray(fields)) throw new Error('must be a JSON array of fields')
+    return fields
+  } catch (err) {
+    throw new ApiError(422, { fields: [{ field: 'map.fields', errors: [`is not a JSON array: ${err.message}`] }] })
+  }
+}
+
+/** A new map for a host (created in the catalogue if new); the schema id is a new one when left empty. */
+function DataMapForm({ schemaIds, onCreated }) {
+  const [f, setF] = useState({ domain: '', schema_id: '', item_selector: '', fields: FIELDS_EXAMPLE })
+  const { errors, failure, send } = useSubmit()
+  const set = (k) => (e) => setF({ ...f, [k]: e.target.value })
+  const submit = (e) => {
+    e.preventDefault()
+    void send(async () => {
+      const map = { fields: fieldsOf(f.fields), ...(f.item_selector.trim() ? { item_selector: f.item_selector.trim() } : {}) }
+      const host = (await put('/v1/hosts', { hosts: [f.domain] })).data[0]
+      return post(`/v1/hosts/${host.hash}/data_maps`, { schema_id: f.schema_id.trim() || crypto.randomUUID(), map })
+    }, onCreated)
+  }
+  return html`<form class="card data-map-form" onSubmit=${submit} novalidate>
+    <h3>New data map</h3>
+    <div class="grid">
+      <${Field} label="Host" path="hosts" errors=${errors}><input name="domain" value=${f.domain} onInput=${set('domain')} placeholder="shop.example" /><//>
+      <${Field} label="Schema id" path="schema_id" errors=${errors} hint="what the map extracts, shared by the maps of other hosts; a new one when empty">
+        <input name="schema_id" list="schema-ids" value=${f.schema_id} onInput=${set('schema_id')} placeholder="new" />
+        <datalist id="schema-ids">${schemaIds.map((id) => html`<option value=${id} />`)}</datalist>
+      <//>
+      <${Field} label="Item selector" path="map.item_selector" errors=${errors} hint="optional: one object per matched element">
+        <input name="item_selector" value=${f.item_selector} onInput=${set('item_selector')} placeholder=".product" />
+      <//>
+    </div>
+    <${Field} label="Fields (JSON: name, selector, attr, type, multiple, required, fields)" path="map.fields" errors=${errors}>
+      <textarea name="fields" class="code" rows="6" value=${f.fields} onInput=${set('fields')} spellcheck="false" />
+    <//>
+    <${OtherErrors} errors=${errors} shown=${['hosts', 'schema_id', 'map.item_selector', 'map.fields']} />
+    ${problem(failure)}
+    <button type="submit">Create</button>
+  </form>`
+}
+
+function Apply({ map, onDeleted }) {
   const [url, setUrl] = useState(`https://${map.host?.domain ?? ''}/`)
   const [answer, setAnswer] = useState(null)
   const [failure, setFailure] = useState(null)
@@ -22,8 +73,20 @@ function Apply({ map }) {
       setBusy(false)
     }
   }
+  const remove = async () => {
+    if (!confirm(`Delete data map ${short(map.id)} of ${map.host?.domain}?`)) return
+    try {
+      await del(`/v1/data_maps/${map.id}`)
+      onDeleted()
+    } catch (err) {
+      setFailure(err)
+    }
+  }
   return html`<div class="card apply">
-    <h3>Map ${short(map.id)} on ${map.host?.domain}</h3>
+    <div class="bar">
+      <h3>Map ${short(map.id)} on ${map.host?.domain}</h3>
+      <button class="danger" onClick=${remove}>Delete</button>
+    </div>
     <details>
       <summary>Definition</summary>
       <pre class="code">${JSON.stringify(map.map, null, 2)}</pre>
@@ -51,9 +114,26 @@ export function DataMaps() {
               <small>${m.map.fields.length} fields · schema ${short(m.schema_id)}</small>
             </li>`,
         )}
-        ${maps.data && !maps.data.data.length && html`<li class="empty">No data maps. Create them with <code>POST /v1/hosts/{host_hash}/data_maps</code> (<a href="/docs">API docs</a>).</li>`}
+        ${maps.data && !maps.data.data.length && html`<li class="empty">No data maps.</li>`}
       </ul>
-      ${open && html`<${Apply} key=${open.id} map=${open} />`}
+      ${
+        open &&
+        html`<${Apply}
+          key=${open.id}
+          map=${open}
+          onDeleted=${() => {
+            setOpen(null)
+            maps.reload()
+          }}
+        />`
+      }
     </div>
+    <${DataMapForm}
+      schemaIds=${[...new Set((maps.data?.data || []).map((m) => m.schema_id))]}
+      onCreated=${(m) => {
+        maps.reload()
+        setOpen(m)
+      }}
+    />
   </section>`
 }
