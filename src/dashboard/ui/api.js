@@ -93,18 +93,34 @@ export function useLoad(load, deps, everyMs) {
   return { ...state, reload }
 }
 
-/** A paged list: the pages read so far, and `more()` for the next; `each(page)` sees every page read. */
+/**
+ * A paged list: the pages read so far, and `more()` for the next; `each(page)` sees what is shown.
+ * Every load (a poll, a reload, `more()`) walks from the first page to as many pages as have been
+ * asked for, so rows past the first page are as fresh as the first page's, and a row deleted or
+ * moved on a later page does not linger there.
+ */
 export function usePaged(path, deps, everyMs, each = (page) => page) {
-  const [extra, setExtra] = useState({ rows: [], next: undefined })
-  const first = useLoad(async () => each(await get(path)), [path, ...deps], everyMs)
-  useEffect(() => setExtra({ rows: [], next: undefined }), [path, ...deps])
-  const next = extra.next === undefined ? first.data?.next_page : extra.next
-  const more = async () => {
-    const sep = path.includes('?') ? '&' : '?'
-    const page = each(await get(`${path}${sep}page=${encodeURIComponent(next)}`))
-    setExtra((e) => ({ rows: [...e.rows, ...page.data], next: page.next_page }))
+  const wanted = useRef(1)
+  // Declared before useLoad, so it runs first: a new path starts again at one page.
+  useEffect(() => {
+    wanted.current = 1
+  }, [path, ...deps])
+  const sep = path.includes('?') ? '&' : '?'
+  const walk = async () => {
+    let page = await get(path)
+    const data = [...page.data]
+    for (let n = 1; n < wanted.current && page.next_page; n++) {
+      page = await get(`${path}${sep}page=${encodeURIComponent(page.next_page)}`)
+      data.push(...page.data)
+    }
+    return each({ data, next_page: page.next_page })
   }
-  return { rows: [...(first.data?.data || []), ...extra.rows], next, more, error: first.error, loaded: first.data !== null, reload: first.reload }
+  const list = useLoad(walk, [path, ...deps], everyMs)
+  const more = () => {
+    wanted.current++
+    return list.reload()
+  }
+  return { rows: list.data?.data || [], next: list.data?.next_page ?? null, more, error: list.error, loaded: list.data !== null, reload: list.reload }
 }
 
 /** The query of the hash route (`#/runs?job=…`). */
