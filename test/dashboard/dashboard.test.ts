@@ -265,11 +265,13 @@ describe('the dashboard, driven in Chromium', () => {
       { name: 'cells', selector: 'td', multiple: true },
     ]
     await page.fill('.data-map-form textarea[name=fields]', JSON.stringify(fields))
+    // As over plain http to a VM's address, where browsers leave randomUUID out (127.0.0.1 is a secure context).
+    await page.evaluate('delete Crypto.prototype.randomUUID')
     await page.click('.data-map-form button[type=submit]', 'Create')
     await page.waitFor('the new map opened', `!!document.querySelector('.apply input[name=url]')`)
     const [map] = (await trawl.api.get('/v1/data_maps', T)).body.data
     expect(map).toMatchObject({ host: { domain: 'shop.example' }, map: { fields } })
-    expect(map.schema_id).toMatch(new RegExp(`^${UUID}$`))
+    expect(map.schema_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) // a new random one
 
     await page.fill('.apply input[name=url]', `${site.origin}/beta`)
     await page.click('.apply button[type=submit]', 'Apply')

@@ -10,6 +10,18 @@ const FIELDS_EXAMPLE = `[
   { "name": "price", "selector": ".price", "type": "number" }
 ]`
 
+/**
+ * A random (version 4) UUID. Not crypto.randomUUID(): browsers give it to secure contexts only, and
+ * a dashboard on a VM is often opened over plain http by its address.
+ */
+export function newUuid() {
+  const b = crypto.getRandomValues(new Uint8Array(16))
+  b[6] = (b[6] & 0x0f) | 0x40
+  b[8] = (b[8] & 0x3f) | 0x80
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
 /** The fields editor's list; when it is not one, a 422 at its own path, shown as the API's are. */
 function fieldsOf(text) {
   try {
@@ -31,7 +43,7 @@ function DataMapForm({ schemaIds, onCreated }) {
     void send(async () => {
       const map = { fields: fieldsOf(f.fields), ...(f.item_selector.trim() ? { item_selector: f.item_selector.trim() } : {}) }
       const host = (await put('/v1/hosts', { hosts: [f.domain] })).data[0]
-      return post(`/v1/hosts/${host.hash}/data_maps`, { schema_id: f.schema_id.trim() || crypto.randomUUID(), map })
+      return post(`/v1/hosts/${host.hash}/data_maps`, { schema_id: f.schema_id.trim() || newUuid(), map })
     }, onCreated)
   }
   return html`<form class="card data-map-form" onSubmit=${submit} novalidate>
