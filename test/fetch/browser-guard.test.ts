@@ -133,8 +133,10 @@ describe('with private networks refused', () => {
   test('a name that rebinds to loopback after the first check is refused where the connection is made', async () => {
     const err = await failure(guarded.fetch(request(`http://rebind.test:${v4.port}/`, { waitUntil: 'load' }), AbortSignal.timeout(10_000)))
     // The interceptor saw a public address and let the request go; the proxy looked again, saw
-    // loopback, and connected nowhere. The page reports the proxy's reason.
-    expect(rebindLooks).toBe(2)
+    // loopback, and connected nowhere. The page reports the proxy's reason. Chromium may send the
+    // request to the proxy once more after the refusal (a third look, seen once in a full run of
+    // the suite), which sees loopback too; what counts is that no look let a connection through.
+    expect(rebindLooks).toBeGreaterThanOrEqual(2)
     expect(err.code).toBe('blocked_address')
     expect(err.message).toContain('127.0.0.1')
     await settle()
