@@ -343,8 +343,12 @@ describe('one server', () => {
     })
 
     test('the runs of the job, and /v1/runs by job_ids and statuses', async () => {
-      // The runner has taken the run by now: it is running, with its seed queued.
-      const ofJob = await t.api.get(`/v1/jobs/${job.id}/runs`, { tenant: A })
+      // The runner takes the run within a moment (its seed hangs, so it stays running); on a
+      // loaded machine that moment can outlast the tests above.
+      const ofJob = await waitFor('the run taken by the runner', async () => {
+        const r = await t.api.get(`/v1/jobs/${job.id}/runs`, { tenant: A })
+        return r.body.data?.[0]?.status === 'running' ? r : null
+      })
       expect(ofJob.status).toBe(200)
       expect(ofJob.body.data.map((r: any) => r.id)).toEqual([run.id])
       const { status: _s, started_at: _st, stats: _c, ...same } = run
