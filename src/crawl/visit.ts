@@ -110,7 +110,6 @@ export class PageVisitor {
       return
     }
     host.throttled = 0
-    x.counters.fetched++
     x.counters.bytes += result.body.byteLength
     this.counted.bytes.inc(result.body.byteLength)
     bodyRead(result.body.byteLength)
@@ -149,6 +148,11 @@ export class PageVisitor {
       record.children = found.children
       record.logged |= DISCOVER_OK
     }
+    // Counted here, with the page's record and its mark, not when the answer came: a commit while
+    // the page is parsed or stored would save a fetch whose page a kill -9 then leaves to be
+    // fetched again, counted twice, and max_urls would end the run a page short for each. Until
+    // here the page is in flight, which the max_urls check counts too.
+    x.counters.fetched++
     this.finish(record, (record.logged & FETCH_OK) !== 0 ? sent : undefined)
     x.batch.mark({ seq: c.seq, to: 'done' })
     x.counters.visited++

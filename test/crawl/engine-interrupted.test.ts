@@ -199,6 +199,45 @@ describe('fetches a shutdown cuts short', () => {
   }, 30_000)
 })
 
+describe('a page between its answer and its record', () => {
+  test('is not in the fetched count a commit saves, so a kill -9 then cannot count it twice', async () => {
+    // /n2's raw body is held on its way to the blob store while the rest of the run is committed:
+    // what a commit saves then is what a killed process leaves, and /n2 would be fetched again.
+    const blobs = env.api.blobs
+    const put = blobs.put.bind(blobs)
+    let release = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    let held = false
+    blobs.put = async (key, body, type) => {
+      if (!held && body instanceof Uint8Array && new TextDecoder().decode(body).includes('<title>/n2</title>')) {
+        held = true
+        await gate
+      }
+      return put(key, body, type)
+    }
+    try {
+      const id = await env.start({ seeds: [site.url('/')], politeness: { concurrency: 4, per_host_concurrency: 4 } })
+      const seq = seqOf(id)
+      const saved = () =>
+        env.api.db.query('SELECT fetched, visited, (SELECT count(*) FROM visits WHERE run_seq = ?1) AS visits FROM runs WHERE seq = ?1').get(seq) as {
+          fetched: number
+          visited: number
+          visits: number
+        }
+      // /, /n1 and its two children committed; /n2 answered and held; its children not found yet.
+      await waitFor('/n2 held, the four others committed', () => held && saved().visits === 4, 10_000)
+      expect(saved()).toEqual({ fetched: 4, visited: 4, visits: 4 })
+      release()
+      const run = await env.until(id, (r) => r.status === 'finished', 10_000)
+      expect(run.stats.visited).toBe(7)
+      expect(saved()).toEqual({ fetched: 7, visited: 7, visits: 7 })
+    } finally {
+      blobs.put = put
+      release()
+    }
+  })
+})
+
 describe('sitemaps that are not there', () => {
   test('a sitemap that answers 404 is logged, skipped, with its status', async () => {
     const run = await env.crawl({ seeds: [site.url('/')], sitemaps: true })
