@@ -5,6 +5,7 @@ import { postgresStore } from '../../src/store/postgres/store'
 import { freshDatabase } from '../helpers/postgres'
 import { storeContract } from './contract'
 import { crawlStoreContract } from './crawl-contract'
+import { webhookContract } from './webhook-contract'
 
 const opened: SQL[] = []
 // Each test opens its own pool; a finished test's pools are closed before the next opens one, so
@@ -23,3 +24,4 @@ const make = async () => {
 
 storeContract('PostgreSQL', make)
 crawlStoreContract('PostgreSQL', make)
+webhookContract('PostgreSQL', make)

@@ -1,5 +1,5 @@
-import { afterAll } from 'bun:test'
-import type { Database } from 'bun:sqlite'
+import { afterAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,7 @@ import { createStore } from '../../src/store'
 import { openDatabase } from '../../src/store/db'
 import { storeContract } from './contract'
 import { crawlStoreContract } from './crawl-contract'
+import { webhookContract } from './webhook-contract'
 
 const opened: { dir: string; db: Database }[] = []
 afterAll(() => {
@@ -16,16 +17,31 @@ afterAll(() => {
   }
 })
 
-storeContract('SQLite', async () => {
+/** A store on a new data dir, closed and removed after the file. */
+function fresh() {
   const dir = mkdtempSync(join(tmpdir(), 'trawl-store-'))
   const db = openDatabase(dir)
   opened.push({ dir, db })
-  return createStore(db)
-})
+  return { dir, store: createStore(db) }
+}
+const make = async () => fresh().store
 
-crawlStoreContract('SQLite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'trawl-crawl-store-'))
-  const db = openDatabase(dir)
-  opened.push({ dir, db })
-  return createStore(db)
+storeContract('SQLite', make)
+crawlStoreContract('SQLite', make)
+webhookContract('SQLite', make)
+
+test("with nothing due, the deliverer's claim does not take the write lock: it answers at once while another connection holds it", async () => {
+  const { dir, store } = fresh()
+  // A crawl's commit in progress, as another connection of the file (the busy timeout is 5 s).
+  const writer = new Database(join(dir, 'trawl.db'))
+  try {
+    writer.exec('BEGIN IMMEDIATE')
+    const started = performance.now()
+    expect(await store.webhooks.claim('idle', Date.now(), 60_000, 100)).toEqual([])
+    // Waiting for the lock would take the busy timeout, then fail.
+    expect(performance.now() - started).toBeLessThan(2_500)
+    writer.exec('ROLLBACK')
+  } finally {
+    writer.close()
+  }
 })
