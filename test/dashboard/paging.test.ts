@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { cleanup, ensureBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
 import { writeStore } from '../helpers/binary-engine'
 import { openBrowser, type BrowserPage } from '../helpers/chromium'
+import { presetTenant } from './tenant'
 
 const TENANT = 'paged'
 const T = { tenant: TENANT }
@@ -27,9 +28,7 @@ beforeAll(async () => {
   ])
   trawl = await startTrawl({ dataDir })
   await page.size(1280, 800)
-  await page.goto(`${trawl.managementUrl}/`)
-  await page.evaluate(`localStorage.setItem('trawl.tenant', ${JSON.stringify(TENANT)})`)
-  await page.goto('about:blank') // the next goto loads the page anew, with the tenant
+  await presetTenant(page, trawl.managementUrl, TENANT)
 }, 120_000)
 afterAll(async () => {
   await page?.close()

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cleanup, ensureBinary, startTrawl, tempDir, type Trawl } from '../helpers/binary'
 import { writeStore } from '../helpers/binary-engine'
 import { openBrowser, type BrowserPage } from '../helpers/chromium'
+import { presetTenant } from './tenant'
 import { webhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver'
 import { GIVE_UP_MS } from '../../src/store/webhook-model'
 import { generateSecret } from '../../src/webhooks/signature'
@@ -43,9 +44,7 @@ beforeAll(async () => {
   ])
   trawl = await startTrawl({ dataDir, env: { TRAWL_ALLOW_PRIVATE_NETWORKS: 'true' } })
   await page.size(1280, 800)
-  await page.goto(`${trawl.managementUrl}/`)
-  await page.evaluate(`localStorage.setItem('trawl.tenant', ${JSON.stringify(TENANT)})`)
-  await page.goto('about:blank') // the next goto loads the page anew, with the tenant
+  await presetTenant(page, trawl.managementUrl, TENANT)
 }, 120_000)
 afterAll(async () => {
   await page?.close()
