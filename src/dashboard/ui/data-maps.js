@@ -1,8 +1,8 @@
 // Data maps: the list, a create form, and one applied to a URL (POST /v1/data_maps/{id}/apply)
 // with the JSON it extracted and the errors of its fields.
 import { html, useState } from './html.js'
-import { ApiError, del, get, post, put, useLoad } from './api.js'
-import { Field, OtherErrors, useSubmit } from './form.js'
+import { del, get, hostOf, post, useLoad } from './api.js'
+import { editorJson, Field, OtherErrors, useSubmit } from './form.js'
 import { problem, short } from './format.js'
 
 const FIELDS_EXAMPLE = `[
@@ -14,23 +14,12 @@ const FIELDS_EXAMPLE = `[
  * A random (version 4) UUID. Not crypto.randomUUID(): browsers give it to secure contexts only, and
  * a dashboard on a VM is often opened over plain http by its address.
  */
-export function newUuid() {
+function newUuid() {
   const b = crypto.getRandomValues(new Uint8Array(16))
   b[6] = (b[6] & 0x0f) | 0x40
   b[8] = (b[8] & 0x3f) | 0x80
   const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
-
-/** The fields editor's list; when it is not one, a 422 at its own path, shown as the API's are. */
-function fieldsOf(text) {
-  try {
-    const fields = JSON.parse(text)
-    if (!Array.isArray(fields)) throw new Error('must be a JSON array of fields')
-    return fields
-  } catch (err) {
-    throw new ApiError(422, { fields: [{ field: 'map.fields', errors: [`is not a JSON array: ${err.message}`] }] })
-  }
 }
 
 /** A new map for a host (created in the catalogue if new); the schema id is a new one when left empty. */
@@ -41,8 +30,8 @@ function DataMapForm({ schemaIds, onCreated }) {
   const submit = (e) => {
     e.preventDefault()
     void send(async () => {
-      const map = { fields: fieldsOf(f.fields), ...(f.item_selector.trim() ? { item_selector: f.item_selector.trim() } : {}) }
-      const host = (await put('/v1/hosts', { hosts: [f.domain] })).data[0]
+      const map = { fields: editorJson(f.fields, 'map.fields', 'array'), ...(f.item_selector.trim() ? { item_selector: f.item_selector.trim() } : {}) }
+      const host = await hostOf(f.domain)
       return post(`/v1/hosts/${host.hash}/data_maps`, { schema_id: f.schema_id.trim() || newUuid(), map })
     }, onCreated)
   }

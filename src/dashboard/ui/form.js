@@ -39,6 +39,22 @@ export function OtherErrors({ errors, shown }) {
     : null
 }
 
+/**
+ * A JSON editor's value, a JSON `kind` ('object' or 'array'); a blank editor answers `blank` when
+ * one is given. Anything else is a 422 at `path`, so useSubmit shows it at the editor as it shows
+ * the API's.
+ */
+export function editorJson(text, path, kind, blank) {
+  try {
+    if (blank !== undefined && !text.trim()) return blank
+    const value = JSON.parse(text)
+    if (Array.isArray(value) !== (kind === 'array') || typeof value !== 'object' || value === null) throw new Error(`must be a JSON ${kind}`)
+    return value
+  } catch (err) {
+    throw new ApiError(422, { fields: [{ field: path, errors: [`is not a JSON ${kind}: ${err.message}`] }] })
+  }
+}
+
 /** Lines of a textarea as a list, blank lines dropped. */
 export const lines = (text) =>
   text

@@ -1,8 +1,8 @@
 // A job's config as a form: name, seeds, scope, limits, concurrency, and the rest of the config
 // as raw JSON. A 422 is shown at the field whose path it names.
 import { html, useState } from './html.js'
-import { ApiError, post, put } from './api.js'
-import { Field, OtherErrors, lines, useSubmit } from './form.js'
+import { post, put } from './api.js'
+import { editorJson, Field, OtherErrors, lines, useSubmit } from './form.js'
 
 const NUMBERS = [
   ['limits', 'max_depth', 'Max depth'],
@@ -41,17 +41,6 @@ function join(form, rest) {
   return config
 }
 
-/** The JSON editor's object; when it is not one, a 422 at its own path, shown as the API's are. */
-function extraOf(rest) {
-  try {
-    const extra = rest.trim() ? JSON.parse(rest) : {}
-    if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new Error('must be a JSON object')
-    return extra
-  } catch (err) {
-    throw new ApiError(422, { fields: [{ field: 'config (JSON)', errors: [`is not a JSON object: ${err.message}`] }] })
-  }
-}
-
 /** Create (job null) or edit a job; `onSaved(job, run?)` after the API took it. */
 export function JobForm({ job, onSaved }) {
   const initial = split(job?.config ?? { limits: { max_depth: 2, max_urls: 100 } })
@@ -65,7 +54,7 @@ export function JobForm({ job, onSaved }) {
   const save = (withRun) =>
     send(
       async () => {
-        const body = { name, config: join(form, extraOf(rest)) }
+        const body = { name, config: join(form, editorJson(rest, 'config (JSON)', 'object', {})) }
         setBusy(true)
         try {
           return await (job ? put(`/v1/jobs/${job.id}`, body) : post(`/v1/jobs${withRun ? '?create_run=true' : ''}`, body))
