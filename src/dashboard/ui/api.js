@@ -32,6 +32,8 @@ export const post = (path, body) => call('POST', path, body ?? {})
 export const put = (path, body) => call('PUT', path, body)
 export const patch = (path, body) => call('PATCH', path, body)
 export const del = (path) => call('DELETE', path)
+/** The catalogue's host of a domain, created when new (PUT /v1/hosts): what a pattern set or data map is made under. */
+export const hostOf = async (domain) => (await put('/v1/hosts', { hosts: [domain] })).data[0]
 
 /** A query string from pairs or an object; arrays are repeated keys, empty values left out. */
 export function qs(params) {

@@ -1,7 +1,7 @@
 // Pattern sets: the list, a create form, and paths typed against a set with its matches shown
 // as they are typed (POST /v1/patterns/{id}/match).
 import { html, useEffect, useState } from './html.js'
-import { get, post, put, useLoad } from './api.js'
+import { get, hostOf, post, useLoad } from './api.js'
 import { Field, OtherErrors, lines, useSubmit } from './form.js'
 import { problem } from './format.js'
 import { Table } from './table.js'
@@ -53,7 +53,7 @@ function PatternForm({ onCreated }) {
   const submit = (e) => {
     e.preventDefault()
     void send(async () => {
-      const host = (await put('/v1/hosts', { hosts: [f.domain] })).data[0]
+      const host = await hostOf(f.domain)
       return post(`/v1/hosts/${host.hash}/patterns`, { category: f.category, patterns: { format: f.format, patterns: lines(f.patterns) } })
     }, onCreated)
   }
